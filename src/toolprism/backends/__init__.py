@@ -1,0 +1,58 @@
+"""Model backends: the embedded offline model (default), OpenAI-compatible endpoints, and
+scripted agents (``oracle``).
+
+``create_backend(model)`` understands:
+
+- ``embedded`` or ``embedded:smollm2`` (default): SmolLM2-135M-Instruct, shipped in a PyPI package;
+- ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (extra ``toolprism[qwen]``);
+- ``oracle``: the scripted agent that drives the encoder (scores 100% by construction);
+- ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._oracle import OracleAgent, OracleBackend
+from toolprism.errors import ConfigError
+
+DEFAULT_MODEL = "embedded"
+
+
+def create_backend(model: str = DEFAULT_MODEL, *, base_url: str | None = None, api_key_env: str | None = None) -> Backend:
+    """Build the backend named by ``model`` (see the module docstring).
+
+    Raises:
+        ConfigError: unknown model name, or a missing optional dependency (with an install hint).
+    """
+    kind, _, name = model.partition(":")
+    if model == "oracle":
+        return OracleBackend()
+    if kind == "embedded":
+        from toolprism.backends._embedded import EmbeddedBackend
+
+        return EmbeddedBackend(name or "smollm2")
+    if kind == "openai" or base_url:
+        from toolprism.backends._openai import OpenAIBackend
+
+        options = {"api_key_env": api_key_env} if api_key_env else {}
+        return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, **options)
+    raise ConfigError(
+        f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "
+        "'oracle', or 'openai:<model>' (with --base-url for a non-OpenAI endpoint)",
+        what="model",
+    )
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "Agent",
+    "Backend",
+    "EpisodeContext",
+    "Message",
+    "ModelTurn",
+    "OracleAgent",
+    "OracleBackend",
+    "RawCall",
+    "ScriptedTurns",
+    "create_backend",
+]

@@ -1,0 +1,23 @@
+"""The ``toolprism`` command: one thin module per command over the public Python API."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from toolprism.cli import _run, _variants
+
+app = typer.Typer(
+    help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("run")(_run.run)
+app.add_typer(_variants.app, name="variants")
+
+
+def main() -> None:
+    """Console entry point."""
+    sys.exit(app())

@@ -1,0 +1,92 @@
+"""``toolprism run``: evaluate a model across variants of the domains' tool interfaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate
+from toolprism.backends import DEFAULT_MODEL
+from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.shaping import DEFAULT_VARIANTS
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    """Accept repeated options and comma lists alike (``--variants merge,split``)."""
+    if not values:
+        return None
+    return [v.strip() for item in values for v in _split_top(item) if v.strip()]
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside parentheses, so specs like ``merge(by=full,args=flat)`` survive."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current]
+
+
+@friendly_errors
+def run(
+    model: Annotated[str, typer.Option(envvar="TOOLPRISM_MODEL", help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, or openai:<model>.")] = DEFAULT_MODEL,
+    domains: Annotated[list[str] | None, typer.Option("--domains", "-d", help=f"Domains (comma list or repeated). Default: {','.join(DEFAULT_DOMAINS)}.")] = None,
+    variants: Annotated[list[str] | None, typer.Option("--variants", "-v", help=f"Variant names or spec strings, e.g. 'merge(by=class)|rename(style=opaque)'. Default: {','.join(DEFAULT_VARIANTS)}.")] = None,
+    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per domain, spread across templates.")] = DEFAULT_TASKS,
+    seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
+    max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = 16,
+    concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 1,
+    base_url: Annotated[str | None, typer.Option(envvar="TOOLPRISM_BASE_URL", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY).")] = None,
+    run_dir: Annotated[Path | None, typer.Option(help="Where to write the run (default toolprism-runs/<time>-<model>).")] = None,
+    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory; finished episodes are skipped.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")] = False,
+) -> None:
+    """Run a model on tasks under several equivalent tool interfaces and report success per variant.
+
+    With no options: the embedded offline model, both domains, five variants, three tasks each.
+    """
+    config = RunConfig(
+        model=model, base_url=base_url, domains=_split(domains) or list(DEFAULT_DOMAINS),
+        variants=_split(variants) or list(DEFAULT_VARIANTS), tasks=tasks, seed=seed, max_turns=max_turns,
+        concurrency=concurrency,
+    )
+    with Progress(
+        TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), console=stderr, transient=json_output,
+    ) as progress:
+        bar = progress.add_task("", total=None)
+
+        def on_start(todo: int, finished: int) -> None:
+            progress.update(bar, total=todo)
+            if finished:
+                stderr.print(f"resuming: {finished} episode(s) already finished")
+
+        def on_result(result) -> None:  # noqa: ANN001
+            mark = "[green]ok[/]" if result.success else "[red]fail[/]"
+            progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
+
+        summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
+    if json_output:
+        print_json(summary.model_dump())
+    else:
+        _print_table(summary)
+
+
+def _print_table(summary: RunSummary) -> None:
+    table = Table(title=f"success per variant — {summary.model}")
+    for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls"):
+        table.add_column(column, justify="right" if column not in ("variant", "spec") else "left")
+    for v in summary.variants:
+        table.add_row(v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls))
+    console = Console()
+    console.print(table)
+    console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")

@@ -1,0 +1,48 @@
+"""``toolprism variants``: list the variant suite, or show the tools a model would see."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toolprism.cli._common import friendly_errors, print_json
+from toolprism.domains import get_domain
+from toolprism.shaping import VARIANTS, Variant
+
+app = typer.Typer(help="The variant suite and the tools each variant shows.", no_args_is_help=False,
+                  invoke_without_command=True)
+
+
+@app.callback()
+def main(ctx: typer.Context) -> None:
+    """List the named variants (or use 'show')."""
+    if ctx.invoked_subcommand is None:
+        list_variants(json_output=False)
+
+
+@app.command("list")
+@friendly_errors
+def list_variants(json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the named variants and their specs."""
+    rows = {name: VARIANTS.get(name) or "native" for name in VARIANTS.names()}
+    if json_output:
+        print_json(rows)
+        return
+    table = Table("variant", "spec")
+    for name, spec in rows.items():
+        table.add_row(name, spec)
+    Console().print(table)
+
+
+@app.command("show")
+@friendly_errors
+def show(
+    spec: Annotated[str, typer.Argument(help="A variant name (see 'toolprism variants') or a spec string.")],
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Domain whose action space to shape.")] = "smart_home",
+) -> None:
+    """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN."""
+    variant = Variant.build(spec, get_domain(domain).action_space())
+    print_json(variant.openai_tools)

@@ -1,0 +1,218 @@
+"""The domain contract: typed state, native operations, policy text, tasks with gold actions.
+
+A domain subclasses :class:`Domain`, declares a pydantic state model, and writes each native
+operation as a plain function ``op(state, **arguments) -> dict`` decorated with
+:func:`operation`. The JSON Schema the model sees and the argument validation both come from the
+function signature (one source). Operations raise :class:`~toolprism.errors.DomainError` to
+refuse; the environment then replies ``{"error": ...}`` and leaves the state unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
+
+from toolprism.errors import ConfigError, DomainError
+from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
+
+OperationFn = Callable[..., JSON]
+
+
+@dataclass(frozen=True)
+class OperationDef:
+    """A native operation bound to its executor function."""
+
+    spec: Operation
+    fn: OperationFn
+
+
+def operation(
+    *, kind: Literal["read", "write"], group: str = "", description: str | None = None
+) -> Callable[[OperationFn], OperationFn]:
+    """Mark a function ``fn(state, **args) -> dict`` as a native operation.
+
+    Parameter types come from the annotations (use ``Literal[...]`` for enumerated values and
+    ``Annotated[T, Field(description=...)]`` for descriptions); the docstring's first paragraph
+    is the tool description unless ``description`` is given.
+    """
+
+    def mark(fn: OperationFn) -> OperationFn:
+        fn.__toolprism_operation__ = (kind, group, description)  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _operation_spec(fn: OperationFn) -> Operation:
+    kind, group, description = fn.__toolprism_operation__  # type: ignore[attr-defined]
+    hints = typing.get_type_hints(fn, include_extras=True)
+    params = []
+    for name, p in list(inspect.signature(fn).parameters.items())[1:]:
+        annotation = hints[name]
+        schema = TypeAdapter(annotation).json_schema()
+        schema.pop("title", None)
+        text = schema.pop("description", "")
+        for meta in getattr(annotation, "__metadata__", ()):
+            if isinstance(meta, FieldInfo) and meta.description:
+                text = meta.description
+        if p.default is not inspect.Parameter.empty:
+            schema["default"] = p.default
+        params.append(Param(name, schema, p.default is inspect.Parameter.empty, text))
+    doc = description or inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+    return Operation(fn.__name__, doc, tuple(params), kind, group)
+
+
+@dataclass(frozen=True)
+class ReferenceStep:
+    """One step of a task's reference trace: a gold native action and the reply it produced."""
+
+    action: Action
+    reply: JSON
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task: the user's query, the gold multiset of native actions, and a reference trace.
+
+    Attributes:
+        id: stable identifier, ``"<domain>/<template>/<index>"``.
+        domain: domain name.
+        query: what the user asks, in natural language.
+        gold: the native actions a correct episode performs (compared as a multiset).
+        reference: the gold actions executed in order on a fresh environment, with replies.
+        world_seed: seed of the initial state the task is posed on.
+    """
+
+    id: str
+    domain: str
+    query: str
+    gold: tuple[Action, ...]
+    reference: tuple[ReferenceStep, ...] = ()
+    world_seed: int = 0
+
+    def to_json(self) -> dict[str, JSON]:
+        """A JSON-ready description (for traces and exports)."""
+        return {
+            "id": self.id,
+            "domain": self.domain,
+            "query": self.query,
+            "world_seed": self.world_seed,
+            "gold": [a.to_json() for a in self.gold],
+            "reference": [{"action": s.action.to_json(), "reply": s.reply} for s in self.reference],
+        }
+
+
+@dataclass(frozen=True)
+class TaskDraft:
+    """What a domain's task generator yields: a query and the gold actions, before replay."""
+
+    template: str
+    query: str
+    gold: Sequence[tuple[str, dict[str, JSON]]]
+
+
+class Environment:
+    """One episode's mutable world: the domain's state plus its executors.
+
+    Deterministic: the same world seed and the same actions give the same replies and state hash.
+    """
+
+    def __init__(self, domain: Domain, state: BaseModel) -> None:
+        self.domain = domain
+        self.state = state
+        self.log: list[Action] = []
+
+    def execute(self, action: Action) -> JSON:
+        """Run one native action; return its JSON reply.
+
+        A :class:`DomainError` becomes ``{"error": message}`` and leaves the state unchanged
+        (the operation runs on a copy that is kept only on success). Executed actions, refused
+        or not, are appended to :attr:`log`.
+        """
+        definition = self.domain.definitions()[action.op]
+        draft = self.state.model_copy(deep=True)
+        self.log.append(action)
+        try:
+            reply = definition.fn(draft, **action.arguments)
+        except DomainError as e:
+            return {"error": str(e)}
+        self.state = draft
+        return reply
+
+    def state_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the state (hex)."""
+        return hashlib.sha256(canonical_json(self.state.model_dump(mode="json")).encode()).hexdigest()
+
+
+class Domain:
+    """Base of every domain. Subclasses set :attr:`name`, :attr:`policy`, :attr:`operations`,
+    and implement :meth:`initial_state` and :meth:`drafts`.
+    """
+
+    name: ClassVar[str]
+    policy: ClassVar[str]
+    operations: ClassVar[Sequence[OperationFn]]
+
+    _definitions: ClassVar[dict[str, OperationDef]]
+
+    @classmethod
+    def definitions(cls) -> dict[str, OperationDef]:
+        """Operation name → definition, built once per class from the decorated functions."""
+        if "_definitions" not in cls.__dict__:
+            cls._definitions = {fn.__name__: OperationDef(_operation_spec(fn), fn) for fn in cls.operations}
+        return cls._definitions
+
+    @classmethod
+    def action_space(cls) -> ActionSpace:
+        """The native action space (operations in declaration order)."""
+        return ActionSpace(cls.name, tuple(d.spec for d in cls.definitions().values()))
+
+    def initial_state(self, world_seed: int) -> BaseModel:
+        """A fresh, deterministic state for ``world_seed``."""
+        raise NotImplementedError
+
+    def drafts(self, world_seed: int) -> list[TaskDraft]:
+        """Every task this domain poses on the world of ``world_seed``, deterministically."""
+        raise NotImplementedError
+
+    def environment(self, world_seed: int = 0) -> Environment:
+        """A fresh environment on the world of ``world_seed``."""
+        return Environment(self, self.initial_state(world_seed))
+
+    def tasks(self, seed: int = 0, limit: int | None = None) -> list[Task]:
+        """The domain's tasks for ``seed``: drafts replayed into reference traces.
+
+        Deterministic in ``seed``. Each gold action is executed in order on a fresh world; a gold
+        action the domain refuses is a bug in the generator.
+
+        Raises:
+            ConfigError: if a draft's gold action is invalid or refused by the domain.
+        """
+        space = self.action_space()
+        tasks: list[Task] = []
+        problems: list[str] = []
+        counters: dict[str, int] = {}
+        for draft in self.drafts(seed):
+            index = counters.get(draft.template, 0)
+            counters[draft.template] = index + 1
+            task_id = f"{self.name}/{draft.template}/{index}"
+            env = self.environment(seed)
+            steps = []
+            for op, args in draft.gold:
+                action = space.action(op, args)
+                reply = env.execute(action)
+                if isinstance(reply, dict) and "error" in reply:
+                    problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
+                steps.append(ReferenceStep(action, reply))
+            tasks.append(Task(task_id, self.name, draft.query, tuple(s.action for s in steps), tuple(steps), seed))
+        if problems:
+            raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
+        return tasks[:limit] if limit is not None else tasks
+

@@ -1,0 +1,121 @@
+"""The episode loop: system prompt + user query → model ⇄ adapter ⇄ environment, until the model
+answers without a tool call or the turn limit is hit. Async from the start; one episode per call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from toolprism.backends._base import Backend, EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.domains import Domain, Task
+from toolprism.schema import ToolCall
+from toolprism.shaping import AdapterSession, Decision, Variant
+from toolprism.run._trace import CallRecord, Trace, TurnRecord
+
+MAX_TURNS = 16
+
+SYSTEM_SUFFIX = (
+    "Use the tools to do what the user asks. Call one tool at a time and read its result. "
+    "When the request is complete, reply to the user without calling a tool."
+)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """What one episode runs: a task of a domain under a variant, with a seed."""
+
+    domain: Domain
+    task: Task
+    variant: Variant
+    seed: int
+
+    @property
+    def episode_id(self) -> str:
+        """``<task id>@<variant name>#<seed>``; unique within a run."""
+        return f"{self.task.id}@{self.variant.name}#{self.seed}"
+
+
+def initial_messages(spec: EpisodeSpec) -> list[Message]:
+    """The system prompt (domain policy + calling instruction) and the user query."""
+    system = f"{spec.domain.policy.strip()}\n\n{SYSTEM_SUFFIX}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": spec.task.query}]
+
+
+async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = MAX_TURNS) -> Trace:
+    """Run one episode to its end and return its trace.
+
+    Deterministic given the spec and a deterministic backend: same seed, same prompts, same tool
+    returns. Bad model calls never raise here; they are rejected, shown and recorded.
+
+    Raises:
+        BackendError: the backend failed (not the model's fault); nothing is recorded.
+    """
+    started = time.perf_counter()
+    env = spec.domain.environment(spec.task.world_seed)
+    session = AdapterSession(spec.variant, env.execute)
+    agent = backend.agent(EpisodeContext(spec.task, spec.variant, spec.seed))
+    tools = spec.variant.openai_tools
+    messages = initial_messages(spec)
+    turns: list[TurnRecord] = []
+    actions: list[dict] = []
+    end = "turn_limit"
+    for index in range(max_turns):
+        t0 = time.perf_counter()
+        turn = await agent.respond(list(messages), tools)
+        latency_ms = (time.perf_counter() - t0) * 1000
+        record = TurnRecord(
+            index=index, prompt_messages=len(messages), raw=turn.raw, content=turn.content, error=turn.error,
+            latency_ms=latency_ms, prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
+        )
+        turns.append(record)
+        messages.append(_assistant_message(turn))
+        if not turn.calls:
+            end = "answered"
+            break
+        for raw in turn.calls:
+            call_record = _handle(session, raw)
+            record.calls.append(call_record)
+            if call_record.action is not None:
+                actions.append(call_record.action)
+            messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
+    return Trace(
+        episode_id=spec.episode_id, task=spec.task.to_json(), variant=spec.variant.name, spec=spec.variant.spec,
+        model=backend.settings(), seed=spec.seed, tools=tools, messages=messages, turns=turns, actions=actions,
+        end=end, max_turns=max_turns, duration_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _assistant_message(turn: ModelTurn) -> Message:
+    message: Message = {"role": "assistant", "content": turn.content}
+    if turn.calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in turn.calls
+        ]
+    return message
+
+
+def _handle(session: AdapterSession, raw: RawCall) -> CallRecord:
+    try:
+        arguments = json.loads(raw.arguments) if raw.arguments.strip() else {}
+    except json.JSONDecodeError as e:
+        decision = session.reject_malformed(raw.name, f"arguments are not valid JSON ({e.msg})")
+        return _record(raw, None, decision)
+    if not isinstance(arguments, dict):
+        decision = session.reject_malformed(raw.name, "arguments must be a JSON object")
+        return _record(raw, arguments, decision)
+    return _record(raw, arguments, session.handle(ToolCall(raw.name, arguments, raw.id)))
+
+
+def _record(raw: RawCall, arguments: object, decision: Decision) -> CallRecord:
+    return CallRecord(
+        id=raw.id, name=raw.name, raw_arguments=raw.arguments, arguments=arguments, outcome=decision.outcome,
+        rejection=decision.rejection.value if decision.rejection else None,
+        path=[c.to_json() for c in decision.path], action=decision.action.to_json() if decision.action else None,
+        reply=decision.reply, layer=decision.layer,
+    )
+
+
+def _content(record: CallRecord) -> str:
+    return json.dumps(record.reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,152 @@
+"""The run store: a run directory with a versioned header and an SQLite database.
+
+``header.json`` holds the package version, git revision, seeds, model settings and variant
+specs. ``results.sqlite`` has one row per finished episode (table ``episodes``) and its trace
+(table ``traces``), written in one transaction as each episode finishes, so a crash or kill
+loses no finished episode and a resumed run never records one twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from toolprism import __version__
+from toolprism.errors import ConfigError
+from toolprism.run._trace import Trace
+
+HEADER = "header.json"
+DATABASE = "results.sqlite"
+STORE_VERSION = 1
+
+
+class EpisodeResult(BaseModel):
+    """One row of ``episodes``: the scores of one finished episode.
+
+    Attributes:
+        episode_id: ``<task id>@<variant>#<seed>`` (primary key).
+        success / precision / recall: multiset scores (see ``toolprism.score``).
+        rejected_calls: calls the adapter rejected.
+        turns: model turns used; ``end``: ``answered`` or ``turn_limit``.
+        actions: native actions executed.
+        scoring_error: set when the scorer crashed (the episode then counts as not scored).
+        duration_ms: wall time of the episode.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    episode_id: str
+    task_id: str
+    domain: str
+    variant: str
+    spec: str
+    seed: int
+    success: bool
+    precision: float
+    recall: float
+    rejected_calls: int
+    turns: int
+    actions: int
+    end: str
+    scoring_error: str | None = None
+    duration_ms: float
+
+
+_COLUMNS = list(EpisodeResult.model_fields)
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS episodes ({', '.join(c + (' TEXT PRIMARY KEY' if c == 'episode_id' else '') for c in _COLUMNS)});
+CREATE TABLE IF NOT EXISTS traces (episode_id TEXT PRIMARY KEY, trace TEXT NOT NULL);
+"""
+
+
+def git_revision() -> str | None:
+    """The git commit of the toolprism checkout, if it runs from one."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+class RunStore:
+    """A run directory. Create with :meth:`create`, reopen with :meth:`open`.
+
+    Raises:
+        ConfigError: creating over an existing run, or opening a directory that is not a run.
+    """
+
+    def __init__(self, run_dir: Path, header: dict[str, Any]) -> None:
+        self.run_dir = Path(run_dir)
+        self.header = header
+        self._db = sqlite3.connect(self.run_dir / DATABASE)
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def create(cls, run_dir: Path, config: dict[str, Any]) -> RunStore:
+        """Start a new run directory with a header describing ``config``."""
+        run_dir = Path(run_dir)
+        if (run_dir / HEADER).exists():
+            raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it",
+                              what="run directory")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        header = {"store_version": STORE_VERSION, "toolprism_version": __version__,
+                  "git_revision": git_revision(), **config}
+        (run_dir / HEADER).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
+        return cls(run_dir, header)
+
+    @classmethod
+    def open(cls, run_dir: Path) -> RunStore:
+        """Reopen an existing run directory (to resume or read it)."""
+        run_dir = Path(run_dir)
+        try:
+            header = json.loads((run_dir / HEADER).read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"{run_dir} is not a toolprism run directory (no {HEADER})", what="run directory") from None
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{run_dir / HEADER} is not valid JSON: {e}", what="run directory") from None
+        return cls(run_dir, header)
+
+    def finished(self) -> set[str]:
+        """Ids of the episodes already recorded."""
+        return {row[0] for row in self._db.execute("SELECT episode_id FROM episodes")}
+
+    def record(self, result: EpisodeResult, trace: Trace) -> None:
+        """Append one finished episode and its trace, committed at once.
+
+        Raises:
+            sqlite3.IntegrityError: if the episode is already recorded.
+        """
+        row = result.model_dump()
+        with self._db:
+            self._db.execute(
+                f"INSERT INTO episodes ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                [row[c] for c in _COLUMNS],
+            )
+            self._db.execute("INSERT INTO traces VALUES (?, ?)", (result.episode_id, trace.model_dump_json()))
+
+    def results(self) -> list[EpisodeResult]:
+        """Every recorded episode, in recording order."""
+        rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM episodes ORDER BY rowid")
+        return [EpisodeResult(**dict(zip(_COLUMNS, r, strict=True))) for r in rows]
+
+    def trace(self, episode_id: str) -> Trace:
+        """The stored trace of one episode.
+
+        Raises:
+            KeyError: no such episode.
+        """
+        row = self._db.execute("SELECT trace FROM traces WHERE episode_id = ?", (episode_id,)).fetchone()
+        if row is None:
+            raise KeyError(episode_id)
+        return Trace.model_validate_json(row[0])
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()

@@ -1,0 +1,116 @@
+"""Trace records: everything needed to re-score and replay an episode from the trace alone."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+TRACE_VERSION = 1
+
+
+class Record(BaseModel):
+    """Base of trace records: closed (no unknown fields), JSON-serialisable."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class CallRecord(Record):
+    """One tool call the model made and what the adapter did with it.
+
+    Attributes:
+        id: the call id.
+        name: the tool name as emitted.
+        raw_arguments: the arguments text as emitted.
+        arguments: the parsed arguments (None when they did not parse).
+        outcome: executed | answered | rejected.
+        rejection: the rejection kind when rejected (see ``RejectionKind``).
+        path: the call at each layer, top first (``{"name", "arguments"}``).
+        action: the decoded native action (``{"op", "args"}``) when executed.
+        reply: the JSON the model was shown.
+        layer: index of the layer that answered or rejected (0 = native).
+    """
+
+    id: str
+    name: str
+    raw_arguments: str
+    arguments: Any = None
+    outcome: Literal["executed", "answered", "rejected"]
+    rejection: str | None = None
+    path: list[dict[str, Any]] = []
+    action: dict[str, Any] | None = None
+    reply: Any = None
+    layer: int | None = None
+
+
+class TurnRecord(Record):
+    """One model turn.
+
+    Attributes:
+        index: 0-based turn number.
+        prompt_messages: how many messages of :attr:`Trace.messages` were sent in this turn (the
+            conversation is append-only, so the exact prompt is ``messages[:prompt_messages]``).
+        raw: the exact model output.
+        content: the final text, if the model answered.
+        error: a backend note on output it could not interpret.
+        calls: the tool calls of this turn.
+        latency_ms: model time for this turn.
+        prompt_tokens / completion_tokens: when the backend reports them.
+    """
+
+    index: int
+    prompt_messages: int
+    raw: str
+    content: str | None = None
+    error: str | None = None
+    calls: list[CallRecord] = []
+    latency_ms: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class Trace(Record):
+    """A whole episode.
+
+    Attributes:
+        version: trace format version.
+        episode_id: ``<task id>@<variant>#<seed>``.
+        task: the task (id, query, gold, reference) as JSON.
+        variant: the variant name; ``spec``: its canonical spec string.
+        model: backend settings (model id, constraint, sampling).
+        seed: the episode seed.
+        tools: the tools shown, OpenAI format.
+        messages: the full conversation, OpenAI format.
+        turns: per-turn records.
+        actions: decoded native actions in execution order (``{"op", "args"}``).
+        end: why the episode stopped: ``answered`` (no tool call) or ``turn_limit``.
+        max_turns: the turn limit.
+        duration_ms: wall time of the episode (excluded from determinism checks).
+    """
+
+    version: int = TRACE_VERSION
+    episode_id: str
+    task: dict[str, Any]
+    variant: str
+    spec: str
+    model: dict[str, Any]
+    seed: int
+    tools: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    turns: list[TurnRecord]
+    actions: list[dict[str, Any]]
+    end: Literal["answered", "turn_limit"]
+    max_turns: int
+    duration_ms: float = 0.0
+
+    @property
+    def rejected_calls(self) -> int:
+        """How many calls the adapter rejected."""
+        return sum(c.outcome == "rejected" for t in self.turns for c in t.calls)
+
+    def deterministic_view(self) -> dict[str, Any]:
+        """The trace without timings: equal for equal seeds, prompts and replies."""
+        data = self.model_dump(mode="json", exclude={"duration_ms"})
+        for turn in data["turns"]:
+            turn.pop("latency_ms")
+        return data

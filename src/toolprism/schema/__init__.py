@@ -1,0 +1,19 @@
+"""Schema IR: the native action space and canonical actions.
+
+``ActionSpace`` of ``Operation``s with typed ``Param``s (JSON Schema kept per parameter);
+``Action(op, args)`` is the canonical, hashable native call; ``ToolSpec`` and ``ToolCall`` are a
+tool and a call at any layer of a variant.
+"""
+
+from toolprism.schema._model import (
+    JSON,
+    Action,
+    ActionSpace,
+    Operation,
+    Param,
+    ToolCall,
+    ToolSpec,
+    canonical_json,
+)
+
+__all__ = ["JSON", "Action", "ActionSpace", "Operation", "Param", "ToolCall", "ToolSpec", "canonical_json"]

@@ -1,0 +1,293 @@
+"""Schema IR: parameters, operations, action spaces, tool definitions, calls and actions."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jsonschema
+
+from toolprism.errors import ConfigError, RejectedCall, RejectionKind
+
+JSON = Any
+"""A JSON value (dict / list / str / int / float / bool / None)."""
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Tool names the OpenAI tools format accepts."""
+
+
+def canonical_json(value: JSON) -> str:
+    """Deterministic JSON text: sorted keys, no spaces, UTF-8 kept. Used for hashing and prompts."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed parameter of an operation.
+
+    Attributes:
+        name: the argument name.
+        schema: its JSON Schema fragment (kept as given, e.g. ``{"type": "string", "enum": [...]}``).
+        required: whether a call must give it.
+        description: free text shown to the model.
+    """
+
+    name: str
+    schema: Mapping[str, JSON]
+    required: bool = True
+    description: str = ""
+
+    @property
+    def enum(self) -> tuple[JSON, ...] | None:
+        """The enumerated values, if the schema is a closed ``enum``; else None."""
+        values = self.schema.get("enum")
+        return tuple(values) if isinstance(values, list) else None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as shown at some layer of a variant: name, description, JSON Schema of arguments.
+
+    ``group`` is not shown to the model; it carries the operation class (for ``merge(by=class)``
+    and namespaced renames).
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, JSON]
+    group: str = ""
+
+    def openai(self) -> dict[str, JSON]:
+        """This tool in the OpenAI ``tools`` format."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _plain(self.parameters),
+            },
+        }
+
+    def validate(self, arguments: Mapping[str, JSON]) -> None:
+        """Check ``arguments`` against :attr:`parameters`.
+
+        Raises:
+            RejectedCall: INVALID_ARGUMENTS, listing every schema violation.
+        """
+        validator = jsonschema.Draft202012Validator(_plain(self.parameters))
+        errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+        if errors:
+            problems = "; ".join(_describe(e) for e in errors)
+            raise RejectedCall(
+                RejectionKind.INVALID_ARGUMENTS, f"invalid arguments for tool '{self.name}': {problems}"
+            )
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = ".".join(str(p) for p in error.path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+def _plain(value: JSON) -> JSON:
+    """Deep copy mappings/sequences into plain dicts/lists (for jsonschema and JSON output)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A call at some layer: a tool name and JSON arguments, as a model or an encoder issues it.
+
+    Attributes:
+        name: tool name at that layer.
+        arguments: JSON object of arguments.
+        id: the model's call id when it has one (OpenAI ``tool_call_id``), else None.
+    """
+
+    name: str
+    arguments: Mapping[str, JSON] = field(default_factory=dict)
+    id: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        """``{"name": ..., "arguments": {...}}``."""
+        return {"name": self.name, "arguments": _plain(self.arguments)}
+
+
+@dataclass(frozen=True, order=True)
+class Action:
+    """One native call in canonical form: hashable, so episodes are scored on multisets of actions.
+
+    ``args`` is a sorted tuple of ``(name, canonical JSON text)`` pairs, so two actions with equal
+    normalised arguments compare equal whatever the key order or integer/float spelling.
+    Build one with :meth:`ActionSpace.action`, which validates and normalises.
+    """
+
+    op: str
+    args: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def arguments(self) -> dict[str, JSON]:
+        """The arguments as a JSON object."""
+        return {k: json.loads(v) for k, v in self.args}
+
+    def to_json(self) -> dict[str, JSON]:
+        """``{"op": ..., "args": {...}}``."""
+        return {"op": self.op, "args": self.arguments}
+
+    def call(self) -> ToolCall:
+        """This action as a native-layer :class:`ToolCall`."""
+        return ToolCall(self.op, self.arguments)
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self.args)
+        return f"{self.op}({inner})"
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A native operation of a domain.
+
+    Attributes:
+        name: tool name.
+        description: what it does, shown to the model.
+        params: its parameters in declaration order.
+        kind: ``"read"`` (no state change) or ``"write"``.
+        group: the operation class (e.g. ``"lights"``, ``"orders"``) used by class-level operators.
+    """
+
+    name: str
+    description: str = ""
+    params: tuple[Param, ...] = ()
+    kind: Literal["read", "write"] = "write"
+    group: str = ""
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name``, or None."""
+        return next((p for p in self.params if p.name == name), None)
+
+    def parameters_schema(self) -> dict[str, JSON]:
+        """The JSON Schema object of this operation's arguments (closed: no extra properties)."""
+        return {
+            "type": "object",
+            "properties": {
+                p.name: ({**_plain(p.schema), "description": p.description} if p.description else _plain(p.schema))
+                for p in self.params
+            },
+            "required": [p.name for p in self.params if p.required],
+            "additionalProperties": False,
+        }
+
+    def tool(self) -> ToolSpec:
+        """This operation as a native :class:`ToolSpec`."""
+        return ToolSpec(self.name, self.description, self.parameters_schema(), self.group)
+
+
+@dataclass(frozen=True)
+class ActionSpace:
+    """The native action space of a domain or catalog: an ordered set of operations.
+
+    Raises:
+        ConfigError: from the constructor, if names are duplicated or invalid, or a parameter
+            schema is not valid JSON Schema (every problem listed).
+    """
+
+    name: str
+    operations: tuple[Operation, ...]
+
+    def __post_init__(self) -> None:
+        problems = list(_problems(self.operations))
+        if problems:
+            raise ConfigError(problems, what=f"action space {self.name!r}")
+
+    def get(self, name: str) -> Operation:
+        """The operation called ``name``.
+
+        Raises:
+            RejectedCall: UNKNOWN_TOOL if there is none.
+        """
+        for op in self.operations:
+            if op.name == name:
+                return op
+        raise RejectedCall(RejectionKind.UNKNOWN_TOOL, f"unknown tool '{name}'")
+
+    def tools(self) -> list[ToolSpec]:
+        """Native tool definitions, in declaration order."""
+        return [op.tool() for op in self.operations]
+
+    def action(self, op: str, arguments: Mapping[str, JSON] | None = None) -> Action:
+        """Validate and normalise a native call into an :class:`Action`.
+
+        Normalisation: declared defaults are filled in; integral floats become ints where the
+        schema says ``integer``. Equal calls therefore give equal actions.
+
+        Raises:
+            RejectedCall: UNKNOWN_TOOL or INVALID_ARGUMENTS.
+        """
+        operation = self.get(op)
+        args = dict(arguments or {})
+        operation.tool().validate(args)
+        for p in operation.params:
+            if p.name not in args and "default" in p.schema:
+                args[p.name] = p.schema["default"]
+            if p.name in args:
+                args[p.name] = _normalise(args[p.name], p.schema)
+        return Action(op, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
+
+    @classmethod
+    def from_openai_tools(cls, tools: Iterable[Mapping[str, JSON]], *, name: str = "catalog") -> ActionSpace:
+        """Load an OpenAI ``tools`` list (``[{"type": "function", "function": {...}}, ...]``).
+
+        Raises:
+            ConfigError: listing every malformed tool and parameter.
+        """
+        from toolprism.schema._loaders import load_tools
+
+        return load_tools(tools, name=name, source="openai")
+
+    @classmethod
+    def from_mcp_tools_list(cls, reply: Mapping[str, JSON] | Iterable[Mapping[str, JSON]], *, name: str = "mcp") -> ActionSpace:
+        """Load an MCP ``tools/list`` reply (``{"tools": [{"name", "description", "inputSchema"}]}``,
+        a JSON-RPC envelope with ``result``, or the bare list).
+
+        Raises:
+            ConfigError: listing every malformed tool and parameter.
+        """
+        from toolprism.schema._loaders import load_tools
+
+        return load_tools(reply, name=name, source="mcp")
+
+
+def _normalise(value: JSON, schema: Mapping[str, JSON]) -> JSON:
+    if schema.get("type") == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if schema.get("type") == "object" and isinstance(value, Mapping):
+        props = schema.get("properties", {})
+        return {k: _normalise(v, props.get(k, {})) for k, v in value.items()}
+    if schema.get("type") == "array" and isinstance(value, list):
+        return [_normalise(v, schema.get("items", {})) for v in value]
+    return value
+
+
+def _problems(operations: Iterable[Operation]) -> Iterable[str]:
+    seen: set[str] = set()
+    for op in operations:
+        if not TOOL_NAME.match(op.name):
+            yield f"tool {op.name!r}: name must match {TOOL_NAME.pattern}"
+        if op.name in seen:
+            yield f"tool {op.name!r}: defined twice"
+        seen.add(op.name)
+        names: set[str] = set()
+        for p in op.params:
+            if p.name in names:
+                yield f"tool {op.name!r}, parameter {p.name!r}: defined twice"
+            names.add(p.name)
+            try:
+                jsonschema.Draft202012Validator.check_schema(_plain(p.schema))
+            except jsonschema.SchemaError as e:
+                yield f"tool {op.name!r}, parameter {p.name!r}: invalid JSON Schema: {e.message}"

@@ -1,0 +1,48 @@
+"""Schema-independent scoring: compare the multiset of decoded native actions with the gold.
+
+An episode succeeds iff the multisets are equal (seed 000, "Scoring is schema-independent").
+Precision and recall are over multiset intersections.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from toolprism.schema import Action
+
+
+class ActionScore(BaseModel):
+    """Scores of one episode's decoded actions against the gold multiset.
+
+    Attributes:
+        success: exact multiset match.
+        precision: |gold ∩ decoded| / |decoded| (1.0 when nothing was decoded and gold is empty).
+        recall: |gold ∩ decoded| / |gold| (1.0 when gold is empty).
+        missing: gold actions not performed (canonical text, sorted).
+        extra: performed actions not in the gold (canonical text, sorted).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    success: bool
+    precision: float
+    recall: float
+    missing: list[str]
+    extra: list[str]
+
+
+def score_actions(gold: Iterable[Action], decoded: Iterable[Action]) -> ActionScore:
+    """Score ``decoded`` against ``gold`` as multisets (order ignored, duplicates counted)."""
+    gold_counts, got = Counter(gold), Counter(decoded)
+    common = sum((gold_counts & got).values())
+    n_gold, n_got = sum(gold_counts.values()), sum(got.values())
+    return ActionScore(
+        success=gold_counts == got,
+        precision=common / n_got if n_got else float(n_gold == 0),
+        recall=common / n_gold if n_gold else 1.0,
+        missing=sorted(str(a) for a in (gold_counts - got).elements()),
+        extra=sorted(str(a) for a in (got - gold_counts).elements()),
+    )

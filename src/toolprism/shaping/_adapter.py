@@ -1,0 +1,103 @@
+"""The execution adapter: one session per episode, decoding variant calls to native actions.
+
+Reject, never guess (DESIGN.md principle 4): a call is decoded through every layer *before*
+anything runs; if any layer rejects it, the layers' protocol state is restored, nothing is
+executed, and the model gets the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.schema import JSON, Action, ToolCall, canonical_json
+from toolprism.shaping._layer import Answer, Execute, Forward
+from toolprism.shaping._pipeline import Variant
+
+Outcome = Literal["executed", "answered", "rejected"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the adapter did with one model call (a trace event).
+
+    Attributes:
+        outcome: ``executed`` (decoded to a native action and run), ``answered`` (by a layer,
+            e.g. ``begin``), or ``rejected``.
+        call: the call as the model made it.
+        path: the call at each layer from the top down to where it stopped.
+        action: the native action, when executed.
+        reply: what the model is shown (JSON).
+        rejection: the rejection kind, when rejected.
+        layer: index of the layer that answered or rejected (0 = native), else None.
+    """
+
+    outcome: Outcome
+    call: ToolCall
+    path: tuple[ToolCall, ...]
+    reply: JSON
+    action: Action | None = None
+    rejection: RejectionKind | None = None
+    layer: int | None = None
+
+    @property
+    def content(self) -> str:
+        """The tool message content shown to the model."""
+        return canonical_json(self.reply)
+
+
+@dataclass
+class AdapterSession:
+    """Protocol state of one episode (open transactions, handles, ...) over one environment.
+
+    Attributes:
+        variant: the interface the model is shown.
+        execute: runs one native action and returns its JSON reply (an environment's
+            ``execute``; perturbations of the runtime wrap it).
+    """
+
+    variant: Variant
+    execute: Callable[[Action], JSON]
+    states: list[Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.states = [layer.new_state() for layer in self.variant.layers]
+
+    def handle(self, call: ToolCall) -> Decision:
+        """Decode ``call`` through every layer, then answer, execute, or reject it.
+
+        Never raises for a bad call: rejections come back as a :class:`Decision`.
+        """
+        saved = copy.deepcopy(self.states)
+        path: list[ToolCall] = []
+        index = len(self.variant.layers) - 1
+        current = call
+        try:
+            if not isinstance(call.arguments, dict):
+                raise RejectedCall(RejectionKind.MALFORMED_CALL, "arguments must be a JSON object")
+            while True:
+                path.append(current)
+                layer = self.variant.layers[index]
+                layer.tool(current.name).validate(current.arguments)
+                decoded = layer.decode(current, self.states[index])
+                if isinstance(decoded, Forward):
+                    current, index = decoded.call, index - 1
+                    continue
+                break
+        except RejectedCall as e:
+            self.states = saved
+            return Decision("rejected", call, tuple(path), {"error": f"call rejected: {e.reason}"},
+                            rejection=e.kind, layer=index)
+        if isinstance(decoded, Answer):
+            return Decision("answered", call, tuple(path), decoded.reply, layer=index)
+        assert isinstance(decoded, Execute)
+        reply = self.execute(decoded.action)
+        return Decision("executed", call, tuple(path), reply, action=decoded.action)
+
+    def reject_malformed(self, name: str, reason: str) -> Decision:
+        """Record a call the model emitted but that could not be parsed at all."""
+        return Decision("rejected", ToolCall(name or "?", {}), (), {"error": f"call rejected: {reason}"},
+                        rejection=RejectionKind.MALFORMED_CALL, layer=len(self.variant.layers) - 1)

@@ -1,0 +1,159 @@
+"""Pipelines as spec strings, the operator registry, the named variant suite, and :class:`Variant`.
+
+A spec is operators joined by ``|``, applied left to right starting from the native schema:
+``merge(by=class)|rename(style=opaque)`` merges, then renames the merged tools. The empty spec
+(or ``native``) is the identity variant.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Generator
+from dataclasses import MISSING, dataclass, fields
+from functools import cached_property
+
+from toolprism.errors import ConfigError
+from toolprism.registry import Registry
+from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
+from toolprism.shaping._layer import Layer, NativeLayer, Operator, Plan
+from toolprism.shaping.operators import Merge, Rename, Split, Transaction
+
+OPERATORS: Registry[type[Operator]] = Registry("operator")
+for _op in (Rename, Merge, Split, Transaction):
+    OPERATORS.add(_op.name, _op)
+
+VARIANTS: Registry[str] = Registry("variant")
+"""Named variants → spec strings (the standard suite grows here)."""
+for _name, _spec in {
+    "native": "",
+    "rename-opaque": "rename(style=opaque)",
+    "rename-namespaced": "rename(style=namespaced)",
+    "merge": "merge(by=full,args=flat)",
+    "merge-class": "merge(by=class,args=flat)",
+    "split": "split",
+    "transaction": "transaction",
+}.items():
+    VARIANTS.add(_name, _spec)
+
+DEFAULT_VARIANTS = ("native", "merge", "split", "transaction", "rename-opaque")
+
+_TERM = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
+
+
+def parse_spec(spec: str) -> list[Operator]:
+    """Parse a pipeline spec into unbound operators.
+
+    Raises:
+        ConfigError: listing every unknown operator, unknown parameter and invalid value.
+    """
+    spec = spec.strip()
+    if spec in ("", "native"):
+        return []
+    problems: list[str] = []
+    operators: list[Operator] = []
+    for term in spec.split("|"):
+        match = _TERM.match(term)
+        if not match:
+            problems.append(f"{term.strip()!r}: expected name or name(key=value,...)")
+            continue
+        name, body = match.group(1), match.group(2) or ""
+        if name not in OPERATORS:
+            problems.append(f"{name!r}: unknown operator (known: {', '.join(OPERATORS.names())})")
+            continue
+        op = _build(OPERATORS.get(name), body, problems)
+        if op is not None:
+            operators.append(op)
+    if problems:
+        raise ConfigError(problems, what=f"variant spec {spec!r}")
+    return operators
+
+
+def _build(cls: type[Operator], body: str, problems: list[str]) -> Operator | None:
+    params = {f.name: f for f in fields(cls) if f.name != "below"}
+    hints = typing.get_type_hints(cls)
+    kwargs: dict[str, str] = {}
+    start = len(problems)
+    for item in filter(None, (p.strip() for p in body.split(","))):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or key not in params:
+            problems.append(f"{cls.name}: unknown parameter {key!r} (parameters: {', '.join(params) or 'none'})")
+            continue
+        allowed = typing.get_args(hints[key]) if typing.get_origin(hints[key]) is typing.Literal else None
+        if allowed and value not in allowed:
+            problems.append(f"{cls.name}: {key}={value!r} is not one of {', '.join(allowed)}")
+            continue
+        kwargs[key] = value
+    missing = [n for n, f in params.items() if n not in kwargs and f.default is MISSING]
+    problems.extend(f"{cls.name}: parameter {n!r} is required" for n in missing)
+    return cls(**kwargs) if len(problems) == start else None
+
+
+def resolve(name_or_spec: str) -> str:
+    """A registered variant's spec, or the argument itself when it is a spec."""
+    return VARIANTS.get(name_or_spec) if name_or_spec in VARIANTS else name_or_spec
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An equivalent interface to an action space: the layer stack built from a spec.
+
+    Attributes:
+        name: the suite name or the spec itself.
+        spec: the canonical spec string (every parameter spelled out), rebuildable from a log.
+        layers: bottom (native) first.
+
+    Raises:
+        ConfigError: from :meth:`build`, for a malformed spec or an operator that cannot apply.
+    """
+
+    name: str
+    spec: str
+    layers: tuple[Layer, ...]
+
+    @classmethod
+    def build(cls, name_or_spec: str, space: ActionSpace) -> Variant:
+        """Build the variant ``name_or_spec`` (a suite name or a spec) over ``space``."""
+        layers: list[Layer] = [NativeLayer(space)]
+        for op in parse_spec(resolve(name_or_spec)):
+            layers.append(op.over(layers[-1]))
+        variant = cls(name_or_spec, "|".join(op.spec() for op in layers[1:]) or "native", tuple(layers))
+        variant.tools()  # surface binding problems (name collisions) before anything runs
+        return variant
+
+    @property
+    def top(self) -> Layer:
+        """The layer the model talks to."""
+        return self.layers[-1]
+
+    def tools(self) -> list[ToolSpec]:
+        """The tools the model sees."""
+        return self.top.tools()
+
+    @cached_property
+    def openai_tools(self) -> list[dict[str, JSON]]:
+        """The shown tools in the OpenAI ``tools`` format."""
+        return [t.openai() for t in self.tools()]
+
+    def plan(self, action: Action) -> Plan:
+        """Encode a native action into the top layer's calls (the encoder).
+
+        A generator: it yields a top-level call, must be sent that call's reply (parsed JSON),
+        and returns the native reply when the action has run.
+        """
+        plan: Plan = self.layers[0].encode(action.call())
+        for layer in self.layers[1:]:
+            plan = _lift(layer, plan)
+        return plan
+
+
+def _lift(layer: Layer, inner: Plan) -> Generator[ToolCall, JSON, JSON]:
+    """Re-encode each call ``inner`` yields through ``layer``, feeding replies back down."""
+    try:
+        call = next(inner)
+        while True:
+            reply = yield from layer.encode(call)
+            call = inner.send(reply)
+    except StopIteration as stop:
+        return stop.value

@@ -1,0 +1,53 @@
+"""``rename``: give every tool a new name, mapped both ways (seed 000, per-tool surface)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, Literal
+
+from toolprism.errors import ConfigError
+from toolprism.schema import ToolCall, ToolSpec
+from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+
+
+@dataclass(frozen=True)
+class Rename(Operator):
+    """Rename tools: ``opaque`` gives ``t_`` plus 6 hex digits of SHA-256 of the name;
+    ``namespaced`` gives ``<space>__<group>__<name>`` (group omitted when empty).
+
+    Raises:
+        ConfigError: when binding, if two tools would get the same name or a name over 64 chars.
+    """
+
+    name = "rename"
+    style: Literal["opaque", "namespaced"] = "opaque"
+
+    def _new_name(self, tool: ToolSpec) -> str:
+        if self.style == "opaque":
+            return "t_" + hashlib.sha256(tool.name.encode()).hexdigest()[:6]
+        parts = [self.namespace, tool.group, tool.name]
+        return "__".join(p for p in parts if p)
+
+    @cached_property
+    def _maps(self) -> tuple[dict[str, str], dict[str, str]]:
+        up = {t.name: self._new_name(t) for t in self.below.tools()}
+        down = {v: k for k, v in up.items()}
+        problems = [f"tools {k!r} collide as {v!r}" for k, v in up.items() if down[v] != k]
+        problems += [f"tool {k!r}: renamed {v!r} is over 64 characters" for k, v in up.items() if len(v) > 64]
+        if problems:
+            raise ConfigError(problems, what=f"operator {self.spec()}")
+        return up, down
+
+    def tools(self) -> list[ToolSpec]:
+        up, _ = self._maps
+        return [replace(t, name=up[t.name]) for t in self.below.tools()]
+
+    def decode(self, call: ToolCall, state: Any) -> Decoded:
+        _, down = self._maps
+        return Forward(ToolCall(down[call.name], call.arguments))
+
+    def encode(self, call: ToolCall) -> Plan:
+        up, _ = self._maps
+        return (yield ToolCall(up[call.name], call.arguments))
