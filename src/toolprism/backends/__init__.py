@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
 from toolprism.backends._oracle import OracleAgent, OracleBackend
+from toolprism.backends._scripted import ScriptedBackend
 from toolprism.errors import ConfigError
 
 DEFAULT_MODEL = "embedded"
@@ -53,6 +54,7 @@ __all__ = [
     "OracleAgent",
     "OracleBackend",
     "RawCall",
+    "ScriptedBackend",
     "ScriptedTurns",
     "create_backend",
 ]

@@ -1,7 +1,8 @@
 """``oracle``: a scripted agent that issues the gold actions through the variant's encoder.
 
-It reacts to replies (a transaction id it was given flows into its next calls), so it succeeds
-on 100% of tasks under every correct variant: the end-to-end proof (DESIGN.md principle 5).
+It reacts to replies (a transaction id it was given flows into its next calls) and issues
+independent calls together in one turn, so it succeeds on 100% of tasks under every correct
+variant within the turn limit: the end-to-end proof (DESIGN.md principle 5).
 """
 
 from __future__ import annotations
@@ -10,38 +11,54 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, ScriptedTurns
-from toolprism.schema import JSON
-from toolprism.shaping import Plan
+from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.schema import JSON, Action, ToolCall
+from toolprism.shaping import Batch, Plan
 
 
 @dataclass
 class OracleAgent:
-    """Walks the task's gold actions in order, one encoded call per turn."""
+    """Walks the task's gold actions in order; each turn issues the plan's next call or batch."""
 
     context: EpisodeContext
-    _turns: ScriptedTurns = field(default_factory=ScriptedTurns)
-    _pending: list = field(init=False)
+    _pending: list[Action] = field(init=False)
     _plan: Plan | None = None
+    _batch: bool = False
+    _issued: int = 0
 
     def __post_init__(self) -> None:
         self._pending = list(self.context.task.gold)
 
     async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
-        call = None
+        item: ToolCall | Batch | None = None
         if self._plan is not None:
-            last = messages[-1]
-            reply = json.loads(last["content"]) if last.get("role") == "tool" else None
+            replies = [json.loads(m["content"]) for m in _trailing_tool_messages(messages)]
             try:
-                call = self._plan.send(reply)
+                item = self._plan.send(replies if self._batch else replies[-1])
             except StopIteration:
                 self._plan = None
-        while call is None and self._pending:
+        while item is None and self._pending:
             self._plan = self.context.variant.plan(self._pending.pop(0))
-            call = next(self._plan)
-        if call is None:
+            item = next(self._plan)
+        if item is None:
             return ScriptedTurns.answer("Done.")
-        return self._turns.call(call.name, dict(call.arguments))
+        self._batch = isinstance(item, Batch)
+        calls = item.calls if isinstance(item, Batch) else (item,)
+        raw = []
+        for call in calls:
+            self._issued += 1
+            raw.append(RawCall(f"call_{self._issued}", call.name, json.dumps(dict(call.arguments), sort_keys=True)))
+        text = json.dumps([{"name": c.name, "arguments": c.arguments} for c in raw])
+        return ModelTurn(raw=text, calls=tuple(raw))
+
+
+def _trailing_tool_messages(messages: Sequence[Message]) -> list[Message]:
+    tail: list[Message] = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        tail.append(message)
+    return tail[::-1]
 
 
 class OracleBackend:

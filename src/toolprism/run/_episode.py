@@ -83,7 +83,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     return Trace(
         episode_id=spec.episode_id, task=spec.task.to_json(), variant=spec.variant.name, spec=spec.variant.spec,
         model=backend.settings(), seed=spec.seed, tools=tools, messages=messages, turns=turns, actions=actions,
-        end=end, max_turns=max_turns, duration_ms=(time.perf_counter() - started) * 1000,
+        end=end, max_turns=max_turns, final_state_hash=env.state_hash(), duration_ms=(time.perf_counter() - started) * 1000,
     )
 
 

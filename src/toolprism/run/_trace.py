@@ -85,6 +85,7 @@ class Trace(Record):
         actions: decoded native actions in execution order (``{"op", "args"}``).
         end: why the episode stopped: ``answered`` (no tool call) or ``turn_limit``.
         max_turns: the turn limit.
+        final_state_hash: SHA-256 of the environment's state at the end (see ``state_hash``).
         duration_ms: wall time of the episode (excluded from determinism checks).
     """
 
@@ -101,6 +102,7 @@ class Trace(Record):
     actions: list[dict[str, Any]]
     end: Literal["answered", "turn_limit"]
     max_turns: int
+    final_state_hash: str
     duration_ms: float = 0.0
 
     @property

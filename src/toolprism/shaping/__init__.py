@@ -6,7 +6,7 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 """
 
 from toolprism.shaping._adapter import AdapterSession, Decision
-from toolprism.shaping._layer import Answer, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
+from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "VARIANTS",
     "AdapterSession",
     "Answer",
+    "Batch",
     "Decision",
     "Decoded",
     "Execute",

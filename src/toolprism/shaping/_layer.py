@@ -25,8 +25,20 @@ from typing import Any, ClassVar
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 
-Plan = Generator[ToolCall, JSON, JSON]
-"""Yields calls at one layer, is sent each call's reply, returns the reply of what it encodes."""
+
+@dataclass(frozen=True)
+class Batch:
+    """Calls that do not depend on each other's replies, so an agent may issue them in one turn.
+
+    A plan that yields a batch is sent the list of replies, in order.
+    """
+
+    calls: tuple[ToolCall, ...]
+
+
+Plan = Generator["ToolCall | Batch", JSON, JSON]
+"""Yields calls (or batches) at one layer, is sent each reply (a list for a batch), and returns
+the reply of the call it encodes."""
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 import typing
-from collections.abc import Generator
 from dataclasses import MISSING, dataclass, fields
 from functools import cached_property
 
 from toolprism.errors import ConfigError
 from toolprism.registry import Registry
 from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
-from toolprism.shaping._layer import Layer, NativeLayer, Operator, Plan
+from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping.operators import Merge, Rename, Split, Transaction
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
@@ -139,8 +138,9 @@ class Variant:
     def plan(self, action: Action) -> Plan:
         """Encode a native action into the top layer's calls (the encoder).
 
-        A generator: it yields a top-level call, must be sent that call's reply (parsed JSON),
-        and returns the native reply when the action has run.
+        A generator: it yields a top-level call (or a :class:`Batch` of independent calls), must
+        be sent that call's reply (parsed JSON; a list for a batch), and returns the native
+        reply when the action has run.
         """
         plan: Plan = self.layers[0].encode(action.call())
         for layer in self.layers[1:]:
@@ -148,12 +148,38 @@ class Variant:
         return plan
 
 
-def _lift(layer: Layer, inner: Plan) -> Generator[ToolCall, JSON, JSON]:
+def _lift(layer: Layer, inner: Plan) -> Plan:
     """Re-encode each call ``inner`` yields through ``layer``, feeding replies back down."""
     try:
-        call = next(inner)
+        item = next(inner)
         while True:
-            reply = yield from layer.encode(call)
-            call = inner.send(reply)
+            if isinstance(item, Batch):
+                reply = yield from _lift_batch(layer, item.calls)
+            else:
+                reply = yield from layer.encode(item)
+            item = inner.send(reply)
     except StopIteration as stop:
         return stop.value
+
+
+def _lift_batch(layer: Layer, calls: tuple[ToolCall, ...]) -> Plan:
+    """Encode independent calls together: their first steps go out as one batch, any further
+    steps follow one encoding at a time. Returns the list of the calls' replies."""
+    plans = [layer.encode(c) for c in calls]
+    firsts = [next(p) for p in plans]
+    sizes = [len(f.calls) if isinstance(f, Batch) else 1 for f in firsts]
+    flat = [c for f in firsts for c in (f.calls if isinstance(f, Batch) else (f,))]
+    replies = yield Batch(tuple(flat))
+    results: list[JSON] = []
+    offset = 0
+    for plan, first, size in zip(plans, firsts, sizes, strict=True):
+        reply = replies[offset:offset + size] if isinstance(first, Batch) else replies[offset]
+        offset += size
+        try:
+            item = plan.send(reply)
+            while True:
+                reply = yield item
+                item = plan.send(reply)
+        except StopIteration as stop:
+            results.append(stop.value)
+    return results

@@ -10,7 +10,7 @@ from typing import Any
 
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.shaping._layer import Answer, Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan
 
 
 @dataclass
@@ -118,6 +118,7 @@ class Transaction(Operator):
     def encode(self, call: ToolCall) -> Plan:
         reply = yield ToolCall("begin", {"tool": call.name})
         txn_id = reply["txn_id"]
-        for argument, value in call.arguments.items():
-            yield ToolCall("write", {"txn_id": txn_id, "argument": argument, "value": value})
+        writes = [ToolCall("write", {"txn_id": txn_id, "argument": k, "value": v}) for k, v in call.arguments.items()]
+        if writes:
+            yield Batch(tuple(writes))
         return (yield ToolCall("commit", {"txn_id": txn_id}))

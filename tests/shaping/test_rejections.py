@@ -1,0 +1,113 @@
+"""Every rejection kind, produced by a scripted bad agent, leaves the state unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from toolprism.backends import ScriptedBackend, ScriptedTurns
+from toolprism.domains import get_domain
+from toolprism.errors import RejectionKind
+from toolprism.run import EpisodeSpec, run_episode
+from toolprism.shaping import Variant
+
+T = ScriptedTurns()
+
+REASONS = {
+    'unknown tool': "unknown tool 'teleport'",
+    'bad enum value': "'window' is not one of",
+    'missing argument': "'lock' is a required property",
+    'unknown opaque name': "unknown tool 't_000000'",
+    'malformed json': 'not valid JSON',
+    'arguments not an object': 'must be a JSON object',
+    'merge: foreign argument': "takes no argument(s) 'room'",
+    'merge: native name': "unknown tool 'lock_door'",
+    'split: old argument': 'Additional properties are not allowed',
+    'transaction: wrong id': "'txn_7' is not open",
+    'transaction: dangling id': "'txn_1' is not open",
+    'transaction: commit with missing writes': 'needs argument(s) lock',
+    'transaction: invalid written value': "invalid value for 'lock'",
+    'transaction: unknown argument': "has no argument 'room'"}
+
+CASES = {
+    "unknown tool": ("native", [T.call("teleport", {})], [RejectionKind.UNKNOWN_TOOL]),
+    "bad enum value": ("native", [T.call("lock_door", {"lock": "window"})], [RejectionKind.INVALID_ARGUMENTS]),
+    "missing argument": ("native", [T.call("lock_door", {})], [RejectionKind.INVALID_ARGUMENTS]),
+    "unknown opaque name": ("rename(style=opaque)", [T.call("t_000000", {})], [RejectionKind.UNKNOWN_TOOL]),
+    "malformed json": ("native", [T.call("lock_door", "{door: front")], [RejectionKind.MALFORMED_CALL]),
+    "arguments not an object": ("native", [T.call("lock_door", "[1, 2]")], [RejectionKind.MALFORMED_CALL]),
+    "merge: foreign argument": (
+        "merge",
+        [T.call("execute", {"operation": "lock_door", "lock": "front_door", "room": "kitchen"})],
+        [RejectionKind.INVALID_ARGUMENTS],
+    ),
+    "merge: native name": ("merge", [T.call("lock_door", {"lock": "front_door"})], [RejectionKind.UNKNOWN_TOOL]),
+    "split: old argument": ("split", [T.call("lock_door__front_door", {"lock": "front_door"})], [RejectionKind.INVALID_ARGUMENTS]),
+    "transaction: wrong id": ("transaction", [T.call("commit", {"txn_id": "txn_7"})], [RejectionKind.UNKNOWN_TRANSACTION]),
+    "transaction: dangling id": (
+        "transaction",
+        [
+            T.call("begin", {"tool": "list_scenes"}),
+            T.call("commit", {"txn_id": "txn_1"}),
+            T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": "front_door"}),
+            T.call("commit", {"txn_id": "txn_1"}),
+        ],
+        [RejectionKind.UNKNOWN_TRANSACTION, RejectionKind.UNKNOWN_TRANSACTION],
+    ),
+    "transaction: commit with missing writes": (
+        "transaction",
+        [T.call("begin", {"tool": "lock_door"}), T.call("commit", {"txn_id": "txn_1"})],
+        [RejectionKind.INCOMPLETE_TRANSACTION],
+    ),
+    "transaction: invalid written value": (
+        "transaction",
+        [T.call("begin", {"tool": "lock_door"}), T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": 3})],
+        [RejectionKind.INVALID_ARGUMENTS],
+    ),
+    "transaction: unknown argument": (
+        "transaction",
+        [T.call("begin", {"tool": "lock_door"}), T.call("write", {"txn_id": "txn_1", "argument": "room", "value": "x"})],
+        [RejectionKind.INVALID_ARGUMENTS],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_rejection_is_shown_recorded_and_executes_nothing(case: str) -> None:
+    variant_name, turns, expected = CASES[case]
+    domain = get_domain("smart_home")
+    task = domain.tasks(0)[0]
+    variant = Variant.build(variant_name, domain.action_space())
+    before = domain.environment(task.world_seed).state_hash()
+    trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
+    rejected = [c for t in trace.turns for c in t.calls if c.outcome == "rejected"]
+    assert [RejectionKind(c.rejection) for c in rejected] == expected
+    # only the dangling-id case runs one call (a read) before its rejections
+    assert [a["op"] for a in trace.actions] == (["list_scenes"] if case == "transaction: dangling id" else [])
+    for call in rejected:
+        assert call.reply["error"].startswith("call rejected: ")
+        assert REASONS[case] in call.reply["error"], call.reply
+        shown = [m for m in trace.messages if m.get("tool_call_id") == call.id]
+        assert len(shown) == 1 and "call rejected" in shown[0]["content"]
+    assert trace.final_state_hash == before
+
+
+def test_rejected_commit_keeps_the_transaction_open() -> None:
+    domain = get_domain("smart_home")
+    task = domain.tasks(0)[0]
+    variant = Variant.build("transaction", domain.action_space())
+    world = domain.initial_state(task.world_seed)
+    door = next((d for d, state in world.locks.items() if state == "unlocked"), None)
+    if door is None:
+        pytest.skip("no unlocked door in world 0")
+    turns = [
+        T.call("begin", {"tool": "lock_door"}),
+        T.call("commit", {"txn_id": "txn_1"}),
+        T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": door}),
+        T.call("commit", {"txn_id": "txn_1"}),
+    ]
+    trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
+    outcomes = [c.outcome for t in trace.turns for c in t.calls]
+    assert outcomes == ["answered", "rejected", "answered", "executed"]
+    assert trace.actions == [{"op": "lock_door", "args": {"lock": door}}]
