@@ -21,7 +21,7 @@ from toolprism.errors import ConfigError
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
 from toolprism.schema import Action
 from toolprism.score import score_actions
-from toolprism.shaping import DEFAULT_VARIANTS, Variant
+from toolprism.shaping import DEFAULT_VARIANTS, Variant, parse_spec, resolve
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 3
@@ -103,6 +103,11 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
         problems.append(f"max_turns must be at least 1, got {config.max_turns}")
     if not config.domains or not config.variants:
         problems.append("at least one domain and one variant are needed")
+    for variant_name in config.variants:
+        try:
+            parse_spec(resolve(variant_name))
+        except ConfigError as e:
+            problems += [f"variant {variant_name!r}: {p}" for p in e.problems]
     specs: list[EpisodeSpec] = []
     for name in [d for d in config.domains if d in known]:
         domain = get_domain(name)
@@ -112,7 +117,8 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
             try:
                 variant = Variant.build(variant_name, space)
             except ConfigError as e:
-                problems += [f"variant {variant_name!r} on {name}: {p}" for p in e.problems]
+                if not any(variant_name in p for p in problems):
+                    problems += [f"variant {variant_name!r} on {name}: {p}" for p in e.problems]
                 continue
             specs += [EpisodeSpec(domain, task, variant, config.seed) for task in tasks]
     if problems:

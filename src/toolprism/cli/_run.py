@@ -12,6 +12,7 @@ from rich.table import Table
 
 from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate
 from toolprism.backends import DEFAULT_MODEL
+from toolprism.run import EpisodeResult
 from toolprism.cli._common import friendly_errors, print_json, stderr
 from toolprism.shaping import DEFAULT_VARIANTS
 
@@ -59,22 +60,26 @@ def run(
         variants=_split(variants) or list(DEFAULT_VARIANTS), tasks=tasks, seed=seed, max_turns=max_turns,
         concurrency=concurrency,
     )
-    with Progress(
+    progress = Progress(
         TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         TextColumn("{task.description}"), console=stderr, transient=json_output,
-    ) as progress:
-        bar = progress.add_task("", total=None)
+    )
+    bar = progress.add_task("", total=None)
 
-        def on_start(todo: int, finished: int) -> None:
-            progress.update(bar, total=todo)
-            if finished:
-                stderr.print(f"resuming: {finished} episode(s) already finished")
+    def on_start(todo: int, finished: int) -> None:
+        if finished:
+            stderr.print(f"resuming: {finished} episode(s) already finished")
+        progress.update(bar, total=todo)
+        progress.start()
 
-        def on_result(result) -> None:  # noqa: ANN001
-            mark = "[green]ok[/]" if result.success else "[red]fail[/]"
-            progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
+    def on_result(result: EpisodeResult) -> None:
+        mark = "[green]ok[/]" if result.success else "[red]fail[/]"
+        progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
 
+    try:
         summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
+    finally:
+        progress.stop()
     if json_output:
         print_json(summary.model_dump())
     else:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from toolprism.errors import ConfigError
-from toolprism.schema._model import ActionSpace, Operation, Param
+from toolprism.schema._model import ActionSpace, Operation, Param, _problems
 
 JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
 
@@ -28,6 +28,7 @@ def load_tools(data: Any, *, name: str, source: Literal["openai", "mcp"]) -> Act
         op = _operation(entry, index, source, problems)
         if op is not None:
             operations.append(op)
+    problems += _problems(operations)
     if problems:
         raise ConfigError(problems, what=f"{source} catalog {name!r}")
     return ActionSpace(name, tuple(operations))

@@ -1,0 +1,50 @@
+"""The command line, as a user types it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from toolprism.cli import app
+
+runner = CliRunner()
+
+
+def test_run_oracle_json_summary(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "--tasks", "2", "--json", "--run-dir", str(tmp_path / "r"),
+                                 "--variants", "native,merge(by=full,args=flat)|rename(style=opaque)"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert [v["variant"] for v in summary["variants"]] == ["native", "merge(by=full,args=flat)|rename(style=opaque)"]
+    assert all(v["episodes"] == 4 and v["success_rate"] == 1.0 for v in summary["variants"])
+    assert summary["run_dir"] == str(tmp_path / "r")
+    assert (tmp_path / "r" / "header.json").exists()
+
+
+def test_run_table_and_resume(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "success per variant" in result.stdout and "transaction" in result.stdout and "100%" in result.stdout
+    again = runner.invoke(app, ["run", "--resume", str(tmp_path / "r"), "--json"])
+    assert again.exit_code == 0
+    assert json.loads(again.stdout)["episodes"] == 5
+
+
+def test_bad_options_give_a_clear_error() -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "--variants", "merge(by=nope)", "-d", "mars"])
+    assert result.exit_code == 2
+    assert "unknown domain 'mars'" in result.output and "by='nope'" in result.output
+    assert "Traceback" not in result.output
+    result = runner.invoke(app, ["run", "--model", "gpt-nothing"])
+    assert result.exit_code == 2 and "unknown model" in result.output
+
+
+def test_variants_show_prints_the_tools_a_model_sees() -> None:
+    result = runner.invoke(app, ["variants", "show", "transaction", "--domain", "retail"])
+    assert result.exit_code == 0, result.output
+    tools = json.loads(result.stdout)
+    assert [t["function"]["name"] for t in tools] == ["begin", "write", "commit"]
+    listing = runner.invoke(app, ["variants", "list", "--json"])
+    assert json.loads(listing.stdout)["merge"] == "merge(by=full,args=flat)"

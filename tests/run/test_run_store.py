@@ -1,0 +1,111 @@
+"""Run directories: determinism, crash and kill safety, resume without duplicates."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from toolprism._evaluate import RunConfig, evaluate
+from toolprism.backends import OracleBackend
+from toolprism.errors import BackendError, ConfigError
+from toolprism.run import RunStore
+
+CONFIG = RunConfig(model="oracle", variants=["native", "transaction", "merge"], tasks=4)
+
+
+def _rows(run_dir: Path) -> list[str]:
+    with sqlite3.connect(run_dir / "results.sqlite") as db:
+        return [r[0] for r in db.execute("SELECT episode_id FROM episodes")]
+
+
+def test_same_seed_gives_identical_traces_and_results(tmp_path: Path) -> None:
+    a = evaluate(CONFIG, run_dir=tmp_path / "a")
+    b = evaluate(CONFIG, run_dir=tmp_path / "b")
+    assert [v.model_dump() for v in a.variants] == [v.model_dump() for v in b.variants]
+    sa, sb = RunStore.open(tmp_path / "a"), RunStore.open(tmp_path / "b")
+    ids = _rows(tmp_path / "a")
+    assert ids == _rows(tmp_path / "b") and len(ids) == 2 * 3 * 4
+    for episode_id in ids:
+        assert sa.trace(episode_id).deterministic_view() == sb.trace(episode_id).deterministic_view()
+    other = evaluate(CONFIG.model_copy(update={"seed": 1}), run_dir=tmp_path / "c")
+    assert _rows(tmp_path / "c") != ids and other.episodes == a.episodes
+
+
+class _FailingOracle(OracleBackend):
+    """Fails for good after ``budget`` episodes have started."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+
+    def agent(self, context):  # noqa: ANN001, ANN201
+        self.budget -= 1
+        if self.budget < 0:
+            raise BackendError("provider went away")
+        return super().agent(context)
+
+
+def test_crash_loses_no_finished_episode_and_resume_runs_each_once(tmp_path: Path) -> None:
+    with pytest.raises(BackendError):
+        evaluate(CONFIG, run_dir=tmp_path, backend=_FailingOracle(5))
+    assert len(_rows(tmp_path)) == 5
+    summary = evaluate(resume=tmp_path, backend=OracleBackend())
+    rows = _rows(tmp_path)
+    assert len(rows) == len(set(rows)) == 24
+    assert summary.episodes == 24 and all(v.success_rate == 1.0 for v in summary.variants)
+
+
+def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:
+    script = textwrap.dedent(f"""
+        import asyncio, sys
+        from toolprism._evaluate import RunConfig, evaluate
+        from toolprism.backends import OracleBackend
+        from toolprism.backends._oracle import OracleAgent
+
+        class Slow(OracleAgent):
+            async def respond(self, messages, tools):
+                await asyncio.sleep(0.05)
+                return await super().respond(messages, tools)
+
+        class SlowOracle(OracleBackend):
+            def agent(self, context):
+                return Slow(context)
+
+        evaluate(RunConfig.model_validate_json({CONFIG.model_dump_json()!r}), run_dir=sys.argv[1], backend=SlowOracle())
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not (tmp_path / "results.sqlite").exists() or len(_rows(tmp_path)) < 3):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(_rows(tmp_path))
+    assert 3 <= finished < 24
+    evaluate(resume=tmp_path, backend=OracleBackend())
+    rows = _rows(tmp_path)
+    assert len(rows) == len(set(rows)) == 24
+
+
+def test_config_problems_are_all_listed_before_anything_runs(tmp_path: Path) -> None:
+    bad = RunConfig(model="oracle", domains=["smart_home", "atlantis"], variants=["native", "merge(by=bogus)", "nosuch"], tasks=0)
+    with pytest.raises(ConfigError) as info:
+        evaluate(bad, run_dir=tmp_path / "r")
+    text = str(info.value)
+    for fragment in ["unknown domain 'atlantis'", "by='bogus'", "'nosuch': unknown operator", "tasks must be at least 1"]:
+        assert fragment in text
+    assert not (tmp_path / "r").exists()
+
+
+def test_resume_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a toolprism run directory"):
+        evaluate(resume=tmp_path)
+    evaluate(CONFIG.model_copy(update={"tasks": 1}), run_dir=tmp_path / "r")
+    with pytest.raises(ConfigError, match="already holds a run"):
+        evaluate(CONFIG, run_dir=tmp_path / "r")
