@@ -7,3 +7,14 @@ The public API is grouped by concept: :mod:`toolprism.schema` (action spaces and
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["RunConfig", "RunSummary", "__version__", "evaluate"]
+
+
+def __getattr__(name: str) -> object:
+    """Lazy facade: ``toolprism.evaluate``, ``toolprism.RunConfig``, ``toolprism.RunSummary``."""
+    if name in ("evaluate", "RunConfig", "RunSummary"):
+        from toolprism import _evaluate
+
+        return getattr(_evaluate, name)
+    raise AttributeError(f"module 'toolprism' has no attribute {name!r}")

@@ -24,7 +24,7 @@ from toolprism.score import score_actions
 from toolprism.shaping import DEFAULT_VARIANTS, Variant, parse_spec, resolve
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
-DEFAULT_TASKS = 3
+DEFAULT_TASKS = 2
 
 
 class RunConfig(BaseModel):
@@ -134,17 +134,10 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         actions=len(trace.actions), end=trace.end, duration_ms=trace.duration_ms,
     )
     try:
-        decoded = [Action(a["op"], tuple(sorted((k, _canon(v)) for k, v in a["args"].items()))) for a in trace.actions]
-        score = score_actions(spec.task.gold, decoded)
+        score = score_actions(spec.task.gold, [Action.from_json(a) for a in trace.actions])
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
         return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
     return EpisodeResult(**common, success=score.success, precision=score.precision, recall=score.recall)
-
-
-def _canon(value: object) -> str:
-    from toolprism.schema import canonical_json
-
-    return canonical_json(value)
 
 
 def summarize(store: RunStore, wall_s: float) -> RunSummary:

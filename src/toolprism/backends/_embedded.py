@@ -23,6 +23,7 @@ prefix (system section and tools) is reused across turns and episodes.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import hashlib
 import importlib.metadata
@@ -42,7 +43,7 @@ from toolprism.schema import JSON
 PROMPT_FORMAT = "chatml-json-v1"
 """Identifies the prompt layout built by :func:`render_prompt` (recorded in settings)."""
 
-DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_TOKENS = 192
 MAX_N_CTX = 8192
 _CHUNK = 1 << 20
 
@@ -269,7 +270,16 @@ def _load(path: Path, *, n_ctx: int, n_threads: int, seed: int) -> _Loaded:
             except Exception as exc:  # noqa: BLE001 - llama.cpp raises bare ValueError/RuntimeError
                 raise BackendError(f"could not load {path}: {exc}") from exc
             loaded = _LOADED[key] = _Loaded(llama)
+            if len(_LOADED) == 1:
+                atexit.register(_close_all)
         return loaded
+
+
+def _close_all() -> None:
+    """Free the models before interpreter teardown (llama.cpp's finalizers fail after it)."""
+    for loaded in _LOADED.values():
+        loaded.llama.close()
+    _LOADED.clear()
 
 
 # --- prompt --------------------------------------------------------------------------------------

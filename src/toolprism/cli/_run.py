@@ -53,7 +53,7 @@ def run(
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
-    With no options: the embedded offline model, both domains, five variants, three tasks each.
+    With no options: the embedded offline model, both domains, five variants, two tasks each.
     """
     config = RunConfig(
         model=model, base_url=base_url, domains=_split(domains) or list(DEFAULT_DOMAINS),

@@ -140,6 +140,11 @@ class Action:
         """``{"op": ..., "args": {...}}``."""
         return {"op": self.op, "args": self.arguments}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Action:
+        """Rebuild an action from :meth:`to_json` output (no validation: it was validated once)."""
+        return cls(data["op"], tuple(sorted((k, canonical_json(v)) for k, v in data["args"].items())))
+
     def call(self) -> ToolCall:
         """This action as a native-layer :class:`ToolCall`."""
         return ToolCall(self.op, self.arguments)
