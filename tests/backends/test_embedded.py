@@ -13,6 +13,7 @@ import pytest
 
 from toolprism.backends import _embedded as emb
 from toolprism.backends._embedded import (
+    DEFAULT_MAX_TOKENS,
     EmbeddedBackend,
     assemble_parts,
     parse_output,
@@ -302,7 +303,7 @@ def test_smoke_emits_a_parsed_tool_call(backend):
     assert call.id == "call_1" and call.name
     assert isinstance(json.loads(call.arguments), dict)
     assert turn.prompt_tokens and turn.prompt_tokens > 100
-    assert turn.completion_tokens and 0 < turn.completion_tokens <= 256
+    assert turn.completion_tokens and 0 < turn.completion_tokens <= DEFAULT_MAX_TOKENS
 
 
 @pytest.mark.embedded
@@ -333,5 +334,5 @@ def test_settings(backend):
     assert s["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert len(s["model_sha256"]) == 64 and s["model_size"] > 0
     assert s["constraint"] == "json-format" and s["temperature"] == 0.0
-    assert s["max_tokens"] == 256 and s["n_ctx"] == 8192
+    assert s["max_tokens"] == DEFAULT_MAX_TOKENS and s["n_ctx"] == 8192
     json.dumps(s)
