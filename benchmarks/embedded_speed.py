@@ -33,44 +33,93 @@ def tool(name: str, description: str, properties: dict, required: list[str]) -> 
 
 ROOM = {"type": "string", "enum": ROOMS, "description": "The room."}
 BASE_TOOLS = [
-    tool("set_light", "Turn a room's light on or off.",
-         {"room": ROOM, "power": {"type": "string", "enum": ["on", "off"]}}, ["room", "power"]),
-    tool("set_thermostat", "Set the target temperature of a room in degrees Celsius.",
-         {"room": ROOM, "celsius": {"type": "number", "minimum": 10, "maximum": 30}},
-         ["room", "celsius"]),
+    tool(
+        "set_light",
+        "Turn a room's light on or off.",
+        {"room": ROOM, "power": {"type": "string", "enum": ["on", "off"]}},
+        ["room", "power"],
+    ),
+    tool(
+        "set_thermostat",
+        "Set the target temperature of a room in degrees Celsius.",
+        {"room": ROOM, "celsius": {"type": "number", "minimum": 10, "maximum": 30}},
+        ["room", "celsius"],
+    ),
 ]
 FILLER_TOOLS = [
-    tool("set_brightness", "Set a room's light brightness in percent.",
-         {"room": ROOM, "percent": {"type": "integer", "minimum": 0, "maximum": 100}}, ["room", "percent"]),
-    tool("set_color", "Set the colour of a room's light.",
-         {"room": ROOM, "color": {"type": "string", "enum": ["warm", "cold", "red", "green", "blue"]}},
-         ["room", "color"]),
-    tool("lock_door", "Lock or unlock a door.",
-         {"door": {"type": "string", "enum": ["front", "back", "garage"]},
-          "locked": {"type": "boolean"}}, ["door", "locked"]),
+    tool(
+        "set_brightness",
+        "Set a room's light brightness in percent.",
+        {"room": ROOM, "percent": {"type": "integer", "minimum": 0, "maximum": 100}},
+        ["room", "percent"],
+    ),
+    tool(
+        "set_color",
+        "Set the colour of a room's light.",
+        {"room": ROOM, "color": {"type": "string", "enum": ["warm", "cold", "red", "green", "blue"]}},
+        ["room", "color"],
+    ),
+    tool(
+        "lock_door",
+        "Lock or unlock a door.",
+        {"door": {"type": "string", "enum": ["front", "back", "garage"]}, "locked": {"type": "boolean"}},
+        ["door", "locked"],
+    ),
     tool("get_status", "Read the state of every device in a room.", {"room": ROOM}, ["room"]),
-    tool("set_blinds", "Open or close the blinds of a room, in percent open.",
-         {"room": ROOM, "open_percent": {"type": "integer", "minimum": 0, "maximum": 100}},
-         ["room", "open_percent"]),
-    tool("play_music", "Play a playlist on a room's speaker.",
-         {"room": ROOM, "playlist": {"type": "string", "description": "Playlist name."},
-          "volume": {"type": "integer", "minimum": 0, "maximum": 10}}, ["room", "playlist"]),
+    tool(
+        "set_blinds",
+        "Open or close the blinds of a room, in percent open.",
+        {"room": ROOM, "open_percent": {"type": "integer", "minimum": 0, "maximum": 100}},
+        ["room", "open_percent"],
+    ),
+    tool(
+        "play_music",
+        "Play a playlist on a room's speaker.",
+        {
+            "room": ROOM,
+            "playlist": {"type": "string", "description": "Playlist name."},
+            "volume": {"type": "integer", "minimum": 0, "maximum": 10},
+        },
+        ["room", "playlist"],
+    ),
     tool("stop_music", "Stop the music in a room.", {"room": ROOM}, ["room"]),
-    tool("activate_scene", "Activate a predefined scene for the whole home.",
-         {"scene": {"type": "string", "enum": ["morning", "away", "movie", "night"]}}, ["scene"]),
-    tool("set_fan", "Set a ceiling fan's speed.",
-         {"room": ROOM, "speed": {"type": "string", "enum": ["off", "low", "medium", "high"]}},
-         ["room", "speed"]),
-    tool("schedule", "Schedule an action for later.",
-         {"action": {"type": "string", "description": "One of the other tool names."},
-          "at": {"type": "string", "description": "Time, HH:MM, 24-hour clock."},
-          "arguments": {"type": "object", "description": "The action's arguments."}},
-         ["action", "at", "arguments"]),
-    tool("get_energy_usage", "Energy used by the home over a period, in kWh.",
-         {"period": {"type": "string", "enum": ["today", "week", "month"]}}, ["period"]),
-    tool("set_alarm", "Arm or disarm the alarm system.",
-         {"mode": {"type": "string", "enum": ["disarmed", "home", "away"]},
-          "pin": {"type": "string", "description": "Four-digit PIN."}}, ["mode", "pin"]),
+    tool(
+        "activate_scene",
+        "Activate a predefined scene for the whole home.",
+        {"scene": {"type": "string", "enum": ["morning", "away", "movie", "night"]}},
+        ["scene"],
+    ),
+    tool(
+        "set_fan",
+        "Set a ceiling fan's speed.",
+        {"room": ROOM, "speed": {"type": "string", "enum": ["off", "low", "medium", "high"]}},
+        ["room", "speed"],
+    ),
+    tool(
+        "schedule",
+        "Schedule an action for later.",
+        {
+            "action": {"type": "string", "description": "One of the other tool names."},
+            "at": {"type": "string", "description": "Time, HH:MM, 24-hour clock."},
+            "arguments": {"type": "object", "description": "The action's arguments."},
+        },
+        ["action", "at", "arguments"],
+    ),
+    tool(
+        "get_energy_usage",
+        "Energy used by the home over a period, in kWh.",
+        {"period": {"type": "string", "enum": ["today", "week", "month"]}},
+        ["period"],
+    ),
+    tool(
+        "set_alarm",
+        "Arm or disarm the alarm system.",
+        {
+            "mode": {"type": "string", "enum": ["disarmed", "home", "away"]},
+            "pin": {"type": "string", "description": "Four-digit PIN."},
+        },
+        ["mode", "pin"],
+    ),
 ]
 POLICY = (
     "You are the home assistant of a smart home. You act only through the tools. Never unlock a "
@@ -102,8 +151,10 @@ def main() -> None:
 
     backend = EmbeddedBackend(args.model, max_tokens=args.max_tokens)
     prefill_only = EmbeddedBackend(args.model, max_tokens=1)  # shares the same Llama
-    print(f"model {args.model}  file {backend.path.name}  threads {backend.n_threads} "
-          f"(cpu_count {os.cpu_count()})  n_ctx {backend.n_ctx}")
+    print(
+        f"model {args.model}  file {backend.path.name}  threads {backend.n_threads} "
+        f"(cpu_count {os.cpu_count()})  n_ctx {backend.n_ctx}"
+    )
     t = time.perf_counter()
     llama = backend.model()
     print(f"load: {time.perf_counter() - t:.2f} s")
@@ -113,8 +164,14 @@ def main() -> None:
 
     tools = list(BASE_TOOLS)
     for extra in FILLER_TOOLS:
-        if n_tokens(render_prompt([{"role": "system", "content": POLICY},
-                                   {"role": "user", "content": REQUESTS[0][0]}], tools)) >= args.target_tokens:
+        if (
+            n_tokens(
+                render_prompt(
+                    [{"role": "system", "content": POLICY}, {"role": "user", "content": REQUESTS[0][0]}], tools
+                )
+            )
+            >= args.target_tokens
+        ):
             break
         tools.append(extra)
 
@@ -145,16 +202,19 @@ def main() -> None:
         t = time.perf_counter()
         text, finish, pt, ct, _ = backend.generate(p)
         warm_s = time.perf_counter() - t
-        print(f"turn warm (cached prefix, {pt} prompt tokens): {warm_s:.2f} s, {ct} tokens out "
-              f"({finish}) = {ct / warm_s:.1f} tok/s overall")
+        print(
+            f"turn warm (cached prefix, {pt} prompt tokens): {warm_s:.2f} s, {ct} tokens out "
+            f"({finish}) = {ct / warm_s:.1f} tok/s overall"
+        )
 
     # five simple requests, each as a fresh episode
     right = called = 0
     for query, name, expected in REQUESTS:
         agent = backend.agent(Ctx(seed=0))
         t = time.perf_counter()
-        turn = asyncio.run(agent.respond(
-            [{"role": "system", "content": POLICY}, {"role": "user", "content": query}], tools))
+        turn = asyncio.run(
+            agent.respond([{"role": "system", "content": POLICY}, {"role": "user", "content": query}], tools)
+        )
         wall = time.perf_counter() - t
         verdict = "no call"
         if turn.calls:
@@ -167,10 +227,11 @@ def main() -> None:
             ok = call.name == name and got == expected
             right += ok
             verdict = "RIGHT" if ok else "wrong"
-        print(f"  [{verdict:7}] {wall:5.2f} s  {query!r} -> {turn.raw.strip()[:110]!r}"
-              + (f"  error={turn.error}" if turn.error else ""))
-    print(f"tool calls parsed: {called}/{len(REQUESTS)}; right (name and arguments): "
-          f"{right}/{len(REQUESTS)}")
+        print(
+            f"  [{verdict:7}] {wall:5.2f} s  {query!r} -> {turn.raw.strip()[:110]!r}"
+            + (f"  error={turn.error}" if turn.error else "")
+        )
+    print(f"tool calls parsed: {called}/{len(REQUESTS)}; right (name and arguments): {right}/{len(REQUESTS)}")
 
 
 if __name__ == "__main__":

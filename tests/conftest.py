@@ -17,7 +17,11 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def guarded(self: socket.socket, address: object) -> object:
         host = address[0] if isinstance(address, tuple) else str(address)
-        if isinstance(host, str) and not (host.startswith("127.") or host in ("localhost", "::1")) and self.family != socket.AF_UNIX:
+        if (
+            isinstance(host, str)
+            and not (host.startswith("127.") or host in ("localhost", "::1"))
+            and self.family != socket.AF_UNIX
+        ):
             raise OSError(f"network access blocked in tests: {address}")
         return real(self, address)
 

@@ -7,13 +7,21 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toolprism"
 RANK = {
-    "errors": 0, "registry": 0, "schema": 0,
+    "errors": 0,
+    "registry": 0,
+    "schema": 0,
     "shaping": 1,
-    "domains": 2, "perturb": 2,
-    "backends": 3, "run": 3,
+    "domains": 2,
+    "perturb": 2,
+    "backends": 3,
+    "run": 3,
     "score": 4,
-    "probes": 5, "report": 5, "interop": 5, "train": 5,
-    "_evaluate": 6, "__init__": 6,  # the package facade re-exports evaluate lazily
+    "probes": 5,
+    "report": 5,
+    "interop": 5,
+    "train": 5,
+    "_evaluate": 6,
+    "__init__": 6,  # the package facade re-exports evaluate lazily
     "cli": 7,
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -129,9 +129,17 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
 def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
     """Score a trace on the multiset of its decoded actions; a scorer crash is recorded, not 0."""
     common = dict(
-        episode_id=trace.episode_id, task_id=spec.task.id, domain=spec.domain.name, variant=spec.variant.name,
-        spec=spec.variant.spec, seed=spec.seed, rejected_calls=trace.rejected_calls, turns=len(trace.turns),
-        actions=len(trace.actions), end=trace.end, duration_ms=trace.duration_ms,
+        episode_id=trace.episode_id,
+        task_id=spec.task.id,
+        domain=spec.domain.name,
+        variant=spec.variant.name,
+        spec=spec.variant.spec,
+        seed=spec.seed,
+        rejected_calls=trace.rejected_calls,
+        turns=len(trace.turns),
+        actions=len(trace.actions),
+        end=trace.end,
+        duration_ms=trace.duration_ms,
     )
     try:
         score = score_actions(spec.task.gold, [Action.from_json(a) for a in trace.actions])
@@ -148,20 +156,28 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     order = store.header.get("config", {}).get("variants", list(rows))
     variants = [
         VariantSummary(
-            variant=name, spec=rs[0].spec, episodes=len(rs), successes=sum(r.success for r in rs),
-            success_rate=sum(r.success for r in rs) / len(rs), rejected_calls=sum(r.rejected_calls for r in rs),
+            variant=name,
+            spec=rs[0].spec,
+            episodes=len(rs),
+            successes=sum(r.success for r in rs),
+            success_rate=sum(r.success for r in rs) / len(rs),
+            rejected_calls=sum(r.rejected_calls for r in rs),
         )
-        for name in order if (rs := rows.get(name))
+        for name in order
+        if (rs := rows.get(name))
     ]
     return RunSummary(
-        run_dir=str(store.run_dir), model=store.header.get("config", {}).get("model", "?"),
-        episodes=sum(v.episodes for v in variants), wall_s=round(wall_s, 2), variants=variants,
+        run_dir=str(store.run_dir),
+        model=store.header.get("config", {}).get("model", "?"),
+        episodes=sum(v.episodes for v in variants),
+        wall_s=round(wall_s, 2),
+        variants=variants,
     )
 
 
 def default_run_dir(model: str) -> Path:
     """``toolprism-runs/<UTC timestamp>-<model>`` under the current directory."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return Path("toolprism-runs") / f"{stamp}-{model.replace(':', '-').replace('/', '-')}"
 
 
@@ -201,16 +217,31 @@ def evaluate(
     backend = backend or create_backend(config.model, base_url=config.base_url)
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
-        store = RunStore.create(run_dir or default_run_dir(config.model), {
-            "config": config.model_dump(), "backend": backend.settings(), "variant_specs": variants,
-            "episodes": len(specs), "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
+        store = RunStore.create(
+            run_dir or default_run_dir(config.model),
+            {
+                "config": config.model_dump(),
+                "backend": backend.settings(),
+                "variant_specs": variants,
+                "episodes": len(specs),
+                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+        )
     try:
         finished = store.finished()
         if on_start is not None:
             on_start(sum(s.episode_id not in finished for s in specs), len(finished))
-        asyncio.run(run_episodes(specs, backend, store, score_episode, max_turns=config.max_turns,
-                                 concurrency=config.concurrency, on_result=on_result))
+        asyncio.run(
+            run_episodes(
+                specs,
+                backend,
+                store,
+                score_episode,
+                max_turns=config.max_turns,
+                concurrency=config.concurrency,
+                on_result=on_result,
+            )
+        )
         return summarize(store, time.perf_counter() - started)
     finally:
         store.close()

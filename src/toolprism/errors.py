@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 
 class ToolprismError(Exception):
@@ -33,7 +33,7 @@ class ConfigError(ToolprismError):
         super().__init__(f"invalid {what} ({len(self.problems)} problem(s)):\n{lines}")
 
 
-class RejectionKind(str, Enum):
+class RejectionKind(StrEnum):
     """Why the adapter refused a call. Closed vocabulary, recorded in traces."""
 
     UNKNOWN_TOOL = "unknown_tool"

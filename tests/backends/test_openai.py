@@ -203,9 +203,7 @@ def test_missing_key_allowed_for_localhost(monkeypatch):
         seen.append(request)
         return reply({"role": "assistant", "content": "hi"})
 
-    backend = OpenAIBackend(
-        "local", base_url="http://localhost:8080/v1", transport=httpx.MockTransport(handler)
-    )
+    backend = OpenAIBackend("local", base_url="http://localhost:8080/v1", transport=httpx.MockTransport(handler))
     asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, []))
     assert "authorization" not in seen[0].headers
     body = json.loads(seen[0].content)

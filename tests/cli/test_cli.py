@@ -13,8 +13,21 @@ runner = CliRunner()
 
 
 def test_run_oracle_json_summary(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", "--model", "oracle", "--tasks", "2", "--json", "--run-dir", str(tmp_path / "r"),
-                                 "--variants", "native,merge(by=full,args=flat)|rename(style=opaque)"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "oracle",
+            "--tasks",
+            "2",
+            "--json",
+            "--run-dir",
+            str(tmp_path / "r"),
+            "--variants",
+            "native,merge(by=full,args=flat)|rename(style=opaque)",
+        ],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert [v["variant"] for v in summary["variants"]] == ["native", "merge(by=full,args=flat)|rename(style=opaque)"]
@@ -24,7 +37,9 @@ def test_run_oracle_json_summary(tmp_path: Path) -> None:
 
 
 def test_run_table_and_resume(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--run-dir", str(tmp_path / "r")])
+    result = runner.invoke(
+        app, ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--run-dir", str(tmp_path / "r")]
+    )
     assert result.exit_code == 0, result.output
     assert "success per variant" in result.stdout and "transaction" in result.stdout and "100%" in result.stdout
     again = runner.invoke(app, ["run", "--resume", str(tmp_path / "r"), "--json"])

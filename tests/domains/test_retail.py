@@ -57,9 +57,7 @@ def credit_card(state: RetailState, order: Order) -> str:
 
 def test_registered_under_retail() -> None:
     assert DOMAINS.get("retail") is Retail
-    assert (
-        Retail.name == "retail" and "pending" in Retail.policy and "authenticate" in Retail.policy
-    )
+    assert Retail.name == "retail" and "pending" in Retail.policy and "authenticate" in Retail.policy
 
 
 def test_world_has_expected_shape(domain: Retail) -> None:
@@ -93,9 +91,7 @@ def test_every_tool_schema_is_valid(domain: Retail) -> None:
     spec = {t.name: t for t in tools}
     reason = spec["cancel_order"].parameters["properties"]["reason"]
     assert reason["enum"] == ["no longer needed", "ordered by mistake"]
-    assert (
-        spec["return_delivered_order_items"].parameters["properties"]["item_ids"]["type"] == "array"
-    )
+    assert spec["return_delivered_order_items"].parameters["properties"]["item_ids"]["type"] == "array"
 
 
 def test_operations_are_classified(domain: Retail) -> None:
@@ -109,9 +105,7 @@ def test_operations_are_classified(domain: Retail) -> None:
     assert {"cancel_order", "modify_order_address", "return_delivered_order_items"} <= {
         n for n, k in kinds.items() if k == "write"
     }
-    assert all(
-        op.group in {"users", "orders", "products"} for op in domain.action_space().operations
-    )
+    assert all(op.group in {"users", "orders", "products"} for op in domain.action_space().operations)
 
 
 # ---- reads ----------------------------------------------------------------------------------
@@ -131,9 +125,7 @@ def test_reads_answer_and_change_nothing(domain: Retail) -> None:
     assert reply["total"] == pytest.approx(sum(i.price for i in order.items))
     _, reply = run(domain, "list_all_product_types", env=env)
     assert len(reply["products"]) == 10
-    _, reply = run(
-        domain, "get_product_details", env=env, product_id=reply["products"][0]["product_id"]
-    )
+    _, reply = run(domain, "get_product_details", env=env, product_id=reply["products"][0]["product_id"])
     assert reply["items"]
     assert env.state_hash() == before
 
@@ -155,9 +147,7 @@ def test_cancel_order_refunds_and_cancels(domain: Retail) -> None:
 def test_modify_order_address_changes_only_that_order(domain: Retail) -> None:
     state = domain.initial_state(0)
     order = orders(state, OrderStatus.PENDING)[0]
-    new = dict(
-        address1="1 Elm St", address2="Apt 2", city="Boston", state="MA", country="USA", zip="02110"
-    )
+    new = dict(address1="1 Elm St", address2="Apt 2", city="Boston", state="MA", country="USA", zip="02110")
     env, reply = run(domain, "modify_order_address", order_id=order.order_id, **new)
     assert reply["address"] == new and env.state.orders[order.order_id].address.model_dump() == new
     assert env.state.users[order.user_id].address == state.users[order.user_id].address
@@ -184,11 +174,7 @@ def test_modify_pending_order_payment(domain: Retail) -> None:
     for order in orders(state, OrderStatus.PENDING):
         methods = state.users[order.user_id].payment_methods
         target = next(
-            (
-                m
-                for m in methods.values()
-                if m.payment_method_id != order.payment_method_id and m.kind != "gift_card"
-            ),
+            (m for m in methods.values() if m.payment_method_id != order.payment_method_id and m.kind != "gift_card"),
             None,
         )
         if target:
@@ -231,15 +217,11 @@ def test_return_delivered_order_items(domain: Retail) -> None:
     state = domain.initial_state(0)
     order = orders(state, OrderStatus.DELIVERED)[0]
     item = order.items[0]
-    args = dict(
-        order_id=order.order_id, item_ids=[item.item_id], payment_method_id=order.payment_method_id
-    )
+    args = dict(order_id=order.order_id, item_ids=[item.item_id], payment_method_id=order.payment_method_id)
     env, reply = run(domain, "return_delivered_order_items", **args)
     after = env.state.orders[order.order_id]
     assert reply["status"] == "return requested" == after.status.value
-    assert after.request.item_ids == [item.item_id] and after.request.amount == pytest.approx(
-        item.price
-    )
+    assert after.request.item_ids == [item.item_id] and after.request.amount == pytest.approx(item.price)
 
 
 def test_exchange_delivered_order_items(domain: Retail) -> None:
@@ -251,9 +233,7 @@ def test_exchange_delivered_order_items(domain: Retail) -> None:
     env, reply = run(domain, "exchange_delivered_order_items", **args)
     after = env.state.orders[order.order_id]
     assert reply["status"] == "exchange requested" and after.request.new_item_ids == [new]
-    prices = {
-        i.item_id: i.price for product in state.products.values() for i in product.items.values()
-    }
+    prices = {i.item_id: i.price for product in state.products.values() for i in product.items.values()}
     assert after.request.amount == pytest.approx(prices[new] - prices[old])
 
 
@@ -434,9 +414,7 @@ def test_replaying_gold_reproduces_reference(domain: Retail, tasks: dict, seed: 
 # ---- property: any call either succeeds or is refused cleanly --------------------------------
 
 
-@settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_calls_never_crash_and_refusals_change_nothing(domain: Retail, data) -> None:
     env = domain.environment(0)
@@ -445,9 +423,7 @@ def test_random_calls_never_crash_and_refusals_change_nothing(domain: Retail, da
     item_ids = [i for p in state.products.values() for i in p.items][:20]
     methods = [m for u in state.users.values() for m in u.payment_methods][:10]
     for _ in range(4):
-        op = data.draw(
-            st.sampled_from([o.name for o in domain.action_space().operations if o.kind == "write"])
-        )
+        op = data.draw(st.sampled_from([o.name for o in domain.action_space().operations if o.kind == "write"]))
         args: dict = {"order_id": data.draw(st.sampled_from(order_ids))}
         if op == "cancel_order":
             args["reason"] = data.draw(st.sampled_from(["no longer needed", "ordered by mistake"]))

@@ -220,9 +220,9 @@ def test_activate_scene_applies_its_preset(scene):
     assert reply["scene"] == scene and env.state.active_scene == scene
     for room, light in preset.lights.items():
         actual = env.state.rooms[room].light.model_dump()
-        assert {
-            k: actual[k] for k, v in light.model_dump(exclude_none=True).items()
-        } == light.model_dump(exclude_none=True)
+        assert {k: actual[k] for k, v in light.model_dump(exclude_none=True).items()} == light.model_dump(
+            exclude_none=True
+        )
     for room, position in preset.blinds.items():
         assert env.state.rooms[room].blinds == position
     for lock, value in preset.locks.items():

@@ -94,11 +94,18 @@ def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:
 
 
 def test_config_problems_are_all_listed_before_anything_runs(tmp_path: Path) -> None:
-    bad = RunConfig(model="oracle", domains=["smart_home", "atlantis"], variants=["native", "merge(by=bogus)", "nosuch"], tasks=0)
+    bad = RunConfig(
+        model="oracle", domains=["smart_home", "atlantis"], variants=["native", "merge(by=bogus)", "nosuch"], tasks=0
+    )
     with pytest.raises(ConfigError) as info:
         evaluate(bad, run_dir=tmp_path / "r")
     text = str(info.value)
-    for fragment in ["unknown domain 'atlantis'", "by='bogus'", "'nosuch': unknown operator", "tasks must be at least 1"]:
+    for fragment in [
+        "unknown domain 'atlantis'",
+        "by='bogus'",
+        "'nosuch': unknown operator",
+        "tasks must be at least 1",
+    ]:
         assert fragment in text
     assert not (tmp_path / "r").exists()
 

@@ -10,13 +10,32 @@ from toolprism.errors import ConfigError, RejectedCall, RejectionKind
 from toolprism.schema import ActionSpace
 
 TOOLS = [
-    {"type": "function", "function": {"name": "get_order", "description": "Read an order.", "parameters": {
-        "type": "object", "properties": {"order_id": {"type": "string", "description": "the id"},
-                                         "verbose": {"type": "boolean", "default": False}},
-        "required": ["order_id"]}}},
-    {"type": "function", "function": {"name": "set_count", "parameters": {
-        "type": "object", "properties": {"n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "integer"}}},
-        "required": ["n"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_order",
+            "description": "Read an order.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "order_id": {"type": "string", "description": "the id"},
+                    "verbose": {"type": "boolean", "default": False},
+                },
+                "required": ["order_id"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "set_count",
+            "parameters": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "integer"}}},
+                "required": ["n"],
+            },
+        },
+    },
 ]
 
 
@@ -34,7 +53,9 @@ def test_actions_are_canonical() -> None:
     a = space.action("set_count", {"tags": [1.0, 2], "n": 3.0})
     b = space.action("set_count", {"n": 3, "tags": [1, 2]})
     assert a == b and hash(a) == hash(b)
-    assert space.action("get_order", {"order_id": "x"}) == space.action("get_order", {"order_id": "x", "verbose": False})
+    assert space.action("get_order", {"order_id": "x"}) == space.action(
+        "get_order", {"order_id": "x", "verbose": False}
+    )
     assert space.action("get_order", {"order_id": "x"}) != space.action("get_order", {"order_id": "y"})
     assert a.arguments == {"n": 3, "tags": [1, 2]}
 
@@ -55,24 +76,49 @@ def test_malformed_catalog_lists_every_problem() -> None:
         {"type": "function", "function": {"name": "ok", "parameters": {"type": "object", "properties": {}}}},
         {"type": "function", "function": {"description": "no name"}},
         {"type": "function", "function": {"name": "bad name!", "parameters": {"type": "object", "properties": {}}}},
-        {"type": "function", "function": {"name": "t", "parameters": {
-            "type": "object", "properties": {"a": {"type": "strin"}, "b": {"type": "string", "minLength": "x"}},
-            "required": ["a", "ghost"]}}},
+        {
+            "type": "function",
+            "function": {
+                "name": "t",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"a": {"type": "strin"}, "b": {"type": "string", "minLength": "x"}},
+                    "required": ["a", "ghost"],
+                },
+            },
+        },
         {"type": "function", "function": {"name": "ok", "parameters": {"type": "object", "properties": {}}}},
         "not a tool",
     ]
     with pytest.raises(ConfigError) as info:
         ActionSpace.from_openai_tools(bad)
     problems = "\n".join(info.value.problems)
-    for fragment in ["tool #1: missing 'name'", "'bad name!': name must match", "'a': unknown type 'strin'",
-                     "'ghost': listed in 'required'", "'b': invalid JSON Schema", "'ok': defined twice", "tool #5"]:
+    for fragment in [
+        "tool #1: missing 'name'",
+        "'bad name!': name must match",
+        "'a': unknown type 'strin'",
+        "'ghost': listed in 'required'",
+        "'b': invalid JSON Schema",
+        "'ok': defined twice",
+        "tool #5",
+    ]:
         assert fragment in problems, (fragment, problems)
 
 
 def test_mcp_tools_list_reply_loads() -> None:
-    reply = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
-        {"name": "read_file", "description": "Read a file", "inputSchema": {
-            "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]}}
+    reply = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {
+            "tools": [
+                {
+                    "name": "read_file",
+                    "description": "Read a file",
+                    "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+                }
+            ]
+        },
+    }
     space = ActionSpace.from_mcp_tools_list(reply, name="fs")
     assert space.get("read_file").params[0].required
     assert ActionSpace.from_mcp_tools_list(reply["result"]).operations == space.operations

@@ -15,20 +15,21 @@ from toolprism.shaping import Variant
 T = ScriptedTurns()
 
 REASONS = {
-    'unknown tool': "unknown tool 'teleport'",
-    'bad enum value': "'window' is not one of",
-    'missing argument': "'lock' is a required property",
-    'unknown opaque name': "unknown tool 't_000000'",
-    'malformed json': 'not valid JSON',
-    'arguments not an object': 'must be a JSON object',
-    'merge: foreign argument': "takes no argument(s) 'room'",
-    'merge: native name': "unknown tool 'lock_door'",
-    'split: old argument': 'Additional properties are not allowed',
-    'transaction: wrong id': "'txn_7' is not open",
-    'transaction: dangling id': "'txn_1' is not open",
-    'transaction: commit with missing writes': 'needs argument(s) lock',
-    'transaction: invalid written value': "invalid value for 'lock'",
-    'transaction: unknown argument': "has no argument 'room'"}
+    "unknown tool": "unknown tool 'teleport'",
+    "bad enum value": "'window' is not one of",
+    "missing argument": "'lock' is a required property",
+    "unknown opaque name": "unknown tool 't_000000'",
+    "malformed json": "not valid JSON",
+    "arguments not an object": "must be a JSON object",
+    "merge: foreign argument": "takes no argument(s) 'room'",
+    "merge: native name": "unknown tool 'lock_door'",
+    "split: old argument": "Additional properties are not allowed",
+    "transaction: wrong id": "'txn_7' is not open",
+    "transaction: dangling id": "'txn_1' is not open",
+    "transaction: commit with missing writes": "needs argument(s) lock",
+    "transaction: invalid written value": "invalid value for 'lock'",
+    "transaction: unknown argument": "has no argument 'room'",
+}
 
 CASES = {
     "unknown tool": ("native", [T.call("teleport", {})], [RejectionKind.UNKNOWN_TOOL]),
@@ -43,8 +44,16 @@ CASES = {
         [RejectionKind.INVALID_ARGUMENTS],
     ),
     "merge: native name": ("merge", [T.call("lock_door", {"lock": "front_door"})], [RejectionKind.UNKNOWN_TOOL]),
-    "split: old argument": ("split", [T.call("lock_door__front_door", {"lock": "front_door"})], [RejectionKind.INVALID_ARGUMENTS]),
-    "transaction: wrong id": ("transaction", [T.call("commit", {"txn_id": "txn_7"})], [RejectionKind.UNKNOWN_TRANSACTION]),
+    "split: old argument": (
+        "split",
+        [T.call("lock_door__front_door", {"lock": "front_door"})],
+        [RejectionKind.INVALID_ARGUMENTS],
+    ),
+    "transaction: wrong id": (
+        "transaction",
+        [T.call("commit", {"txn_id": "txn_7"})],
+        [RejectionKind.UNKNOWN_TRANSACTION],
+    ),
     "transaction: dangling id": (
         "transaction",
         [
@@ -67,7 +76,10 @@ CASES = {
     ),
     "transaction: unknown argument": (
         "transaction",
-        [T.call("begin", {"tool": "lock_door"}), T.call("write", {"txn_id": "txn_1", "argument": "room", "value": "x"})],
+        [
+            T.call("begin", {"tool": "lock_door"}),
+            T.call("write", {"txn_id": "txn_1", "argument": "room", "value": "x"}),
+        ],
         [RejectionKind.INVALID_ARGUMENTS],
     ),
 }

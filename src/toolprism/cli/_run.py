@@ -12,8 +12,8 @@ from rich.table import Table
 
 from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate
 from toolprism.backends import DEFAULT_MODEL
-from toolprism.run import EpisodeResult
 from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.run import EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
 
 
@@ -39,30 +39,70 @@ def _split_top(text: str) -> list[str]:
 
 @friendly_errors
 def run(
-    model: Annotated[str, typer.Option(envvar="TOOLPRISM_MODEL", help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, or openai:<model>.")] = DEFAULT_MODEL,
-    domains: Annotated[list[str] | None, typer.Option("--domains", "-d", help=f"Domains (comma list or repeated). Default: {','.join(DEFAULT_DOMAINS)}.")] = None,
-    variants: Annotated[list[str] | None, typer.Option("--variants", "-v", help=f"Variant names or spec strings, e.g. 'merge(by=class)|rename(style=opaque)'. Default: {','.join(DEFAULT_VARIANTS)}.")] = None,
-    tasks: Annotated[int, typer.Option("--tasks", "-n", help="Tasks per domain, spread across templates.")] = DEFAULT_TASKS,
+    model: Annotated[
+        str,
+        typer.Option(
+            envvar="TOOLPRISM_MODEL",
+            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, or openai:<model>.",
+        ),
+    ] = DEFAULT_MODEL,
+    domains: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--domains", "-d", help=f"Domains (comma list or repeated). Default: {','.join(DEFAULT_DOMAINS)}."
+        ),
+    ] = None,
+    variants: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variants",
+            "-v",
+            help="Variant names or spec strings, e.g. 'merge(by=class)|rename(style=opaque)'. "
+            f"Default: {','.join(DEFAULT_VARIANTS)}.",
+        ),
+    ] = None,
+    tasks: Annotated[
+        int, typer.Option("--tasks", "-n", help="Tasks per domain, spread across templates.")
+    ] = DEFAULT_TASKS,
     seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = 16,
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 1,
-    base_url: Annotated[str | None, typer.Option(envvar="TOOLPRISM_BASE_URL", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY).")] = None,
-    run_dir: Annotated[Path | None, typer.Option(help="Where to write the run (default toolprism-runs/<time>-<model>).")] = None,
-    resume: Annotated[Path | None, typer.Option(help="Continue the run in this directory; finished episodes are skipped.")] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")] = False,
+    base_url: Annotated[
+        str | None,
+        typer.Option(envvar="TOOLPRISM_BASE_URL", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)."),
+    ] = None,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Where to write the run (default toolprism-runs/<time>-<model>).")
+    ] = None,
+    resume: Annotated[
+        Path | None, typer.Option(help="Continue the run in this directory; finished episodes are skipped.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
+    ] = False,
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
     With no options: the embedded offline model, both domains, five variants, two tasks each.
     """
     config = RunConfig(
-        model=model, base_url=base_url, domains=_split(domains) or list(DEFAULT_DOMAINS),
-        variants=_split(variants) or list(DEFAULT_VARIANTS), tasks=tasks, seed=seed, max_turns=max_turns,
+        model=model,
+        base_url=base_url,
+        domains=_split(domains) or list(DEFAULT_DOMAINS),
+        variants=_split(variants) or list(DEFAULT_VARIANTS),
+        tasks=tasks,
+        seed=seed,
+        max_turns=max_turns,
         concurrency=concurrency,
     )
     progress = Progress(
-        TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), console=stderr, transient=json_output,
+        TextColumn("[bold]episodes"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=json_output,
     )
     bar = progress.add_task("", total=None)
 
@@ -91,7 +131,9 @@ def _print_table(summary: RunSummary) -> None:
     for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls"):
         table.add_column(column, justify="right" if column not in ("variant", "spec") else "left")
     for v in summary.variants:
-        table.add_row(v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls))
+        table.add_row(
+            v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls)
+        )
     console = Console()
     console.print(table)
     console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")

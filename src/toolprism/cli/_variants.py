@@ -12,8 +12,9 @@ from toolprism.cli._common import friendly_errors, print_json
 from toolprism.domains import get_domain
 from toolprism.shaping import VARIANTS, Variant
 
-app = typer.Typer(help="The variant suite and the tools each variant shows.", no_args_is_help=False,
-                  invoke_without_command=True)
+app = typer.Typer(
+    help="The variant suite and the tools each variant shows.", no_args_is_help=False, invoke_without_command=True
+)
 
 
 @app.callback()

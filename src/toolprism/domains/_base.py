@@ -13,8 +13,8 @@ import hashlib
 import inspect
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
@@ -215,4 +215,3 @@ class Domain:
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
         return tasks[:limit] if limit is not None else tasks
-

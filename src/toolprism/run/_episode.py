@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from toolprism.backends._base import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task
+from toolprism.run._trace import CallRecord, Trace, TurnRecord
 from toolprism.schema import ToolCall
 from toolprism.shaping import AdapterSession, Decision, Variant
-from toolprism.run._trace import CallRecord, Trace, TurnRecord
 
 MAX_TURNS = 16
 
@@ -66,8 +66,14 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         turn = await agent.respond(list(messages), tools)
         latency_ms = (time.perf_counter() - t0) * 1000
         record = TurnRecord(
-            index=index, prompt_messages=len(messages), raw=turn.raw, content=turn.content, error=turn.error,
-            latency_ms=latency_ms, prompt_tokens=turn.prompt_tokens, completion_tokens=turn.completion_tokens,
+            index=index,
+            prompt_messages=len(messages),
+            raw=turn.raw,
+            content=turn.content,
+            error=turn.error,
+            latency_ms=latency_ms,
+            prompt_tokens=turn.prompt_tokens,
+            completion_tokens=turn.completion_tokens,
         )
         turns.append(record)
         messages.append(_assistant_message(turn))
@@ -81,9 +87,20 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
                 actions.append(call_record.action)
             messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
     return Trace(
-        episode_id=spec.episode_id, task=spec.task.to_json(), variant=spec.variant.name, spec=spec.variant.spec,
-        model=backend.settings(), seed=spec.seed, tools=tools, messages=messages, turns=turns, actions=actions,
-        end=end, max_turns=max_turns, final_state_hash=env.state_hash(), duration_ms=(time.perf_counter() - started) * 1000,
+        episode_id=spec.episode_id,
+        task=spec.task.to_json(),
+        variant=spec.variant.name,
+        spec=spec.variant.spec,
+        model=backend.settings(),
+        seed=spec.seed,
+        tools=tools,
+        messages=messages,
+        turns=turns,
+        actions=actions,
+        end=end,
+        max_turns=max_turns,
+        final_state_hash=env.state_hash(),
+        duration_ms=(time.perf_counter() - started) * 1000,
     )
 
 
@@ -110,10 +127,16 @@ def _handle(session: AdapterSession, raw: RawCall) -> CallRecord:
 
 def _record(raw: RawCall, arguments: object, decision: Decision) -> CallRecord:
     return CallRecord(
-        id=raw.id, name=raw.name, raw_arguments=raw.arguments, arguments=arguments, outcome=decision.outcome,
+        id=raw.id,
+        name=raw.name,
+        raw_arguments=raw.arguments,
+        arguments=arguments,
+        outcome=decision.outcome,
         rejection=decision.rejection.value if decision.rejection else None,
-        path=[c.to_json() for c in decision.path], action=decision.action.to_json() if decision.action else None,
-        reply=decision.reply, layer=decision.layer,
+        path=[c.to_json() for c in decision.path],
+        action=decision.action.to_json() if decision.action else None,
+        reply=decision.reply,
+        layer=decision.layer,
     )
 
 

@@ -58,8 +58,9 @@ class EpisodeResult(BaseModel):
 
 
 _COLUMNS = list(EpisodeResult.model_fields)
+_DEFINITIONS = ", ".join(c + (" TEXT PRIMARY KEY" if c == "episode_id" else "") for c in _COLUMNS)
 _SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS episodes ({', '.join(c + (' TEXT PRIMARY KEY' if c == 'episode_id' else '') for c in _COLUMNS)});
+CREATE TABLE IF NOT EXISTS episodes ({_DEFINITIONS});
 CREATE TABLE IF NOT EXISTS traces (episode_id TEXT PRIMARY KEY, trace TEXT NOT NULL);
 """
 
@@ -93,11 +94,16 @@ class RunStore:
         """Start a new run directory with a header describing ``config``."""
         run_dir = Path(run_dir)
         if (run_dir / HEADER).exists():
-            raise ConfigError(f"{run_dir} already holds a run; use --resume {run_dir} to continue it",
-                              what="run directory")
+            raise ConfigError(
+                f"{run_dir} already holds a run; use --resume {run_dir} to continue it", what="run directory"
+            )
         run_dir.mkdir(parents=True, exist_ok=True)
-        header = {"store_version": STORE_VERSION, "toolprism_version": __version__,
-                  "git_revision": git_revision(), **config}
+        header = {
+            "store_version": STORE_VERSION,
+            "toolprism_version": __version__,
+            "git_revision": git_revision(),
+            **config,
+        }
         (run_dir / HEADER).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
         return cls(run_dir, header)
 
@@ -108,7 +114,9 @@ class RunStore:
         try:
             header = json.loads((run_dir / HEADER).read_text())
         except FileNotFoundError:
-            raise ConfigError(f"{run_dir} is not a toolprism run directory (no {HEADER})", what="run directory") from None
+            raise ConfigError(
+                f"{run_dir} is not a toolprism run directory (no {HEADER})", what="run directory"
+            ) from None
         except json.JSONDecodeError as e:
             raise ConfigError(f"{run_dir / HEADER} is not valid JSON: {e}", what="run directory") from None
         return cls(run_dir, header)

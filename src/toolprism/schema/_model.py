@@ -81,9 +81,7 @@ class ToolSpec:
         errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
         if errors:
             problems = "; ".join(_describe(e) for e in errors)
-            raise RejectedCall(
-                RejectionKind.INVALID_ARGUMENTS, f"invalid arguments for tool '{self.name}': {problems}"
-            )
+            raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"invalid arguments for tool '{self.name}': {problems}")
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -256,7 +254,9 @@ class ActionSpace:
         return load_tools(tools, name=name, source="openai")
 
     @classmethod
-    def from_mcp_tools_list(cls, reply: Mapping[str, JSON] | Iterable[Mapping[str, JSON]], *, name: str = "mcp") -> ActionSpace:
+    def from_mcp_tools_list(
+        cls, reply: Mapping[str, JSON] | Iterable[Mapping[str, JSON]], *, name: str = "mcp"
+    ) -> ActionSpace:
         """Load an MCP ``tools/list`` reply (``{"tools": [{"name", "description", "inputSchema"}]}``,
         a JSON-RPC envelope with ``result``, or the bare list).
 

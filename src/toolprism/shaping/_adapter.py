@@ -89,8 +89,9 @@ class AdapterSession:
                 break
         except RejectedCall as e:
             self.states = saved
-            return Decision("rejected", call, tuple(path), {"error": f"call rejected: {e.reason}"},
-                            rejection=e.kind, layer=index)
+            return Decision(
+                "rejected", call, tuple(path), {"error": f"call rejected: {e.reason}"}, rejection=e.kind, layer=index
+            )
         if isinstance(decoded, Answer):
             return Decision("answered", call, tuple(path), decoded.reply, layer=index)
         assert isinstance(decoded, Execute)
@@ -99,5 +100,11 @@ class AdapterSession:
 
     def reject_malformed(self, name: str, reason: str) -> Decision:
         """Record a call the model emitted but that could not be parsed at all."""
-        return Decision("rejected", ToolCall(name or "?", {}), (), {"error": f"call rejected: {reason}"},
-                        rejection=RejectionKind.MALFORMED_CALL, layer=len(self.variant.layers) - 1)
+        return Decision(
+            "rejected",
+            ToolCall(name or "?", {}),
+            (),
+            {"error": f"call rejected: {reason}"},
+            rejection=RejectionKind.MALFORMED_CALL,
+            layer=len(self.variant.layers) - 1,
+        )

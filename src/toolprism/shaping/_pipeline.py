@@ -173,7 +173,7 @@ def _lift_batch(layer: Layer, calls: tuple[ToolCall, ...]) -> Plan:
     results: list[JSON] = []
     offset = 0
     for plan, first, size in zip(plans, firsts, sizes, strict=True):
-        reply = replies[offset:offset + size] if isinstance(first, Batch) else replies[offset]
+        reply = replies[offset : offset + size] if isinstance(first, Batch) else replies[offset]
         offset += size
         try:
             item = plan.send(reply)

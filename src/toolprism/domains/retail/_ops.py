@@ -25,9 +25,7 @@ from toolprism.schema import JSON
 
 OrderId = Annotated[str, Field(description="The order id, starting with '#W', e.g. '#W0000000'.")]
 UserId = Annotated[str, Field(description="The user id, e.g. 'ava_kim_1234'.")]
-ItemIds = Annotated[
-    list[str], Field(description="Ids of the items in the order to act on.", min_length=1)
-]
+ItemIds = Annotated[list[str], Field(description="Ids of the items in the order to act on.", min_length=1)]
 NewItemIds = Annotated[
     list[str],
     Field(
@@ -35,9 +33,7 @@ NewItemIds = Annotated[
         min_length=1,
     ),
 ]
-PaymentMethodId = Annotated[
-    str, Field(description="A payment method id of the user, e.g. 'credit_card_0000000'.")
-]
+PaymentMethodId = Annotated[str, Field(description="A payment method id of the user, e.g. 'credit_card_0000000'.")]
 Address1 = Annotated[str, Field(description="Street line, e.g. '123 Main St'.")]
 Address2 = Annotated[str, Field(description="Second address line, e.g. 'Apt 1'.")]
 City = Annotated[str, Field(description="City name.")]
@@ -50,9 +46,7 @@ Zip = Annotated[str, Field(description="Postal code, e.g. '78701'.")]
 
 
 @operation(kind="read", group="users")
-def find_user_id_by_email(
-    db: RetailState, email: Annotated[str, Field(description="The user's email.")]
-) -> JSON:
+def find_user_id_by_email(db: RetailState, email: Annotated[str, Field(description="The user's email.")]) -> JSON:
     """Find a user's id by their email address."""
     for user in db.users.values():
         if user.email == email.strip().lower():
@@ -86,9 +80,7 @@ def get_product_details(
 @operation(kind="read", group="products")
 def list_all_product_types(db: RetailState) -> JSON:
     """List every product type with its name and product id."""
-    return {
-        "products": [{"name": p.name, "product_id": p.product_id} for p in db.products.values()]
-    }
+    return {"products": [{"name": p.name, "product_id": p.product_id} for p in db.products.values()]}
 
 
 # ---- writes ---------------------------------------------------------------------------------
@@ -124,16 +116,12 @@ def modify_order_address(
 ) -> JSON:
     """Change the shipping address of a pending order."""
     order = get_order(db, order_id, OrderStatus.PENDING)
-    order.address = Address(
-        address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
-    )
+    order.address = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
     return order_json(order)
 
 
 @operation(kind="write", group="orders")
-def modify_pending_order_payment(
-    db: RetailState, order_id: OrderId, payment_method_id: PaymentMethodId
-) -> JSON:
+def modify_pending_order_payment(db: RetailState, order_id: OrderId, payment_method_id: PaymentMethodId) -> JSON:
     """Pay a pending order with another of the user's payment methods; the old one is refunded."""
     order = get_order(db, order_id, OrderStatus.PENDING)
     user = get_user(db, order.user_id)
@@ -194,9 +182,7 @@ def modify_user_address(
 ) -> JSON:
     """Change a user's default address (existing orders keep theirs)."""
     user = get_user(db, user_id)
-    user.address = Address(
-        address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
-    )
+    user.address = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
     return user.model_dump(mode="json")
 
 
@@ -213,9 +199,7 @@ def return_delivered_order_items(
     prices = {i.item_id: i.price for i in order.items}
     amount = round(sum(prices[i] for i in item_ids), 2)
     order.status = OrderStatus.RETURN_REQUESTED
-    order.request = Request(
-        item_ids=item_ids, new_item_ids=[], payment_method_id=payment_method_id, amount=amount
-    )
+    order.request = Request(item_ids=item_ids, new_item_ids=[], payment_method_id=payment_method_id, amount=amount)
     return order_json(order)
 
 

@@ -34,9 +34,7 @@ def get_order(db: RetailState, order_id: str, *allowed: OrderStatus) -> Order:
     order = db.orders[order_id]
     if allowed and order.status not in allowed:
         wanted = " or ".join(s.value for s in allowed)
-        raise DomainError(
-            f"order {order_id} is {order.status.value}; this action needs a {wanted} order"
-        )
+        raise DomainError(f"order {order_id} is {order.status.value}; this action needs a {wanted} order")
     return order
 
 
@@ -68,9 +66,7 @@ def order_json(order: Order) -> JSON:
 def check_balance(method: PaymentMethod, amount: float) -> None:
     """Refuse charging ``amount`` to a gift card whose balance is too low."""
     if method.kind == "gift_card" and amount > 0 and (method.balance or 0) < amount:
-        raise DomainError(
-            f"gift card {method.payment_method_id} has insufficient balance ({method.balance})"
-        )
+        raise DomainError(f"gift card {method.payment_method_id} has insufficient balance ({method.balance})")
 
 
 def move_money(order: Order, method: PaymentMethod, amount: float) -> None:

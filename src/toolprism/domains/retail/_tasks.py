@@ -61,11 +61,7 @@ def _options(options: dict[str, str]) -> str:
 def _replacement(rng: random.Random, state: RetailState, order: Order) -> tuple[str, str, str]:
     """An item of ``order`` and an available other variant: (old id, new id, description)."""
     item = rng.choice(order.items)
-    choices = [
-        i
-        for i in state.products[item.product_id].items.values()
-        if i.available and i.item_id != item.item_id
-    ]
+    choices = [i for i in state.products[item.product_id].items.values() if i.available and i.item_id != item.item_id]
     new = rng.choice(choices)
     old = f"the {item.name} ({_options(item.options)}, item {item.item_id})"
     text = f"{old} for item {new.item_id} ({_options(new.options)})"
@@ -73,9 +69,7 @@ def _replacement(rng: random.Random, state: RetailState, order: Order) -> tuple[
 
 
 def _plain_method(user: User) -> str:
-    return next(
-        m for m in user.payment_methods.values() if m.kind == "credit_card"
-    ).payment_method_id
+    return next(m for m in user.payment_methods.values() if m.kind == "credit_card").payment_method_id
 
 
 # ---- single-action writes -------------------------------------------------------------------
@@ -92,9 +86,7 @@ def cancel(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
         reason = rng.choice(sorted(reasons))
         hello = _hello(rng, state.users[order.user_id])
         query = f"{hello} Please cancel my order {order.order_id}; {reasons[reason]}"
-        yield TaskDraft(
-            "cancel", query, [("cancel_order", {"order_id": order.order_id, "reason": reason})]
-        )
+        yield TaskDraft("cancel", query, [("cancel_order", {"order_id": order.order_id, "reason": reason})])
 
 
 def _address_args(address: Address) -> dict:
@@ -224,9 +216,7 @@ def order_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     for order in _pick(rng, list(state.orders.values()), 5):
         hello = _hello(rng, state.users[order.user_id])
         query = f"{hello} What is the status of my order {order.order_id}?"
-        yield TaskDraft(
-            "order_status", query, [("get_order_details", {"order_id": order.order_id})]
-        )
+        yield TaskDraft("order_status", query, [("get_order_details", {"order_id": order.order_id})])
 
 
 @_template(4)
@@ -235,12 +225,9 @@ def availability(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     for product in _pick(rng, list(state.products.values()), 4):
         user = rng.choice(list(state.users.values()))
         query = (
-            f"{_hello(rng, user)} Which variants of the {product.name} "
-            f"(product id {product.product_id}) are in stock?"
+            f"{_hello(rng, user)} Which variants of the {product.name} (product id {product.product_id}) are in stock?"
         )
-        yield TaskDraft(
-            "availability", query, [("get_product_details", {"product_id": product.product_id})]
-        )
+        yield TaskDraft("availability", query, [("get_product_details", {"product_id": product.product_id})])
 
 
 @_template(3)
@@ -258,11 +245,7 @@ def profile(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
 @_template(4)
 def move_everything(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Change the default address and the address of every pending order (2-3 actions)."""
-    users = [
-        u
-        for u in state.users.values()
-        if any(state.orders[o].status is OrderStatus.PENDING for o in u.order_ids)
-    ]
+    users = [u for u in state.users.values() if any(state.orders[o].status is OrderStatus.PENDING for o in u.order_ids)]
     for user in _pick(rng, users, 4):
         pending = [o for o in user.order_ids if state.orders[o].status is OrderStatus.PENDING][:2]
         new = random_address(rng)

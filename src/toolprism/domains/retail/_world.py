@@ -49,17 +49,10 @@ _CATALOG: dict[str, tuple[float, dict[str, list[str]]]] = {
     ),
 }
 _FIRST = (
-    "Ava Liam Noah Emma Mia Lucas Yusuf Sofia Ethan Aisha Mei Omar Chloe Ivan Lena Mateo Nora Ravi "
-    "Zoe Hugo"
+    "Ava Liam Noah Emma Mia Lucas Yusuf Sofia Ethan Aisha Mei Omar Chloe Ivan Lena Mateo Nora Ravi Zoe Hugo"
 ).split()
-_LAST = (
-    "Garcia Smith Kim Nguyen Patel Rossi Silva Meyer Kowalski Haddad Brown Lopez Ito Santos Dubois"
-).split()
-_STREETS = (
-    "Oak St|Maple Ave|Cedar Ln|Pine Rd|Elm St|Lake Dr|Hill Rd|River Way|Park Blvd|Main St".split(
-        "|"
-    )
-)
+_LAST = ("Garcia Smith Kim Nguyen Patel Rossi Silva Meyer Kowalski Haddad Brown Lopez Ito Santos Dubois").split()
+_STREETS = "Oak St|Maple Ave|Cedar Ln|Pine Rd|Elm St|Lake Dr|Hill Rd|River Way|Park Blvd|Main St".split("|")
 _CITIES = [
     ("Austin", "TX", "787"),
     ("Denver", "CO", "802"),
@@ -131,9 +124,7 @@ def _user(rng: random.Random, used: set[str], first: str, last: str) -> User:
         )
     ]
     if rng.random() < 0.5:
-        methods.append(
-            PaymentMethod(payment_method_id=_fresh_id(rng, used, "paypal_", 7), kind="paypal")
-        )
+        methods.append(PaymentMethod(payment_method_id=_fresh_id(rng, used, "paypal_", 7), kind="paypal"))
     if rng.random() < 0.5:
         methods.append(
             PaymentMethod(
@@ -152,9 +143,7 @@ def _user(rng: random.Random, used: set[str], first: str, last: str) -> User:
     )
 
 
-def _order(
-    rng: random.Random, used: set[str], user: User, status: OrderStatus, products: list[Product]
-) -> Order:
+def _order(rng: random.Random, used: set[str], user: User, status: OrderStatus, products: list[Product]) -> Order:
     items = []
     for product in rng.sample(products, rng.randint(1, 4)):
         item = rng.choice(list(product.items.values()))
@@ -180,9 +169,7 @@ def _order(
     )
     if status is OrderStatus.CANCELLED:
         order.cancel_reason = rng.choice(["no longer needed", "ordered by mistake"])
-        order.transactions.append(
-            Transaction(kind="refund", amount=total, payment_method_id=method)
-        )
+        order.transactions.append(Transaction(kind="refund", amount=total, payment_method_id=method))
     user.order_ids.append(order.order_id)
     return order
 

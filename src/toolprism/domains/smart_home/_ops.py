@@ -39,9 +39,7 @@ from toolprism.domains.smart_home._state import (
 from toolprism.errors import DomainError
 
 RoomArg = Annotated[Room, Field(description="The room.")]
-ZoneArg = Annotated[
-    Zone, Field(description="The thermostat zone (the bedroom and bathroom are upstairs).")
-]
+ZoneArg = Annotated[Zone, Field(description="The thermostat zone (the bedroom and bathroom are upstairs).")]
 LockArg = Annotated[LockName, Field(description="The door lock.")]
 
 
@@ -74,9 +72,7 @@ def _check_temperature(zone: Zone, mode: Mode, temperature: int) -> None:
         raise DomainError(f"the {zone} thermostat is off; set a mode before a target temperature")
     low, high = TEMPERATURE_RANGE[mode]
     if not low <= temperature <= high:
-        raise DomainError(
-            f"in {mode} mode the target temperature must be between {low} and {high} °C"
-        )
+        raise DomainError(f"in {mode} mode the target temperature must be between {low} and {high} °C")
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -104,8 +100,7 @@ def get_lock_status(state: HomeState, lock: LockArg) -> dict:
 def list_scenes(state: HomeState) -> dict:
     """List the available scenes with what each one sets, and the last activated scene."""
     scenes = [
-        {"name": name, **scene.model_dump(mode="json", exclude_defaults=True)}
-        for name, scene in state.scenes.items()
+        {"name": name, **scene.model_dump(mode="json", exclude_defaults=True)} for name, scene in state.scenes.items()
     ]
     return {"scenes": scenes, "active_scene": state.active_scene}
 
@@ -236,9 +231,7 @@ def set_thermostat_mode(
 def set_thermostat_temperature(
     state: HomeState,
     zone: ZoneArg,
-    temperature: Annotated[
-        int, Field(ge=10, le=32, description="Target in °C: heat 10-28, cool 16-32, auto 16-28.")
-    ],
+    temperature: Annotated[int, Field(ge=10, le=32, description="Target in °C: heat 10-28, cool 16-32, auto 16-28.")],
 ) -> dict:
     """Set a thermostat's target temperature; the thermostat must not be off."""
     _check_temperature(zone, state.thermostats[zone].mode, temperature)
@@ -272,9 +265,7 @@ def unlock_door(state: HomeState, lock: LockArg) -> dict:
 
 
 @operation(kind="write", group="scenes")
-def activate_scene(
-    state: HomeState, scene: Annotated[SceneName, Field(description="The scene to activate.")]
-) -> dict:
+def activate_scene(state: HomeState, scene: Annotated[SceneName, Field(description="The scene to activate.")]) -> dict:
     """Activate a scene: apply its preset to every device it covers (see list_scenes)."""
     preset = state.scenes[scene]
     changed: list[str] = []

@@ -191,24 +191,18 @@ def _scenes(rng: random.Random) -> dict[SceneName, Scene]:
         "good_morning": Scene(
             description="Bright bedroom and kitchen, blinds open, upstairs heating on.",
             lights={
-                "bedroom": LightPreset(
-                    power="on", brightness=rng.choice((60, 70, 80)), color="daylight"
-                ),
+                "bedroom": LightPreset(power="on", brightness=rng.choice((60, 70, 80)), color="daylight"),
                 "kitchen": LightPreset(power="on", brightness=100, color="cool_white"),
             },
             blinds={"bedroom": "open", "kitchen": "open"},
-            thermostats={
-                "upstairs": ThermostatPreset(mode="heat", target_temperature=rng.randint(20, 22))
-            },
+            thermostats={"upstairs": ThermostatPreset(mode="heat", target_temperature=rng.randint(20, 22))},
         ),
         "good_night": Scene(
             description="All lights off, blinds closed, doors locked, upstairs heating lowered.",
             lights=all_off,
             blinds={room: "closed" for room in BLINDS_ROOMS},
             locks=all_locked,
-            thermostats={
-                "upstairs": ThermostatPreset(mode="heat", target_temperature=rng.randint(17, 19))
-            },
+            thermostats={"upstairs": ThermostatPreset(mode="heat", target_temperature=rng.randint(17, 19))},
         ),
         "away": Scene(
             description="All lights off, all doors locked, both thermostats off.",
@@ -219,12 +213,8 @@ def _scenes(rng: random.Random) -> dict[SceneName, Scene]:
         "dinner": Scene(
             description="Warm light in the kitchen and living room.",
             lights={
-                "kitchen": LightPreset(
-                    power="on", brightness=rng.choice((60, 70, 80)), color="warm_white"
-                ),
-                "living_room": LightPreset(
-                    power="on", brightness=rng.choice((40, 50)), color="warm_white"
-                ),
+                "kitchen": LightPreset(power="on", brightness=rng.choice((60, 70, 80)), color="warm_white"),
+                "living_room": LightPreset(power="on", brightness=rng.choice((40, 50)), color="warm_white"),
             },
         ),
     }

@@ -96,11 +96,7 @@ def _blinds(rng: random.Random, state: HomeState, room: Room) -> Part:
 
 def _fan(rng: random.Random, state: HomeState, room: Room) -> Part:
     speed = _other(rng, ("off", "low", "medium", "high"), state.rooms[room].fan)
-    text = (
-        f"turn off the {_words(room)} fan"
-        if speed == "off"
-        else f"set the {_words(room)} fan to {speed}"
-    )
+    text = f"turn off the {_words(room)} fan" if speed == "off" else f"set the {_words(room)} fan to {speed}"
     return text, [("set_fan_speed", {"room": room, "speed": speed})]
 
 
@@ -114,10 +110,7 @@ def _lock(state: HomeState, lock: LockName) -> Part:
 
 def _per_room(clause: Callable[[random.Random, HomeState, Room], Part], rooms: tuple, count: int):
     def template(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-        return [
-            _sentence([clause(rng, state, room)])
-            for room in rng.sample(rooms, min(count, len(rooms)))
-        ]
+        return [_sentence([clause(rng, state, room)]) for room in rng.sample(rooms, min(count, len(rooms)))]
 
     return template
 
@@ -200,9 +193,7 @@ def _question_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gol
 
 def _pair_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
     rooms = rng.sample(ROOMS, 5)
-    return [
-        _sentence([_lock(state, rng.choice(LOCKS)), _light_power(state, room)]) for room in rooms
-    ]
+    return [_sentence([_lock(state, rng.choice(LOCKS)), _light_power(state, room)]) for room in rooms]
 
 
 def _routine_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
@@ -242,7 +233,5 @@ def drafts(state: HomeState, world_seed: int) -> list[TaskDraft]:
     """
     rng = random.Random(f"smart_home/tasks/{world_seed}")
     return [
-        TaskDraft(name, query, gold)
-        for name, template in TEMPLATES.items()
-        for query, gold in template(rng, state)
+        TaskDraft(name, query, gold) for name, template in TEMPLATES.items() for query, gold in template(rng, state)
     ]

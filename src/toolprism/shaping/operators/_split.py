@@ -59,7 +59,9 @@ class Split(Operator):
             entries = (
                 [(tool.name, None, None)]
                 if pname is None
-                else [(_fit(f"{tool.name}__{_suffix(v)}"), pname, v) for v in tool.parameters["properties"][pname]["enum"]]
+                else [
+                    (_fit(f"{tool.name}__{_suffix(v)}"), pname, v) for v in tool.parameters["properties"][pname]["enum"]
+                ]
             )
             for shown, p, v in entries:
                 if shown in table:
@@ -78,7 +80,9 @@ class Split(Operator):
                 shown.append(tool)
                 continue
             description = f"{tool.description} (with {pname}={canonical_json(value)})".strip()
-            shown.append(replace(tool, name=name, description=description, parameters=_without(dict(tool.parameters), pname)))
+            shown.append(
+                replace(tool, name=name, description=description, parameters=_without(dict(tool.parameters), pname))
+            )
         return shown
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:

@@ -6,7 +6,6 @@ cross-call protocols). ``begin`` answers a transaction id; ``write`` stores one 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec
@@ -49,20 +48,36 @@ class Transaction(Operator):
                 "begin",
                 "Start a transaction for one tool call; returns a txn_id. Then call write once per "
                 "argument and commit to run it. Tools:\n" + catalog,
-                {"type": "object", "properties": {"tool": {"type": "string", "enum": [t.name for t in lower]}},
-                 "required": ["tool"], "additionalProperties": False},
+                {
+                    "type": "object",
+                    "properties": {"tool": {"type": "string", "enum": [t.name for t in lower]}},
+                    "required": ["tool"],
+                    "additionalProperties": False,
+                },
             ),
             ToolSpec(
                 "write",
                 "Set one argument of the tool call in an open transaction.",
-                {"type": "object", "properties": {"txn_id": txn, "argument": {"type": "string"},
-                 "value": {"description": "the argument's value (any JSON value)"}},
-                 "required": ["txn_id", "argument", "value"], "additionalProperties": False},
+                {
+                    "type": "object",
+                    "properties": {
+                        "txn_id": txn,
+                        "argument": {"type": "string"},
+                        "value": {"description": "the argument's value (any JSON value)"},
+                    },
+                    "required": ["txn_id", "argument", "value"],
+                    "additionalProperties": False,
+                },
             ),
             ToolSpec(
                 "commit",
                 "Run the tool call of a transaction with the written arguments and close it.",
-                {"type": "object", "properties": {"txn_id": txn}, "required": ["txn_id"], "additionalProperties": False},
+                {
+                    "type": "object",
+                    "properties": {"txn_id": txn},
+                    "required": ["txn_id"],
+                    "additionalProperties": False,
+                },
             ),
         ]
 
@@ -110,8 +125,9 @@ class Transaction(Operator):
         try:
             single.validate({argument: value})
         except RejectedCall as e:
-            raise RejectedCall(e.kind, f"invalid value for '{argument}' of tool '{txn.tool}': "
-                               + e.reason.split(": ", 1)[-1]) from None
+            raise RejectedCall(
+                e.kind, f"invalid value for '{argument}' of tool '{txn.tool}': " + e.reason.split(": ", 1)[-1]
+            ) from None
         txn.written[argument] = value
         return {"txn_id": txn_id, "written": argument}
 
