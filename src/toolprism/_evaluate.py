@@ -103,6 +103,10 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
         problems.append(f"max_turns must be at least 1, got {config.max_turns}")
     if not config.domains or not config.variants:
         problems.append("at least one domain and one variant are needed")
+    if config.concurrency < 1:
+        problems.append(f"concurrency must be at least 1, got {config.concurrency}")
+    for kind, names in (("domain", config.domains), ("variant", config.variants)):
+        problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
     for variant_name in config.variants:
         try:
             parse_spec(resolve(variant_name))
@@ -187,7 +191,7 @@ def evaluate(
     run_dir: Path | None = None,
     resume: Path | None = None,
     backend: Backend | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    on_start: Callable[[int, int, Path], None] | None = None,
     on_result: Callable[[EpisodeResult], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) an evaluation and return its summary.
@@ -197,7 +201,7 @@ def evaluate(
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (tests); default built from ``config.model``.
-        on_start: called with (episodes to run now, episodes already finished).
+        on_start: called with (episodes to run now, episodes already finished, run directory).
         on_result: called after each episode is recorded.
 
     Raises:
@@ -226,11 +230,12 @@ def evaluate(
                 "episodes": len(specs),
                 "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             },
+            unique=run_dir is None,
         )
     try:
         finished = store.finished()
         if on_start is not None:
-            on_start(sum(s.episode_id not in finished for s in specs), len(finished))
+            on_start(sum(s.episode_id not in finished for s in specs), len(finished), store.run_dir)
         asyncio.run(
             run_episodes(
                 specs,

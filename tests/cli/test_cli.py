@@ -63,3 +63,14 @@ def test_variants_show_prints_the_tools_a_model_sees() -> None:
     assert [t["function"]["name"] for t in tools] == ["begin", "write", "commit"]
     listing = runner.invoke(app, ["variants", "list", "--json"])
     assert json.loads(listing.stdout)["merge"] == "merge(by=full,args=flat)"
+
+
+def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
+    runner.invoke(app, ["run", "--model", "oracle", "-n", "1", "-v", "native", "--run-dir", str(tmp_path / "r")])
+    result = runner.invoke(app, ["run", "--resume", str(tmp_path / "r"), "-n", "3", "--seed", "2"])
+    assert result.exit_code == 2 and "drop --tasks, --seed" in result.output
+
+
+def test_error_text_is_shown_verbatim() -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "-d", "[bold]x"])
+    assert result.exit_code == 2 and "unknown domain '[bold]x'" in result.output

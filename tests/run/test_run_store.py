@@ -116,3 +116,28 @@ def test_resume_refuses_a_directory_that_is_not_a_run(tmp_path: Path) -> None:
     evaluate(CONFIG.model_copy(update={"tasks": 1}), run_dir=tmp_path / "r")
     with pytest.raises(ConfigError, match="already holds a run"):
         evaluate(CONFIG, run_dir=tmp_path / "r")
+
+
+def test_bad_run_directories_fail_clearly(tmp_path: Path) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    with pytest.raises(ConfigError, match="is not a directory"):
+        evaluate(resume=a_file)
+    with pytest.raises(ConfigError, match="exists and is not a directory"):
+        evaluate(CONFIG, run_dir=a_file)
+    with pytest.raises(ConfigError, match="cannot create"):
+        evaluate(CONFIG, run_dir=a_file / "sub")
+
+
+def test_default_run_directories_never_collide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    quick = CONFIG.model_copy(update={"tasks": 1, "variants": ["native"]})
+    dirs = {evaluate(quick).run_dir for _ in range(3)}
+    assert len(dirs) == 3 and all(Path(d).parent == Path("toolprism-runs") for d in dirs)
+
+
+def test_duplicates_and_bad_numbers_are_config_problems() -> None:
+    bad = RunConfig(model="oracle", domains=["retail", "retail"], variants=["native", "native"], concurrency=0)
+    with pytest.raises(ConfigError) as info:
+        evaluate(bad)
+    assert len(info.value.problems) == 3

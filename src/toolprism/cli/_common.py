@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from toolprism.errors import ToolprismError
 
@@ -23,7 +24,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except ToolprismError as e:
-            stderr.print(f"[bold red]error:[/] {e}", markup=True, highlight=False)
+            stderr.print(f"[bold red]error:[/] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper

@@ -13,6 +13,7 @@ from rich.table import Table
 from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.errors import ConfigError, ToolprismError
 from toolprism.run import EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
 
@@ -39,6 +40,7 @@ def _split_top(text: str) -> list[str]:
 
 @friendly_errors
 def run(
+    ctx: typer.Context,
     model: Annotated[
         str,
         typer.Option(
@@ -75,7 +77,10 @@ def run(
         Path | None, typer.Option(help="Where to write the run (default toolprism-runs/<time>-<model>).")
     ] = None,
     resume: Annotated[
-        Path | None, typer.Option(help="Continue the run in this directory; finished episodes are skipped.")
+        Path | None,
+        typer.Option(
+            help="Continue the run in this directory with its stored configuration; finished episodes are skipped."
+        ),
     ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
@@ -85,6 +90,8 @@ def run(
 
     With no options: the embedded offline model, both domains, five variants, two tasks each.
     """
+    if resume is not None:
+        _refuse_options_with_resume(ctx)
     config = RunConfig(
         model=model,
         base_url=base_url,
@@ -105,8 +112,10 @@ def run(
         transient=json_output,
     )
     bar = progress.add_task("", total=None)
+    where: list[Path] = []
 
-    def on_start(todo: int, finished: int) -> None:
+    def on_start(todo: int, finished: int, directory: Path) -> None:
+        where.append(directory)
         if finished:
             stderr.print(f"resuming: {finished} episode(s) already finished")
         progress.update(bar, total=todo)
@@ -118,6 +127,15 @@ def run(
 
     try:
         summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
+    except (KeyboardInterrupt, ToolprismError):
+        progress.stop()
+        if where:
+            stderr.print(
+                f"stopped; finished episodes are kept in {where[0]}; continue with: toolprism run --resume {where[0]}",
+                soft_wrap=True,
+                markup=False,
+            )
+        raise
     finally:
         progress.stop()
     if json_output:
@@ -126,10 +144,24 @@ def run(
         _print_table(summary)
 
 
+def _refuse_options_with_resume(ctx: typer.Context) -> None:
+    """``--resume`` continues a run with its stored configuration: other run options would be ignored."""
+    given = [
+        "--" + name.replace("_", "-")
+        for name in ("model", "domains", "variants", "tasks", "seed", "max_turns", "concurrency", "base_url", "run_dir")
+        if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
+    ]
+    if given:
+        raise ConfigError(
+            f"--resume continues a run with the configuration stored in its header; drop {', '.join(given)}",
+            what="options",
+        )
+
+
 def _print_table(summary: RunSummary) -> None:
     table = Table(title=f"success per variant — {summary.model}")
     for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls"):
-        table.add_column(column, justify="right" if column not in ("variant", "spec") else "left")
+        table.add_column(column, justify="left" if column in ("variant", "spec") else "right", overflow="fold")
     for v in summary.variants:
         table.add_row(
             v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls)

@@ -90,14 +90,35 @@ class RunStore:
         self._db.executescript(_SCHEMA)
 
     @classmethod
-    def create(cls, run_dir: Path, config: dict[str, Any]) -> RunStore:
-        """Start a new run directory with a header describing ``config``."""
+    def create(cls, run_dir: Path, config: dict[str, Any], *, unique: bool = False) -> RunStore:
+        """Start a new run directory with a header describing ``config``.
+
+        Args:
+            unique: when the directory is taken, use ``<run_dir>-2``, ``-3``... instead of failing
+                (for generated default names; the directory is claimed atomically).
+        """
         run_dir = Path(run_dir)
+        for attempt in range(1, 1000):
+            candidate = run_dir if attempt == 1 else run_dir.with_name(f"{run_dir.name}-{attempt}")
+            try:
+                candidate.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise ConfigError(f"cannot create {candidate.parent}: {e.strerror}", what="run directory") from None
+            try:
+                candidate.mkdir(exist_ok=not unique)
+            except FileExistsError:
+                if unique:
+                    continue
+                raise ConfigError(f"{candidate} exists and is not a directory", what="run directory") from None
+            except OSError as e:
+                raise ConfigError(f"cannot create {candidate}: {e.strerror}", what="run directory") from None
+            run_dir = candidate
+            break
         if (run_dir / HEADER).exists():
             raise ConfigError(
-                f"{run_dir} already holds a run; use --resume {run_dir} to continue it", what="run directory"
+                f"{run_dir} already holds a run; resume it with --resume {run_dir}, or pick another --run-dir",
+                what="run directory",
             )
-        run_dir.mkdir(parents=True, exist_ok=True)
         header = {
             "store_version": STORE_VERSION,
             "toolprism_version": __version__,
@@ -111,6 +132,8 @@ class RunStore:
     def open(cls, run_dir: Path) -> RunStore:
         """Reopen an existing run directory (to resume or read it)."""
         run_dir = Path(run_dir)
+        if not run_dir.is_dir():
+            raise ConfigError(f"{run_dir} is not a directory", what="run directory")
         try:
             header = json.loads((run_dir / HEADER).read_text())
         except FileNotFoundError:

@@ -163,23 +163,22 @@ def _lift(layer: Layer, inner: Plan) -> Plan:
 
 
 def _lift_batch(layer: Layer, calls: tuple[ToolCall, ...]) -> Plan:
-    """Encode independent calls together: their first steps go out as one batch, any further
-    steps follow one encoding at a time. Returns the list of the calls' replies."""
+    """Encode independent calls in lockstep: each round sends the next step of every unfinished
+    encoding as one batch. Returns the list of the calls' replies, in order."""
     plans = [layer.encode(c) for c in calls]
-    firsts = [next(p) for p in plans]
-    sizes = [len(f.calls) if isinstance(f, Batch) else 1 for f in firsts]
-    flat = [c for f in firsts for c in (f.calls if isinstance(f, Batch) else (f,))]
-    replies = yield Batch(tuple(flat))
-    results: list[JSON] = []
-    offset = 0
-    for plan, first, size in zip(plans, firsts, sizes, strict=True):
-        reply = replies[offset : offset + size] if isinstance(first, Batch) else replies[offset]
-        offset += size
-        try:
-            item = plan.send(reply)
-            while True:
-                reply = yield item
-                item = plan.send(reply)
-        except StopIteration as stop:
-            results.append(stop.value)
+    results: list[JSON] = [None] * len(plans)
+    steps = {i: next(p) for i, p in enumerate(plans)}
+    while steps:
+        flat = [c for step in steps.values() for c in (step.calls if isinstance(step, Batch) else (step,))]
+        replies = yield Batch(tuple(flat))
+        offset = 0
+        for i, step in list(steps.items()):
+            size = len(step.calls) if isinstance(step, Batch) else 1
+            reply = replies[offset : offset + size] if isinstance(step, Batch) else replies[offset]
+            offset += size
+            try:
+                steps[i] = plans[i].send(reply)
+            except StopIteration as stop:
+                results[i] = stop.value
+                del steps[i]
     return results

@@ -21,19 +21,25 @@ def _signature(tool: ToolSpec) -> str:
     return f"{tool.name}({', '.join(props)})"
 
 
+def selector(tools: list[ToolSpec]) -> str:
+    """The dispatcher's selector argument: ``operation``, or ``operation_2``, ``operation_3``...
+    when the merged tools already take an argument of that name (e.g. ``merge|merge``)."""
+    taken = {p for t in tools for p in t.parameters.get("properties", {})}
+    return next(k for k in (OPERATION, *(f"{OPERATION}_{i}" for i in range(2, len(taken) + 3))) if k not in taken)
+
+
 def _dispatcher(name: str, tools: list[ToolSpec]) -> ToolSpec:
     """One flat dispatcher over ``tools``: an ``operation`` enum plus the union of parameters.
 
     A parameter name shared with different schemas becomes ``anyOf`` the schemas; the chosen
     operation's own schema is enforced when the call is decoded.
     """
+    key = selector(tools)
     properties: dict[str, Any] = {
-        OPERATION: {"type": "string", "enum": [t.name for t in tools], "description": "the operation to run"}
+        key: {"type": "string", "enum": [t.name for t in tools], "description": "the operation to run"}
     }
     for tool in tools:
         for pname, pschema in tool.parameters.get("properties", {}).items():
-            if pname == OPERATION:
-                raise ValueError(f"tool {tool.name!r} already has a parameter named {OPERATION!r}")
             current = properties.get(pname)
             if current is None or current == pschema:
                 properties[pname] = pschema
@@ -42,10 +48,10 @@ def _dispatcher(name: str, tools: list[ToolSpec]) -> ToolSpec:
                 properties[pname] = {"anyOf": options + ([pschema] if pschema not in options else [])}
     lines = [f"- {_signature(t)}: {t.description}" for t in tools]
     description = (
-        f"Runs one of {len(tools)} operations. Set '{OPERATION}' to the operation's name and pass "
+        f"Runs one of {len(tools)} operations. Set '{key}' to the operation's name and pass "
         "that operation's arguments alongside it:\n" + "\n".join(lines)
     )
-    parameters = {"type": "object", "properties": properties, "required": [OPERATION], "additionalProperties": False}
+    parameters = {"type": "object", "properties": properties, "required": [key], "additionalProperties": False}
     return ToolSpec(name, description, parameters, tools[0].group if len({t.group for t in tools}) == 1 else "")
 
 
@@ -70,8 +76,8 @@ class Merge(Operator):
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         args = dict(call.arguments)
-        op = args.pop(OPERATION)
         members = {t.name: t for t in self._groups[call.name]}
+        op = args.pop(selector(list(members.values())))
         if op not in members:  # unreachable after schema validation; kept as a guard
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown operation {op!r}")
         target = members[op]
@@ -90,4 +96,4 @@ class Merge(Operator):
 
     def encode(self, call: ToolCall) -> Plan:
         group = next(name for name, tools in self._groups.items() if any(t.name == call.name for t in tools))
-        return (yield ToolCall(group, {OPERATION: call.name, **call.arguments}))
+        return (yield ToolCall(group, {selector(self._groups[group]): call.name, **call.arguments}))
