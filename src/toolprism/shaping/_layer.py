@@ -89,6 +89,11 @@ class Layer:
         """Fresh per-episode protocol state (None for stateless layers)."""
         return None
 
+    def convention(self) -> str:
+        """One or two plain sentences telling a model how to call tools under this layer's
+        rewrite ("" when there is nothing to say). Used as a training-free mitigation."""
+        return ""
+
     @property
     def namespace(self) -> str:
         """Name of the action space at the bottom of the stack."""
@@ -153,7 +158,7 @@ class Operator(Layer):
     def spec(self) -> str:
         """The operator as a spec string, e.g. ``rename(style=opaque)``."""
         values = ((f.name, getattr(self, f.name)) for f in fields(self) if f.name != "below")
-        args = ",".join(f"{k}={v}" for k, v in values if v != "")
+        args = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values if v != "")
         return f"{self.name}({args})" if args else self.name
 
     @property

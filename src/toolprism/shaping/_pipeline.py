@@ -71,7 +71,7 @@ def parse_spec(spec: str) -> list[Operator]:
 def _build(cls: type[Operator], body: str, problems: list[str]) -> Operator | None:
     params = {f.name: f for f in fields(cls) if f.name != "below"}
     hints = typing.get_type_hints(cls)
-    kwargs: dict[str, str] = {}
+    kwargs: dict[str, object] = {}
     start = len(problems)
     for item in filter(None, (p.strip() for p in body.split(","))):
         key, eq, value = item.partition("=")
@@ -79,9 +79,22 @@ def _build(cls: type[Operator], body: str, problems: list[str]) -> Operator | No
         if not eq or key not in params:
             problems.append(f"{cls.name}: unknown parameter {key!r} (parameters: {', '.join(params) or 'none'})")
             continue
-        allowed = typing.get_args(hints[key]) if typing.get_origin(hints[key]) is typing.Literal else None
+        hint = hints[key]
+        allowed = typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else None
         if allowed and value not in allowed:
             problems.append(f"{cls.name}: {key}={value!r} is not one of {', '.join(allowed)}")
+            continue
+        if hint is int:
+            try:
+                kwargs[key] = int(value)
+            except ValueError:
+                problems.append(f"{cls.name}: {key}={value!r} is not an integer")
+            continue
+        if hint is bool:
+            if value not in ("true", "false"):
+                problems.append(f"{cls.name}: {key}={value!r} must be true or false")
+                continue
+            kwargs[key] = value == "true"
             continue
         kwargs[key] = value
     missing = [n for n, f in params.items() if n not in kwargs and f.default is MISSING]
@@ -129,6 +142,11 @@ class Variant:
     def tools(self) -> list[ToolSpec]:
         """The tools the model sees."""
         return self.top.tools()
+
+    def convention(self) -> str:
+        """The calling-convention instruction of this variant: each layer's sentence, bottom up
+        ("" for ``native``)."""
+        return " ".join(text for layer in self.layers[1:] if (text := layer.convention()))
 
     @cached_property
     def openai_tools(self) -> list[dict[str, JSON]]:

@@ -71,6 +71,12 @@ class Merge(Operator):
             groups.setdefault(key, []).append(tool)
         return groups
 
+    def convention(self) -> str:
+        return (
+            "Operations are reached through dispatcher tools: call the dispatcher, put the operation's name "
+            "in its selector argument, and pass that operation's own arguments alongside."
+        )
+
     def tools(self) -> list[ToolSpec]:
         return [_dispatcher(name, tools) for name, tools in self._groups.items()]
 

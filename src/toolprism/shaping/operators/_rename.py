@@ -40,6 +40,11 @@ class Rename(Operator):
             raise ConfigError(problems, what=f"operator {self.spec()}")
         return up, down
 
+    def convention(self) -> str:
+        if self.style == "opaque":
+            return "Tool names are opaque identifiers: choose a tool by its description, not its name."
+        return "Tool names carry a domain and class prefix; call them by their full names."
+
     def tools(self) -> list[ToolSpec]:
         up, _ = self._maps
         return [replace(t, name=up[t.name]) for t in self.below.tools()]

@@ -71,6 +71,12 @@ class Split(Operator):
             raise ConfigError(problems, what=f"operator {self.spec()}")
         return table
 
+    def convention(self) -> str:
+        return (
+            "Some argument values are part of tool names: call the tool whose name ends with the value "
+            "you want instead of passing that argument."
+        )
+
     def tools(self) -> list[ToolSpec]:
         lower = self.below.tool_index
         shown = []

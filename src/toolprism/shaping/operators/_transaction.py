@@ -81,6 +81,12 @@ class Transaction(Operator):
             ),
         ]
 
+    def convention(self) -> str:
+        return (
+            "Every action is a transaction: call begin with the tool's name to get a txn_id, write each "
+            "argument with write(txn_id, argument, value), then call commit(txn_id)."
+        )
+
     def new_state(self) -> TransactionState:
         return TransactionState()
 
