@@ -167,5 +167,7 @@ def _print_table(summary: RunSummary) -> None:
             v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls)
         )
     console = Console()
+    if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
+        console = Console(width=max(console.width, 140))
     console.print(table)
     console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")
