@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
 from toolprism.domains import Task, domain_names, get_domain
@@ -21,10 +21,18 @@ from toolprism.errors import ConfigError
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
 from toolprism.schema import Action
 from toolprism.score import score_actions
-from toolprism.shaping import DEFAULT_VARIANTS, Variant, parse_spec, resolve
+from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Variant, parse_spec, resolve
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+
+
+def expand_variants(names: list[str]) -> list[str]:
+    """``all`` stands for the whole named suite, in registry order."""
+    out: list[str] = []
+    for name in names:
+        out += [v for v in VARIANTS.names() if v not in out] if name == "all" else [name]
+    return out
 
 
 class RunConfig(BaseModel):
@@ -51,6 +59,11 @@ class RunConfig(BaseModel):
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1
+
+    @field_validator("variants")
+    @classmethod
+    def _expand_all(cls, names: list[str]) -> list[str]:
+        return expand_variants(names)
 
 
 class VariantSummary(BaseModel):

@@ -47,6 +47,15 @@ def test_run_table_and_resume(tmp_path: Path) -> None:
     assert json.loads(again.stdout)["episodes"] == 5
 
 
+def test_run_all_runs_the_whole_suite(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "-n", "1", "-v", "all", "--json", "--run-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    listing = json.loads(runner.invoke(app, ["variants", "list", "--json"]).stdout)
+    summary = json.loads(result.stdout)
+    assert [v["variant"] for v in summary["variants"]] == [row["name"] for row in listing]
+    assert all(v["success_rate"] == 1.0 for v in summary["variants"])
+
+
 def test_bad_options_give_a_clear_error() -> None:
     result = runner.invoke(app, ["run", "--model", "oracle", "--variants", "merge(by=nope)", "-d", "mars"])
     assert result.exit_code == 2
@@ -61,8 +70,10 @@ def test_variants_show_prints_the_tools_a_model_sees() -> None:
     assert result.exit_code == 0, result.output
     tools = json.loads(result.stdout)
     assert [t["function"]["name"] for t in tools] == ["begin", "write", "commit"]
-    listing = runner.invoke(app, ["variants", "list", "--json"])
-    assert json.loads(listing.stdout)["merge"] == "merge(by=full,args=flat)"
+    listing = runner.invoke(app, ["variants", "list", "--json", "--domain", "retail"])
+    rows = {row["name"]: row for row in json.loads(listing.stdout)}
+    assert rows["merge"]["spec"] == "merge(by=full,args=flat)"
+    assert rows["merge"]["tool_count_ratio"] == round(1 / 12, 3) and rows["native"]["tool_count_ratio"] == 1.0
 
 
 def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:

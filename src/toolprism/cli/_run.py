@@ -59,7 +59,7 @@ def run(
         typer.Option(
             "--variants",
             "-v",
-            help="Variant names or spec strings, e.g. 'merge(by=class)|rename(style=opaque)'. "
+            help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or 'all' for the suite. "
             f"Default: {','.join(DEFAULT_VARIANTS)}.",
         ),
     ] = None,

@@ -21,20 +21,37 @@ app = typer.Typer(
 def main(ctx: typer.Context) -> None:
     """List the named variants (or use 'show')."""
     if ctx.invoked_subcommand is None:
-        list_variants(json_output=False)
+        list_variants(domain="smart_home", json_output=False)
 
 
 @app.command("list")
 @friendly_errors
-def list_variants(json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """List the named variants and their specs."""
-    rows = {name: VARIANTS.get(name) or "native" for name in VARIANTS.names()}
+def list_variants(
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Domain for the tool-count ratio.")] = "smart_home",
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print a JSON list of {name, spec, tool_count_ratio}.")
+    ] = False,
+) -> None:
+    """List the named variants: name, spec, and tool count relative to native on DOMAIN."""
+    space = get_domain(domain).action_space()
+    native = len(space.operations)
+    rows = []
+    for name in VARIANTS.names():
+        variant = Variant.build(name, space)
+        rows.append(
+            {
+                "name": name,
+                "spec": variant.spec,
+                "tools": len(variant.tools()),
+                "tool_count_ratio": round(len(variant.tools()) / native, 3),
+            }
+        )
     if json_output:
         print_json(rows)
         return
-    table = Table("variant", "spec")
-    for name, spec in rows.items():
-        table.add_row(name, spec)
+    table = Table("variant", "spec", "tools", "ratio", title=f"variant suite on {domain} ({native} native tools)")
+    for row in rows:
+        table.add_row(row["name"], row["spec"], str(row["tools"]), f"{row['tool_count_ratio']:.2f}x")
     Console().print(table)
 
 
