@@ -40,6 +40,8 @@ class RejectionKind(StrEnum):
     INVALID_ARGUMENTS = "invalid_arguments"
     UNKNOWN_TRANSACTION = "unknown_transaction"
     INCOMPLETE_TRANSACTION = "incomplete_transaction"
+    UNKNOWN_HANDLE = "unknown_handle"
+    UNDISCOVERED = "undiscovered"
     MALFORMED_CALL = "malformed_call"
     PROTOCOL = "protocol"
 

@@ -48,7 +48,9 @@ def test_run_table_and_resume(tmp_path: Path) -> None:
 
 
 def test_run_all_runs_the_whole_suite(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["run", "--model", "oracle", "-n", "1", "-v", "all", "--json", "--run-dir", str(tmp_path)])
+    result = runner.invoke(
+        app, ["run", "--model", "oracle", "-n", "1", "-v", "all", "--json", "--run-dir", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     listing = json.loads(runner.invoke(app, ["variants", "list", "--json"]).stdout)
     summary = json.loads(result.stdout)
@@ -69,7 +71,11 @@ def test_variants_show_prints_the_tools_a_model_sees() -> None:
     result = runner.invoke(app, ["variants", "show", "transaction", "--domain", "retail"])
     assert result.exit_code == 0, result.output
     tools = json.loads(result.stdout)
-    assert [t["function"]["name"] for t in tools] == ["begin", "write", "commit"]
+    names = [t["function"]["name"] for t in tools]
+    ops = ["find_user_id_by_email", "get_user_details", "get_order_details", "get_product_details"]
+    assert names[:4] == [f"begin_{op}" for op in ops] and len(names) == 12 + 14 + 12
+    assert {"set_email", "set_order_id", "set_item_ids", "commit_cancel_order"} <= set(names)
+    assert names[-1] == "commit_exchange_delivered_order_items"
     listing = runner.invoke(app, ["variants", "list", "--json", "--domain", "retail"])
     rows = {row["name"]: row for row in json.loads(listing.stdout)}
     assert rows["merge"]["spec"] == "merge(by=full,args=flat)"

@@ -62,7 +62,11 @@ def test_transaction_oracle_uses_the_id_it_was_given() -> None:
     variant = Variant.build("transaction", domain.action_space())
     task = domain.tasks(0)[0]
     trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), OracleBackend()))
-    begins = [c.reply["txn_id"] for t in trace.turns for c in t.calls if c.name == "begin"]
-    used = [c.arguments["txn_id"] for t in trace.turns for c in t.calls if c.name in ("write", "commit")]
+    calls = [c for t in trace.turns for c in t.calls]
+    begins = [c.reply["txn_id"] for c in calls if c.name.startswith("begin_")]
+    used = [c.arguments["txn_id"] for c in calls if c.name.startswith(("set_", "commit_"))]
     assert begins == [f"txn_{i}" for i in range(1, len(task.gold) + 1)]
     assert set(used) == set(begins)
+    # each transaction is begun and committed under its own operation's name
+    assert [c.name for c in calls if c.name.startswith("begin_")] == [f"begin_{a.op}" for a in task.gold]
+    assert [c.name for c in calls if c.name.startswith("commit_")] == [f"commit_{a.op}" for a in task.gold]

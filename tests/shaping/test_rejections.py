@@ -24,11 +24,13 @@ REASONS = {
     "merge: foreign argument": "takes no argument(s) 'room'",
     "merge: native name": "unknown tool 'lock_door'",
     "split: old argument": "Additional properties are not allowed",
-    "transaction: wrong id": "'txn_7' is not open",
-    "transaction: dangling id": "'txn_1' is not open",
-    "transaction: commit with missing writes": "needs argument(s) lock",
-    "transaction: invalid written value": "invalid value for 'lock'",
-    "transaction: unknown argument": "has no argument 'room'",
+    "transaction: wrong id": "'txn_7' is not open (never begun)",
+    "transaction: dangling id": "'txn_1' is not open (already committed)",
+    "transaction: id of another operation": "'txn_1' was begun for lock_door, not unlock_door",
+    "transaction: commit with missing writes": "needs argument(s) lock; set them first with set_lock",
+    "transaction: invalid written value": "invalid arguments for tool 'set_lock': value: 3 is not one of",
+    "transaction: unknown argument": "lock_door (transaction 'txn_1') has no argument 'room'",
+    "transaction: value the operation refuses": "invalid value for 'operation' of locks: 'set_blinds' is not one of",
 }
 
 CASES = {
@@ -51,34 +53,51 @@ CASES = {
     ),
     "transaction: wrong id": (
         "transaction",
-        [T.call("commit", {"txn_id": "txn_7"})],
+        [T.call("commit_lock_door", {"txn_id": "txn_7"})],
         [RejectionKind.UNKNOWN_TRANSACTION],
     ),
     "transaction: dangling id": (
         "transaction",
         [
-            T.call("begin", {"tool": "list_scenes"}),
-            T.call("commit", {"txn_id": "txn_1"}),
-            T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": "front_door"}),
-            T.call("commit", {"txn_id": "txn_1"}),
+            T.call("begin_list_scenes", {}),
+            T.call("commit_list_scenes", {"txn_id": "txn_1"}),
+            T.call("set_lock", {"txn_id": "txn_1", "value": "front_door"}),
+            T.call("commit_list_scenes", {"txn_id": "txn_1"}),
         ],
         [RejectionKind.UNKNOWN_TRANSACTION, RejectionKind.UNKNOWN_TRANSACTION],
     ),
+    "transaction: id of another operation": (
+        "transaction",
+        [
+            T.call("begin_lock_door", {}),
+            T.call("set_lock", {"txn_id": "txn_1", "value": "front_door"}),
+            T.call("commit_unlock_door", {"txn_id": "txn_1"}),
+        ],
+        [RejectionKind.UNKNOWN_TRANSACTION],
+    ),
     "transaction: commit with missing writes": (
         "transaction",
-        [T.call("begin", {"tool": "lock_door"}), T.call("commit", {"txn_id": "txn_1"})],
+        [T.call("begin_lock_door", {}), T.call("commit_lock_door", {"txn_id": "txn_1"})],
         [RejectionKind.INCOMPLETE_TRANSACTION],
     ),
     "transaction: invalid written value": (
         "transaction",
-        [T.call("begin", {"tool": "lock_door"}), T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": 3})],
+        [T.call("begin_lock_door", {}), T.call("set_lock", {"txn_id": "txn_1", "value": 3})],
         [RejectionKind.INVALID_ARGUMENTS],
     ),
     "transaction: unknown argument": (
         "transaction",
         [
-            T.call("begin", {"tool": "lock_door"}),
-            T.call("write", {"txn_id": "txn_1", "argument": "room", "value": "x"}),
+            T.call("begin_lock_door", {}),
+            T.call("set_room", {"txn_id": "txn_1", "value": "kitchen"}),
+        ],
+        [RejectionKind.INVALID_ARGUMENTS],
+    ),
+    "transaction: value the operation refuses": (  # set_operation takes anyOf the dispatchers' enums
+        "merge(by=class)|transaction",
+        [
+            T.call("begin_locks", {}),
+            T.call("set_operation", {"txn_id": "txn_1", "value": "set_blinds"}),
         ],
         [RejectionKind.INVALID_ARGUMENTS],
     ),
@@ -114,10 +133,10 @@ def test_rejected_commit_keeps_the_transaction_open() -> None:
     if door is None:
         pytest.skip("no unlocked door in world 0")
     turns = [
-        T.call("begin", {"tool": "lock_door"}),
-        T.call("commit", {"txn_id": "txn_1"}),
-        T.call("write", {"txn_id": "txn_1", "argument": "lock", "value": door}),
-        T.call("commit", {"txn_id": "txn_1"}),
+        T.call("begin_lock_door", {}),
+        T.call("commit_lock_door", {"txn_id": "txn_1"}),
+        T.call("set_lock", {"txn_id": "txn_1", "value": door}),
+        T.call("commit_lock_door", {"txn_id": "txn_1"}),
     ]
     trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
     outcomes = [c.outcome for t in trace.turns for c in t.calls]

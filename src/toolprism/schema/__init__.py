@@ -5,6 +5,7 @@
 tool and a call at any layer of a variant.
 """
 
+from toolprism.schema._loaders import bfcl_tool_name, load_catalog
 from toolprism.schema._model import (
     JSON,
     Action,
@@ -16,4 +17,15 @@ from toolprism.schema._model import (
     canonical_json,
 )
 
-__all__ = ["JSON", "Action", "ActionSpace", "Operation", "Param", "ToolCall", "ToolSpec", "canonical_json"]
+__all__ = [
+    "JSON",
+    "Action",
+    "ActionSpace",
+    "Operation",
+    "Param",
+    "ToolCall",
+    "ToolSpec",
+    "bfcl_tool_name",
+    "canonical_json",
+    "load_catalog",
+]

@@ -1,17 +1,78 @@
-"""Catalog loaders: OpenAI ``tools`` lists and MCP ``tools/list`` replies into an ActionSpace."""
+"""Catalog loaders: OpenAI ``tools`` lists, MCP ``tools/list`` replies, BFCL function docs and
+ToolSchemaSpace ``tools.json`` into an :class:`ActionSpace`; :func:`load_catalog` detects the format.
+
+Every parameter schema becomes a standalone JSON Schema (draft 2020-12): local ``$ref``s are
+inlined (``$defs``/``definitions`` dropped), ``$schema`` is dropped, draft-07 tuple ``items`` become
+``prefixItems``, OpenAPI ``nullable`` becomes a ``null`` type, and BFCL's Python type names map to
+JSON types. One annotation is dropped on purpose: a ``default`` its own schema refuses (BFCL's
+``"None"`` for an integer, tau2's ``null`` for a string), since native actions fill defaults in and
+no layer could pass that value. Any constraint that cannot be carried over faithfully is a
+:class:`ConfigError` line naming the tool, the parameter and the reason; none is silently dropped.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
+
+import jsonschema
 
 from toolprism.errors import ConfigError
 from toolprism.schema._model import ActionSpace, Operation, Param, _problems
 
 JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
 
+BFCL_TYPES: dict[str, str | None] = {
+    **{t: t for t in JSON_TYPES},
+    "dict": "object",
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "any": None,
+}
+"""BFCL (Python-flavoured) type names → JSON Schema types, matched case-insensitively; None: any."""
 
-def load_tools(data: Any, *, name: str, source: Literal["openai", "mcp"]) -> ActionSpace:
+Source = Literal["openai", "mcp", "bfcl", "toolschemaspace"]
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_ANNOTATIONS = {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"}
+_ROOT_KEYS = {"type", "properties", "required", "$defs", "definitions", "$schema", "$id", "title", "description"}
+_ROOT_KEYS |= {"additionalProperties", "default", "optional", "examples"}
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def bfcl_tool_name(name: str) -> str:
+    """The tool name a BFCL function gets: every character outside ``[A-Za-z0-9_-]`` (BFCL uses
+    dots, ``math.factorial``) becomes ``_``. Apply it to possible answers to compare calls."""
+    return _NAME_CHARS.sub("_", name)
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points
+
+
+def load_tools(data: Any, *, name: str, source: Source, group: str = "") -> ActionSpace:
     """Parse a tool catalog, collecting every problem before failing.
 
     Raises:
@@ -23,18 +84,130 @@ def load_tools(data: Any, *, name: str, source: Literal["openai", "mcp"]) -> Act
     if not isinstance(data, list):
         raise ConfigError(f"expected a list of tools, got {type(data).__name__}", what=f"{source} catalog")
     problems: list[str] = []
-    operations: list[Operation] = []
-    for index, entry in enumerate(data):
-        op = _operation(entry, index, source, problems)
-        if op is not None:
-            operations.append(op)
+    entries = [e for i, entry in enumerate(data) if (e := _entry(entry, i, source, group, problems))]
+    if source == "bfcl":
+        entries = _bfcl_names(entries, problems)
+    operations = [op for e in entries if (op := _operation(*e, source, problems)) is not None]
     problems += _problems(operations)
     if problems:
         raise ConfigError(problems, what=f"{source} catalog {name!r}")
     return ActionSpace(name, tuple(operations))
 
 
-def _operation(entry: Any, index: int, source: str, problems: list[str]) -> Operation | None:
+def load_catalog(
+    path: str | Path, *, name: str | None = None, entry: str | int | None = None, group: str | None = None
+) -> ActionSpace:
+    """Load a catalog file, detecting its format: an OpenAI ``tools`` list, an MCP ``tools/list``
+    reply, BFCL function docs (JSON or JSON lines, entries with a ``function`` list or one doc per
+    line), or a ToolSchemaSpace ``tools.json``.
+
+    Args:
+        path: the file.
+        name: the action space's name (default: the file name up to its first dot, made tool-safe).
+        entry: BFCL entry files only: load one entry (its ``id`` or 0-based line index) instead of
+            the union of all entries' functions.
+        group: ToolSchemaSpace only: load one domain (tool group) with its plain tool names.
+            Without it every tool is named ``<group>__<name>`` when names repeat across groups.
+
+    Raises:
+        ConfigError: unreadable file, unknown format, or any problem in the catalog.
+    """
+    path = Path(path)
+    name = name or _NAME_CHARS.sub("_", path.name.split(".")[0]) or "catalog"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}", what="catalog") from None
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path}: neither JSON nor JSON lines ({e})", what="catalog") from None
+    return load_data(data, name=name, entry=entry, group=group, where=str(path))
+
+
+def load_data(
+    data: Any, *, name: str, entry: str | int | None = None, group: str | None = None, where: str = "catalog"
+) -> ActionSpace:
+    """:func:`load_catalog` on already parsed JSON (a JSON-lines file is the list of its lines)."""
+    if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping):
+        data = data["result"]
+    if isinstance(data, Mapping) and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    if isinstance(data, Mapping) and (isinstance(data.get("function"), list) or "parameters" in data):
+        data = [data]  # one BFCL entry, or one function doc
+    if not isinstance(data, list) or not all(isinstance(e, Mapping) for e in data):
+        raise ConfigError(f"{where}: not a tool catalog (expected a list of objects)", what="catalog")
+    first = data[0] if data else {}
+    if entry is not None and "function" not in first:
+        raise ConfigError(f"{where}: entry= applies to BFCL entry files only", what="catalog")
+    if group is not None and "uid" not in first:
+        raise ConfigError(f"{where}: group= applies to ToolSchemaSpace catalogs only", what="catalog")
+    if isinstance(first.get("function"), list):
+        return _load_bfcl_entries(data, name, entry, where)
+    if "id" in first and "involved_classes" in first:
+        raise ConfigError(
+            f"{where}: BFCL multi-turn entries carry no function docs; load the files under "
+            f"multi_turn_func_doc/ for their involved classes ({', '.join(first['involved_classes'])})",
+            what="catalog",
+        )
+    if first.get("type") == "function" and isinstance(first.get("function"), Mapping):
+        return load_tools(data, name=name, source="openai")
+    if "inputSchema" in first:
+        return load_tools(data, name=name, source="mcp")
+    if "uid" in first and "group" in first:
+        return _load_toolschemaspace(data, name, group, where)
+    if "name" in first and "parameters" in first or not data:
+        return load_tools(data, name=name, source="bfcl")
+    raise ConfigError(f"{where}: unrecognised catalog format (keys of the first entry: {sorted(first)})")
+
+
+def _load_bfcl_entries(data: list, name: str, entry: str | int | None, where: str) -> ActionSpace:
+    if entry is not None:
+        chosen = [e for i, e in enumerate(data) if entry in (i, e.get("id"))]
+        if not chosen:
+            raise ConfigError(f"{where}: no entry {entry!r}", what="catalog")
+        return load_tools(
+            chosen[0]["function"], name=_NAME_CHARS.sub("_", str(chosen[0].get("id", name))), source="bfcl"
+        )
+    docs: dict[str, tuple[Any, str]] = {}
+    problems = []
+    for i, e in enumerate(data):
+        for doc in e.get("function", []):
+            key = doc.get("name") if isinstance(doc, Mapping) else None
+            if key in docs and docs[key][0] != doc:
+                problems.append(
+                    f"tool {key!r}: defined differently in entries {docs[key][1]!r} and {e.get('id', i)!r}; "
+                    "load one entry with entry="
+                )
+            docs.setdefault(key, (doc, e.get("id", i)))
+    if problems:
+        raise ConfigError(problems, what=f"bfcl catalog {name!r}")
+    return load_tools([doc for doc, _ in docs.values()], name=name, source="bfcl")
+
+
+def _load_toolschemaspace(data: list, name: str, group: str | None, where: str) -> ActionSpace:
+    if group is not None:
+        chosen = [t for t in data if t.get("group") == group]
+        if not chosen:
+            groups = sorted({str(t.get("group")) for t in data})
+            raise ConfigError(f"{where}: no group {group!r} (groups: {', '.join(groups)})", what="catalog")
+        return load_tools(chosen, name=name, source="toolschemaspace")
+    names = [t.get("name") for t in data]
+    if len(set(names)) != len(names):
+        data = [{**t, "name": f"{t.get('group')}__{t.get('name')}"} for t in data]
+    return load_tools(data, name=name, source="toolschemaspace")
+
+
+# ---------------------------------------------------------------------------------------------
+# one tool
+
+_Entry = tuple[str, str, Any, str, str, str]  # name, description, schema, schema key, group, kind
+
+
+def _entry(entry: Any, index: int, source: Source, group: str, problems: list[str]) -> _Entry | None:
     where = f"tool #{index}"
     if source == "openai":
         if not isinstance(entry, Mapping) or not isinstance(entry.get("function"), Mapping):
@@ -43,21 +216,57 @@ def _operation(entry: Any, index: int, source: str, problems: list[str]) -> Oper
         if entry.get("type", "function") != "function":
             problems.append(f"{where}: type must be 'function', got {entry.get('type')!r}")
         entry = entry["function"]
-        schema_key = "parameters"
-    else:
-        if not isinstance(entry, Mapping):
-            problems.append(f"{where}: expected an object with name and inputSchema")
-            return None
-        schema_key = "inputSchema"
+    elif not isinstance(entry, Mapping):
+        problems.append(f"{where}: expected an object with a name and a schema")
+        return None
+    schema_key = "inputSchema" if source == "mcp" else "parameters"
     tool_name = entry.get("name")
     if not isinstance(tool_name, str) or not tool_name:
         problems.append(f"{where}: missing 'name'")
         return None
-    where = f"tool {tool_name!r}"
     schema = entry.get(schema_key, {"type": "object", "properties": {}})
-    if not isinstance(schema, Mapping) or schema.get("type", "object") != "object":
+    annotations = entry.get("annotations")
+    read_only = isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True
+    tool_group = entry.get("group", group) if source == "toolschemaspace" else group
+    description = entry.get("description") or ""
+    return tool_name, str(description), schema, schema_key, str(tool_group or ""), "read" if read_only else "write"
+
+
+def _bfcl_names(entries: list[_Entry], problems: list[str]) -> list[_Entry]:
+    """Dotted BFCL names → tool-safe names (original kept in the description), checking collisions."""
+    taken: dict[str, str] = {}
+    renamed = []
+    for original, description, schema, key, group, kind in entries:
+        new = bfcl_tool_name(original)
+        if new in taken and taken[new] != original:
+            problems.append(f"tool {original!r}: its tool name {new!r} is already taken by {taken[new]!r}")
+            continue
+        taken[new] = original
+        if new != original:
+            description = f"{description} (BFCL name: {original})".strip()
+            group = group or bfcl_tool_name(original.rpartition(".")[0])
+        renamed.append((new, description, schema, key, group, kind))
+    return renamed
+
+
+def _operation(
+    tool_name: str, description: str, schema: Any, schema_key: str, group: str, kind: str, source: Source, problems
+) -> Operation | None:
+    where = f"tool {tool_name!r}"
+    if not isinstance(schema, Mapping):
         problems.append(f"{where}: {schema_key} must be a JSON Schema of type 'object'")
         return None
+    root_type = schema.get("type", "object")
+    if source == "bfcl" and isinstance(root_type, str):
+        root_type = BFCL_TYPES.get(root_type.lower(), root_type)
+    if root_type != "object":
+        problems.append(f"{where}: {schema_key} must be a JSON Schema of type 'object'")
+        return None
+    extra = sorted(set(schema) - _ROOT_KEYS)
+    if extra:
+        problems.append(f"{where}: {schema_key} keyword(s) {', '.join(extra)} cannot be carried per parameter")
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        problems.append(f"{where}: {schema_key} with an additionalProperties schema (open arguments) is not supported")
     properties = schema.get("properties", {})
     if not isinstance(properties, Mapping):
         problems.append(f"{where}: 'properties' must be an object")
@@ -73,12 +282,122 @@ def _operation(entry: Any, index: int, source: str, problems: list[str]) -> Oper
         if not isinstance(pschema, Mapping):
             problems.append(f"{where}, parameter {pname!r}: schema must be an object")
             continue
-        ptype = pschema.get("type")
-        types = ptype if isinstance(ptype, list) else [ptype]
-        if ptype is not None and not all(t in JSON_TYPES for t in types):
-            problems.append(f"{where}, parameter {pname!r}: unknown type {ptype!r}")
-        description = pschema.get("description", "")
-        fragment = {k: v for k, v in pschema.items() if k != "description"}
-        params.append(Param(pname, fragment, pname in required, description if isinstance(description, str) else ""))
-    description = entry.get("description") or ""
-    return Operation(tool_name, str(description), tuple(params))
+        found: list[str] = []
+        fragment = _Normaliser(schema, source, found).run(pschema)
+        problems += [f"{where}, parameter {pname!r}: {p}" for p in found]
+        pdescription = fragment.pop("description", "")
+        params.append(Param(pname, fragment, pname in required, pdescription if isinstance(pdescription, str) else ""))
+    return Operation(tool_name, description, tuple(params), kind=kind, group=group)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# one parameter schema
+
+
+class _Normaliser:
+    """Rewrites one parameter schema into a standalone draft 2020-12 schema (see module doc)."""
+
+    def __init__(self, root: Mapping[str, Any], source: Source, problems: list[str]) -> None:
+        self.root, self.source, self.problems = root, source, problems
+        self.stack: list[str] = []
+
+    def run(self, schema: Any) -> Any:
+        return self.node(schema)
+
+    def node(self, schema: Any) -> Any:
+        if isinstance(schema, bool):
+            return schema
+        if not isinstance(schema, Mapping):
+            self.problems.append(f"subschema must be an object, got {type(schema).__name__}")
+            return {}
+        out = {k: v for k, v in schema.items() if k not in ("$schema", "$defs", "definitions", "$ref", "nullable")}
+        if self.source == "bfcl":
+            out.pop("optional", None)
+        for key in _SCHEMA_MAPS:
+            if isinstance(out.get(key), Mapping):
+                out[key] = {k: self.node(v) for k, v in out[key].items()}
+        for key in _SCHEMA_ONE:
+            if key in out and not (key == "items" and isinstance(out[key], list)):
+                out[key] = self.node(out[key])
+        for key in _SCHEMA_LISTS:
+            if isinstance(out.get(key), list):
+                out[key] = [self.node(v) for v in out[key]]
+        if isinstance(out.get("items"), list):  # draft-07 tuple form
+            out["prefixItems"] = [self.node(v) for v in out.pop("items")]
+            if "additionalItems" in out:
+                out["items"] = self.node(out.pop("additionalItems"))
+        if "type" in out:
+            out = self.types(out)
+        if schema.get("nullable") is True:
+            out = _nullable(out)
+        if "$ref" in schema:
+            out = self.ref(schema["$ref"], out)
+        if "default" in out and not _valid(out["default"], out):
+            del out["default"]  # e.g. BFCL's "None" for an integer: no call could ever pass it
+        return out
+
+    def types(self, out: dict[str, Any]) -> dict[str, Any]:
+        given = out["type"]
+        names = given if isinstance(given, list) else [given]
+        mapped: list[str] = []
+        for t in names:
+            if not isinstance(t, str):
+                self.problems.append(f"type must be a string or a list of strings, got {given!r}")
+                return out
+            if self.source == "bfcl" and t.lower() in BFCL_TYPES:
+                if BFCL_TYPES[t.lower()] is None:  # 'any': no type constraint at all
+                    return {k: v for k, v in out.items() if k != "type"}
+                t = BFCL_TYPES[t.lower()]  # type: ignore[assignment]
+            if t not in JSON_TYPES:
+                self.problems.append(f"unknown type {given!r}")
+                return out
+            if t not in mapped:
+                mapped.append(t)
+        out["type"] = mapped if isinstance(given, list) else mapped[0]
+        return out
+
+    def ref(self, ref: Any, siblings: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(ref, str) or not ref.startswith("#/") and ref != "#":
+            self.problems.append(f"unresolvable $ref {ref!r}: only local JSON pointers ('#/...') are supported")
+            return siblings
+        if ref in self.stack:
+            self.problems.append(f"unresolvable $ref {ref!r}: it is recursive and cannot be inlined")
+            return siblings
+        target: Any = self.root
+        for part in ref[2:].split("/") if ref != "#" else []:
+            part = unquote(part).replace("~1", "/").replace("~0", "~")
+            if isinstance(target, Mapping) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                self.problems.append(f"unresolvable $ref {ref!r}: no {part!r} in the tool's schema")
+                return siblings
+        self.stack.append(ref)
+        resolved = self.node(target)
+        self.stack.pop()
+        if isinstance(resolved, bool):
+            return siblings if resolved else {**siblings, "not": {}}
+        clash = (set(siblings) & set(resolved)) - _ANNOTATIONS
+        if clash:  # both constrain the same keyword: keep both, as $ref-with-siblings means
+            return {**siblings, "allOf": [*siblings.get("allOf", []), resolved]}
+        return {**resolved, **siblings}
+
+
+def _valid(value: Any, schema: Mapping[str, Any]) -> bool:
+    rest = {k: v for k, v in schema.items() if k != "default"}
+    try:
+        return jsonschema.Draft202012Validator(rest).is_valid(value)
+    except jsonschema.SchemaError:
+        return True  # an invalid schema is reported by the space's own check
+
+
+def _nullable(out: dict[str, Any]) -> dict[str, Any]:
+    given = out.get("type")
+    if isinstance(given, str):
+        return {**out, "type": [given, "null"]} if given != "null" else out
+    if isinstance(given, list):
+        return {**out, "type": given + (["null"] if "null" not in given else [])}
+    annotations = {k: v for k, v in out.items() if k in _ANNOTATIONS}
+    rest = {k: v for k, v in out.items() if k not in _ANNOTATIONS}
+    return {**annotations, "anyOf": [rest, {"type": "null"}]} if rest else out

@@ -267,15 +267,33 @@ class ActionSpace:
 
         return load_tools(reply, name=name, source="mcp")
 
+    @classmethod
+    def from_bfcl(cls, functions: Iterable[Mapping[str, JSON]], *, name: str = "bfcl", group: str = "") -> ActionSpace:
+        """Load BFCL function docs (``[{"name", "description", "parameters"}]``, the ``function``
+        list of one BFCL entry). Dotted names become tool-safe (``math.factorial`` →
+        ``math_factorial``, see :func:`toolprism.schema.bfcl_tool_name`; the original is kept in
+        the description and the prefix becomes the group); Python type names map to JSON types
+        (``dict`` → object, ``float`` → number, ``tuple`` → array, ``any`` → unconstrained).
+
+        Raises:
+            ConfigError: listing every malformed tool, parameter and name collision.
+        """
+        from toolprism.schema._loaders import load_tools
+
+        return load_tools(list(functions), name=name, source="bfcl", group=group)
+
 
 def _normalise(value: JSON, schema: Mapping[str, JSON]) -> JSON:
+    if not isinstance(schema, Mapping):  # boolean schemas (``items: false``) constrain nothing to normalise
+        return value
     if schema.get("type") == "integer" and isinstance(value, float) and value.is_integer():
         return int(value)
     if schema.get("type") == "object" and isinstance(value, Mapping):
         props = schema.get("properties", {})
         return {k: _normalise(v, props.get(k, {})) for k, v in value.items()}
     if schema.get("type") == "array" and isinstance(value, list):
-        return [_normalise(v, schema.get("items", {})) for v in value]
+        prefix = schema.get("prefixItems", [])
+        return [_normalise(v, prefix[i] if i < len(prefix) else schema.get("items", {})) for i, v in enumerate(value)]
     return value
 
 

@@ -16,10 +16,21 @@ from toolprism.errors import ConfigError
 from toolprism.registry import Registry
 from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
-from toolprism.shaping.operators import Merge, Rename, Split, Transaction
+from toolprism.shaping.operators import (
+    Discovery,
+    Flatten,
+    Merge,
+    Nest,
+    Reference,
+    Rename,
+    Reorder,
+    Split,
+    Strip,
+    Transaction,
+)
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
-for _op in (Rename, Merge, Split, Transaction):
+for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery):
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")

@@ -1,8 +1,28 @@
 """The operators, one short module each. Registered in :data:`toolprism.shaping.OPERATORS`."""
 
+from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
+from toolprism.shaping.operators._flatten import Flatten
 from toolprism.shaping.operators._merge import Merge
+from toolprism.shaping.operators._nest import Nest
+from toolprism.shaping.operators._reference import Reference, ReferenceState
 from toolprism.shaping.operators._rename import Rename
+from toolprism.shaping.operators._reorder import Reorder
 from toolprism.shaping.operators._split import Split
+from toolprism.shaping.operators._strip import Strip
 from toolprism.shaping.operators._transaction import Transaction, TransactionState
 
-__all__ = ["Merge", "Rename", "Split", "Transaction", "TransactionState"]
+__all__ = [
+    "Discovery",
+    "DiscoveryState",
+    "Flatten",
+    "Merge",
+    "Nest",
+    "Reference",
+    "ReferenceState",
+    "Rename",
+    "Reorder",
+    "Split",
+    "Strip",
+    "Transaction",
+    "TransactionState",
+]

@@ -1,105 +1,160 @@
 """``merge``: fold several tools into one dispatcher whose ``operation`` argument picks the tool
-(seed 000, tool-set partitioning). ``by=full`` makes one dispatcher for the whole catalog,
-``by=class`` one per operation group; ``args=flat`` puts every tool's arguments side by side.
+(seed 000, tool-set partitioning).
+
+Partitions (``by``): ``full`` one dispatcher ``execute`` for the whole catalog; ``class`` one per
+operation group (named after the group); ``groups`` explicit groups ``groups=a+b/c+d`` named
+``group_1``, ``group_2``... (unlisted tools stay as they are: a partial merge); ``random`` a seeded,
+balanced random partition into ``k`` groups named ``group_1``... Argument styles (``args``): see
+:mod:`toolprism.shaping.operators._dispatch`.
 """
 
 from __future__ import annotations
 
+import random
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
 from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping.operators._dispatch import OPERATION, Dispatcher, selector
 
-OPERATION = "operation"
+__all__ = ["OPERATION", "Merge", "selector"]
 
-
-def _signature(tool: ToolSpec) -> str:
-    props = tool.parameters.get("properties", {})
-    return f"{tool.name}({', '.join(props)})"
-
-
-def selector(tools: list[ToolSpec]) -> str:
-    """The dispatcher's selector argument: ``operation``, or ``operation_2``, ``operation_3``...
-    when the merged tools already take an argument of that name (e.g. ``merge|merge``)."""
-    taken = {p for t in tools for p in t.parameters.get("properties", {})}
-    return next(k for k in (OPERATION, *(f"{OPERATION}_{i}" for i in range(2, len(taken) + 3))) if k not in taken)
-
-
-def _dispatcher(name: str, tools: list[ToolSpec]) -> ToolSpec:
-    """One flat dispatcher over ``tools``: an ``operation`` enum plus the union of parameters.
-
-    A parameter name shared with different schemas becomes ``anyOf`` the schemas; the chosen
-    operation's own schema is enforced when the call is decoded.
-    """
-    key = selector(tools)
-    properties: dict[str, Any] = {
-        key: {"type": "string", "enum": [t.name for t in tools], "description": "the operation to run"}
-    }
-    for tool in tools:
-        for pname, pschema in tool.parameters.get("properties", {}).items():
-            current = properties.get(pname)
-            if current is None or current == pschema:
-                properties[pname] = pschema
-            else:
-                options = current["anyOf"] if "anyOf" in current else [current]
-                properties[pname] = {"anyOf": options + ([pschema] if pschema not in options else [])}
-    lines = [f"- {_signature(t)}: {t.description}" for t in tools]
-    description = (
-        f"Runs one of {len(tools)} operations. Set '{key}' to the operation's name and pass "
-        "that operation's arguments alongside it:\n" + "\n".join(lines)
-    )
-    parameters = {"type": "object", "properties": properties, "required": [key], "additionalProperties": False}
-    return ToolSpec(name, description, parameters, tools[0].group if len({t.group for t in tools}) == 1 else "")
+_CONVENTIONS = {
+    "flat": "pass that operation's own arguments alongside",
+    "nested": "pass that operation's own arguments as one object in its 'arguments' argument",
+    "union": "pass each of that operation's arguments prefixed with the operation's name and '__'",
+}
 
 
 @dataclass(frozen=True)
 class Merge(Operator):
-    """Merge tools into dispatchers named ``execute`` (``by=full``) or ``<group>`` (``by=class``)."""
+    """Merge tools into dispatchers (see the module docstring for ``by`` and ``args``).
+
+    Parameters ``groups`` (``by=groups``: tool names joined by ``+``, groups separated by ``/``),
+    ``k`` and ``seed`` (``by=random``: ``random.Random(f"merge/{seed}")`` shuffles the sorted tool
+    names, which are dealt round-robin into ``k`` groups).
+
+    Raises:
+        ConfigError: when binding, listing every problem: a parameter that does not apply to
+            ``by``, an unknown or repeated tool in ``groups``, an empty group, ``k`` out of
+            range, a dispatcher name taken by an unmerged tool, clashing ``union`` arguments.
+    """
 
     name = "merge"
-    by: Literal["full", "class"] = "full"
-    args: Literal["flat"] = "flat"
+    by: Literal["full", "class", "groups", "random"] = "full"
+    args: Literal["flat", "nested", "union"] = "flat"
+    groups: str = ""
+    k: int = 0
+    seed: int = 0
+
+    def spec(self) -> str:
+        parts = [f"by={self.by}", f"args={self.args}"]
+        parts += [f"groups={self.groups}"] if self.groups else []
+        parts += [f"k={self.k}"] if self.k or self.by == "random" else []
+        parts += [f"seed={self.seed}"] if self.seed or self.by == "random" else []
+        return f"{self.name}({','.join(parts)})"
+
+    def _partition(self, tools: list[ToolSpec], problems: list[str]) -> dict[str, list[str]]:
+        """Dispatcher name → member tool names (tools in no group stay unmerged)."""
+        names = [t.name for t in tools]
+        if self.by == "full":
+            return {"execute": names}
+        if self.by == "class":
+            out: dict[str, list[str]] = {}
+            for t in tools:
+                out.setdefault(_tool_name(t.group) or "execute", []).append(t.name)
+            return out
+        if self.by == "random":
+            if not 1 <= self.k <= len(names):
+                problems.append(f"by=random needs k between 1 and the number of tools ({len(names)}), got k={self.k}")
+                return {}
+            shuffled = sorted(names)
+            random.Random(f"merge/{self.seed}").shuffle(shuffled)
+            dealt = sorted(
+                ([n for n in names if n in shuffled[i :: self.k]] for i in range(self.k)),
+                key=lambda g: names.index(g[0]),
+            )
+            return {f"group_{i}": members for i, members in enumerate(dealt, start=1)}
+        return self._explicit_groups(names, problems)
+
+    def _explicit_groups(self, names: list[str], problems: list[str]) -> dict[str, list[str]]:
+        if not self.groups:
+            problems.append("by=groups needs groups=a+b/c+d (tool names joined by '+', groups separated by '/')")
+            return {}
+        out: dict[str, list[str]] = {}
+        seen: dict[str, int] = {}
+        for i, text in enumerate(self.groups.split("/"), start=1):
+            members = [m.strip() for m in text.split("+")]
+            for m in members:
+                if not m:
+                    problems.append(f"groups: group {i} has an empty tool name")
+                elif m not in names:
+                    problems.append(f"groups: group {i} names {m!r}, which is not a tool")
+                elif m in seen:
+                    problems.append(f"groups: tool {m!r} is in group {seen[m]} and group {i}")
+                seen.setdefault(m, i)
+            out[f"group_{i}"] = [n for n in names if n in members]
+        if any("which is not a tool" in p for p in problems):
+            problems.append(f"groups: the tools are {', '.join(names)}")
+        return out
 
     @cached_property
-    def _groups(self) -> dict[str, list[ToolSpec]]:
-        groups: dict[str, list[ToolSpec]] = {}
-        for tool in self.below.tools():
-            key = "execute" if self.by == "full" else (tool.group or "execute")
-            groups.setdefault(key, []).append(tool)
-        return groups
+    def _dispatchers(self) -> dict[str, Dispatcher]:
+        """Dispatcher name → dispatcher; tools in no dispatcher pass through unchanged."""
+        tools = self.below.tools()
+        index = {t.name: t for t in tools}
+        problems: list[str] = []
+        if self.by != "groups" and self.groups:
+            problems.append(f"groups={self.groups} only applies to by=groups")
+        if self.by != "random" and (self.k or self.seed):
+            problems.append("k and seed only apply to by=random")
+        groups = self._partition(tools, problems)
+        merged = {n for members in groups.values() for n in members}
+        problems += [
+            f"dispatcher {g!r}: the name is taken by an unmerged tool" for g in groups if g in index.keys() - merged
+        ]
+        dispatchers = {g: Dispatcher(g, tuple(index[n] for n in members), self.args) for g, members in groups.items()}
+        problems += [p for d in dispatchers.values() for p in d.problems()]
+        if problems:
+            raise ConfigError(list(dict.fromkeys(problems)), what=f"operator {self.spec()}")
+        return dispatchers
+
+    @cached_property
+    def _home(self) -> dict[str, str]:
+        """Lower tool name → its dispatcher's name."""
+        return {t.name: g for g, d in self._dispatchers.items() for t in d.members}
 
     def convention(self) -> str:
         return (
             "Operations are reached through dispatcher tools: call the dispatcher, put the operation's name "
-            "in its selector argument, and pass that operation's own arguments alongside."
+            f"in its selector argument, and {_CONVENTIONS[self.args]}."
         )
 
     def tools(self) -> list[ToolSpec]:
-        return [_dispatcher(name, tools) for name, tools in self._groups.items()]
+        shown: dict[str, ToolSpec] = {}
+        for tool in self.below.tools():
+            group = self._home.get(tool.name)
+            if group is None:
+                shown[tool.name] = tool
+            elif group not in shown:
+                shown[group] = self._dispatchers[group].tool()
+        return list(shown.values())
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
-        args = dict(call.arguments)
-        members = {t.name: t for t in self._groups[call.name]}
-        op = args.pop(selector(list(members.values())))
-        if op not in members:  # unreachable after schema validation; kept as a guard
-            raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown operation {op!r}")
-        target = members[op]
-        foreign = sorted(set(args) - set(target.parameters.get("properties", {})))
-        if foreign:
-            raise RejectedCall(
-                RejectionKind.INVALID_ARGUMENTS,
-                f"operation '{op}' takes no argument(s) {', '.join(map(repr, foreign))}; "
-                f"its arguments are: {', '.join(target.parameters.get('properties', {})) or 'none'}",
-            )
-        try:
-            target.validate(args)
-        except RejectedCall as e:
-            raise RejectedCall(e.kind, e.reason.replace(f"tool '{op}'", f"operation '{op}'")) from None
-        return Forward(ToolCall(op, args))
+        dispatcher = self._dispatchers.get(call.name)
+        return Forward(call if dispatcher is None else dispatcher.decode(dict(call.arguments)))
 
     def encode(self, call: ToolCall) -> Plan:
-        group = next(name for name, tools in self._groups.items() if any(t.name == call.name for t in tools))
-        return (yield ToolCall(group, {selector(self._groups[group]): call.name, **call.arguments}))
+        group = self._home.get(call.name)
+        if group is None:
+            return (yield call)
+        return (yield ToolCall(group, self._dispatchers[group].encode(call)))
+
+
+def _tool_name(text: str) -> str:
+    """``text`` made a valid tool name (``[A-Za-z0-9_-]``, at most 64 characters)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:64]

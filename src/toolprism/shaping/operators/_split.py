@@ -1,115 +1,143 @@
-"""``split``: move an enumerated argument's values into tool names (seed 000, tool-set partitioning).
+"""``split``: move argument values into tool names (seed 000, tool-set partitioning).
 
-``set_mode(room, mode∈{heat,cool})`` becomes ``set_mode__heat(room)`` and ``set_mode__cool(room)``.
+``set_mode(room, mode∈{heat,cool})`` becomes ``set_mode__heat(room)`` and ``set_mode__cool(room)``
+(``on=first``, the default); ``on=all`` splits on every required enumerated argument at once
+(``set_light_power__kitchen__on()``); ``on=room+power`` on those only. ``interval=amount:50``
+splits a numeric argument into ``<tool>__amount_lt_50`` and ``<tool>__amount_ge_50``, which keep
+the argument with a narrowed schema. ``only=a+b`` splits only those tools (the parameter
+cannot be called ``tools``: that is the layer's method).
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from toolprism.errors import ConfigError
-from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
+from toolprism.schema import ToolCall, ToolSpec
 from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping.operators._split_parts import (
+    MAX_PIECES,
+    Number,
+    Piece,
+    count,
+    cut_problems,
+    enumerated,
+    fit,
+    numeric,
+    parse_intervals,
+    pieces,
+)
 
-
-def _enum_param(tool: ToolSpec, only: str) -> str | None:
-    """The first required parameter with a closed enum (named ``only`` if given)."""
-    props = tool.parameters.get("properties", {})
-    for pname in tool.parameters.get("required", []):
-        if (not only or pname == only) and isinstance(props.get(pname, {}).get("enum"), list):
-            return pname
-    return None
-
-
-def _suffix(value: JSON) -> str:
-    text = re.sub(r"[^A-Za-z0-9]+", "_", str(value)).strip("_").lower()
-    return text or "v" + hashlib.sha256(canonical_json(value).encode()).hexdigest()[:6]
-
-
-def _without(parameters: dict, pname: str) -> dict:
-    props = {k: v for k, v in parameters.get("properties", {}).items() if k != pname}
-    required = [r for r in parameters.get("required", []) if r != pname]
-    return {**parameters, "properties": props, "required": required}
+__all__ = ["Split", "fit"]
 
 
 @dataclass(frozen=True)
 class Split(Operator):
-    """Split each tool on its first required enumerated parameter (or on ``arg`` only).
+    """Split tools on enumerated argument values (``on``) and numeric intervals (``interval``).
 
-    Tools with no such parameter pass through unchanged.
+    Parameters: ``on`` is ``first`` (each tool's first required enumerated argument), ``all``,
+    ``none`` or argument names joined by ``+`` (default: ``first``, or ``none`` when ``interval``
+    is given); ``arg`` is an alias of ``on``; ``only`` lists the tools to split (default all);
+    ``interval`` is ``ARG:CUT`` or ``ARG:CUT+CUT``, several joined by ``/``. Tools it does not
+    apply to pass through unchanged.
 
     Raises:
-        ConfigError: when binding, if two split tools would share a name.
+        ConfigError: when binding, listing every problem: a named argument or tool that nothing
+            matches, a listed tool with nothing to split, a cut outside an argument's range, a
+            tool that would make more than 512 tools, two shown tools with one name.
     """
 
     name = "split"
+    on: str = ""
+    only: str = ""
+    interval: str = ""
     arg: str = ""
 
+    @property
+    def _on(self) -> str:
+        """``on`` resolved: the alias, then the default."""
+        return self.arg or self.on or ("none" if self.interval else "first")
+
+    def spec(self) -> str:
+        default = "none" if self.interval else "first"
+        parts = [f"on={self._on}"] if self._on != default else []
+        parts += [f"only={self.only}"] if self.only else []
+        parts += [f"interval={self.interval}"] if self.interval else []
+        return f"{self.name}({','.join(parts)})" if parts else self.name
+
+    def _enum_args(self, tool: ToolSpec, cuts: dict[str, list[Number]]) -> list[str]:
+        candidates = [p for p in enumerated(tool) if p not in cuts]
+        if self._on in ("first", "all", "none"):
+            return {"first": candidates[:1], "all": candidates, "none": []}[self._on]
+        return [p for p in candidates if p in self._on.split("+")]
+
     @cached_property
-    def _table(self) -> dict[str, tuple[str, str | None, JSON]]:
-        """Shown name → (lower tool, split parameter or None, value)."""
-        table: dict[str, tuple[str, str | None, JSON]] = {}
-        problems = []
-        for tool in self.below.tools():
-            pname = _enum_param(tool, self.arg)
-            entries = (
-                [(tool.name, None, None)]
-                if pname is None
-                else [
-                    (_fit(f"{tool.name}__{_suffix(v)}"), pname, v) for v in tool.parameters["properties"][pname]["enum"]
-                ]
-            )
-            for shown, p, v in entries:
-                if shown in table:
-                    problems.append(f"tool {tool.name!r}: split name {shown!r} is already taken")
-                table[shown] = (tool.name, p, v)
+    def _table(self) -> dict[str, Piece]:
+        """Shown name → piece."""
+        lower = self.below.tools()
+        problems: list[str] = []
+        if self.arg and self.on:
+            problems.append("arg is an alias of on: give only one")
+        cuts = parse_intervals(self.interval, problems)
+        chosen = set(self.only.split("+")) if self.only else {t.name for t in lower}
+        problems += [f"only: {n!r} is not a tool" for n in sorted(chosen - {t.name for t in lower})]
+        used: set[str] = set()
+        table: dict[str, Piece] = {}
+        for tool in lower:
+            on = self._enum_args(tool, cuts) if tool.name in chosen else []
+            applied = {p: c for p, c in cuts.items() if p in numeric(tool)} if tool.name in chosen else {}
+            used |= {*on, *applied}
+            problems += [p for a, c in applied.items() for p in cut_problems(tool, a, c)]
+            if self.only and tool.name in chosen and not on and not applied:
+                problems.append(f"tool {tool.name!r}: nothing to split (no matching enumerated or numeric argument)")
+            if (n := count(tool, on, applied)) > MAX_PIECES:
+                problems.append(f"tool {tool.name!r}: would become {n} tools (more than {MAX_PIECES})")
+                continue
+            for piece in pieces(tool, on, applied):
+                if piece.name in table:
+                    problems.append(f"tool {tool.name!r}: split name {piece.name!r} is already taken")
+                table[piece.name] = piece
+        if self._on not in ("first", "all", "none"):
+            problems += [f"on and interval both name {a!r}" for a in self._on.split("+") if a in cuts]
+            missing = [a for a in self._on.split("+") if a not in used]
+            problems += [f"on: no tool to split has a required enumerated argument {a!r}" for a in missing]
+        problems += [f"interval: no tool to split has a required numeric argument {a!r}" for a in cuts if a not in used]
+        if self._on == "none" and not self.interval:
+            problems.append("on=none without interval splits nothing")
         if problems:
             raise ConfigError(problems, what=f"operator {self.spec()}")
         return table
 
+    @cached_property
+    def _by_tool(self) -> dict[str, list[Piece]]:
+        out: dict[str, list[Piece]] = {}
+        for piece in self._table.values():
+            out.setdefault(piece.tool, []).append(piece)
+        return out
+
     def convention(self) -> str:
-        return (
+        text = (
             "Some argument values are part of tool names: call the tool whose name ends with the value "
             "you want instead of passing that argument."
         )
+        if self.interval:
+            text += " Tools whose names end in _lt_N or _ge_N take only values below N, or at least N."
+        return text
 
     def tools(self) -> list[ToolSpec]:
         lower = self.below.tool_index
-        shown = []
-        for name, (tool_name, pname, value) in self._table.items():
-            tool = lower[tool_name]
-            if pname is None:
-                shown.append(tool)
-                continue
-            description = f"{tool.description} (with {pname}={canonical_json(value)})".strip()
-            shown.append(
-                replace(tool, name=name, description=description, parameters=_without(dict(tool.parameters), pname))
-            )
-        return shown
+        return [piece.shown(lower[piece.tool]) for piece in self._table.values()]
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
-        tool_name, pname, value = self._table[call.name]
-        args = dict(call.arguments)
-        if pname is not None:
-            args[pname] = value
-        return Forward(ToolCall(tool_name, args))
+        piece = self._table[call.name]
+        return Forward(ToolCall(piece.tool, {**call.arguments, **dict(piece.fixed)}))
 
     def encode(self, call: ToolCall) -> Plan:
         args = dict(call.arguments)
-        for name, (tool_name, pname, value) in self._table.items():
-            if tool_name == call.name and (pname is None or args.get(pname) == value):
-                if pname is not None:
-                    del args[pname]
-                return (yield ToolCall(name, args))
+        for piece in self._by_tool.get(call.name, []):
+            if piece.contains(args):
+                shown = {k: v for k, v in args.items() if k not in dict(piece.fixed)}
+                return (yield ToolCall(piece.name, shown))
         raise ValueError(f"split cannot encode {call.name} with {call.arguments}")
-
-
-def _fit(name: str) -> str:
-    """Keep a tool name within 64 characters (truncate, add a short hash)."""
-    if len(name) <= 64:
-        return name
-    return name[:57] + "_" + hashlib.sha256(name.encode()).hexdigest()[:6]

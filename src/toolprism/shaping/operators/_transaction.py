@@ -1,15 +1,51 @@
-"""``transaction``: every call becomes begin / one write per argument / commit (seed 000,
-cross-call protocols). ``begin`` answers a transaction id; ``write`` stores one argument;
-``commit`` runs the tool with the written arguments and closes the transaction.
+"""``transaction``: every call becomes begin / set / commit (seed 000, cross-call protocols).
+
+Per operation ``<op>`` below: ``begin_<op>()`` answers ``{"txn_id": "txn_<n>"}``; ``set_<arg>(txn_id,
+value)`` (one tool per argument name across all operations) stores one argument; ``commit_<op>(txn_id)``
+runs ``<op>`` with the arguments set and closes the transaction. An argument name that operations
+declare with different schemas gets ``value: anyOf`` them; the transaction's own operation's schema is
+checked when ``set_<arg>`` is decoded. Names go through :func:`tool_name` (shortened past 64 chars).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
-from toolprism.errors import RejectedCall, RejectionKind
-from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan
+import jsonschema
+
+from toolprism.errors import ConfigError, RejectionKind
+from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
+from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan, reject
+
+
+def tool_name(raw: str) -> str:
+    """``raw`` if it is a valid tool name; else its first 57 characters (invalid ones as ``_``), ``_``
+    and 6 hex digits of the SHA-256 of ``raw``. Callers check the results stay unique."""
+    if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", raw):
+        return raw
+    return re.sub(r"[^A-Za-z0-9_-]", "_", raw)[:57] + "_" + hashlib.sha256(raw.encode()).hexdigest()[:6]
+
+
+def closed(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A closed JSON Schema object."""
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def value_check(schema: JSON, value: JSON, what: str) -> None:
+    """Validate one argument value against its own schema; the message starts with ``what``.
+
+    Raises:
+        RejectedCall: INVALID_ARGUMENTS, listing every violation.
+    """
+    errors = jsonschema.Draft202012Validator(json.loads(canonical_json(schema))).iter_errors(value)
+    problems = [(f"{'.'.join(map(str, e.path))}: " if e.path else "") + e.message for e in errors]
+    if problems:
+        raise reject(RejectionKind.INVALID_ARGUMENTS, f"{what}: {'; '.join(problems)}")
 
 
 @dataclass
@@ -28,119 +64,136 @@ class TransactionState:
 
 @dataclass(frozen=True)
 class Transaction(Operator):
-    """Hide every tool behind ``begin(tool)``, ``write(txn_id, argument, value)``, ``commit(txn_id)``.
+    """Hide each operation behind ``begin_<op>``, ``set_<arg>``, ``commit_<op>``.
 
-    Rejections: an unknown, already committed or never begun ``txn_id`` (UNKNOWN_TRANSACTION);
-    a written argument the tool does not take, or a value its schema refuses (INVALID_ARGUMENTS);
-    a commit with required arguments unwritten (INCOMPLETE_TRANSACTION, the transaction stays open).
+    Rejections: an unknown or already committed ``txn_id``, or one begun for another operation
+    (UNKNOWN_TRANSACTION); setting an argument the operation does not take, or a value its schema
+    refuses (INVALID_ARGUMENTS); a commit with required arguments unset (INCOMPLETE_TRANSACTION; the
+    transaction stays open).
+
+    Raises:
+        ConfigError: when binding, if two shown names coincide (after shortening).
     """
 
     name = "transaction"
 
+    @cached_property
+    def _args(self) -> dict[str, list[JSON]]:
+        """Argument name → its distinct schemas across the operations below."""
+        found: dict[str, list[JSON]] = {}
+        for tool in self.below.tools():
+            for arg, schema in tool.parameters.get("properties", {}).items():
+                options = found.setdefault(arg, [])
+                if schema not in options:
+                    options.append(schema)
+        return found
+
+    @cached_property
+    def _table(self) -> dict[str, tuple[str, str]]:
+        """Shown name → (role: begin / set / commit, operation or argument name)."""
+        ops = [t.name for t in self.below.tools()]
+        entries = [("begin", o) for o in ops] + [("set", a) for a in self._args] + [("commit", o) for o in ops]
+        table: dict[str, tuple[str, str]] = {}
+        problems = []
+        for role, target in entries:
+            shown = tool_name(f"{role}_{target}")
+            if shown in table:
+                problems.append(
+                    f"{role} tool of {target!r}: name {shown!r} is already taken (%s tool of %r)" % table[shown]
+                )
+            table[shown] = (role, target)
+        if problems:
+            raise ConfigError(problems, what=f"operator {self.spec()}")
+        return table
+
+    @cached_property
+    def _names(self) -> dict[tuple[str, str], str]:
+        return {entry: shown for shown, entry in self._table.items()}
+
     def tools(self) -> list[ToolSpec]:
-        lower = self.below.tools()
-        catalog = "\n".join(
-            f"- {t.name}({', '.join(t.parameters.get('properties', {}))}): {t.description}" for t in lower
-        )
-        txn = {"type": "string", "description": "the id returned by begin"}
-        return [
-            ToolSpec(
-                "begin",
-                "Start a transaction for one tool call; returns a txn_id. Then call write once per "
-                "argument and commit to run it. Tools:\n" + catalog,
-                {
-                    "type": "object",
-                    "properties": {"tool": {"type": "string", "enum": [t.name for t in lower]}},
-                    "required": ["tool"],
-                    "additionalProperties": False,
-                },
-            ),
-            ToolSpec(
-                "write",
-                "Set one argument of the tool call in an open transaction.",
-                {
-                    "type": "object",
-                    "properties": {
-                        "txn_id": txn,
-                        "argument": {"type": "string"},
-                        "value": {"description": "the argument's value (any JSON value)"},
-                    },
-                    "required": ["txn_id", "argument", "value"],
-                    "additionalProperties": False,
-                },
-            ),
-            ToolSpec(
-                "commit",
-                "Run the tool call of a transaction with the written arguments and close it.",
-                {
-                    "type": "object",
-                    "properties": {"txn_id": txn},
-                    "required": ["txn_id"],
-                    "additionalProperties": False,
-                },
-            ),
+        return [self._show(name, role, target) for name, (role, target) in self._table.items()]
+
+    def _show(self, name: str, role: str, target: str) -> ToolSpec:
+        txn = {"type": "string", "description": "the txn_id returned by a begin_ tool"}
+        if role == "set":
+            users = [t for t in self.below.tools() if target in t.parameters.get("properties", {})]
+            options = self._args[target]
+            value = options[0] if len(options) == 1 else {"anyOf": options}
+            description = f"Set argument '{target}' in an open transaction of: {', '.join(t.name for t in users)}."
+            group = users[0].group if len({t.group for t in users}) == 1 else ""
+            return ToolSpec(name, description, closed({"txn_id": txn, "value": value}, ["txn_id", "value"]), group)
+        tool = self.below.tool(target)
+        if role == "commit":
+            description = f"Run {target} with the arguments set in transaction txn_id, and close the transaction."
+            return ToolSpec(name, description, closed({"txn_id": txn}, ["txn_id"]), tool.group)
+        required = tool.parameters.get("required", [])
+        sets = [
+            f"{self._names['set', a]}{'' if a in required else ' (optional)'}"
+            for a in tool.parameters.get("properties", {})
         ]
+        description = (
+            f"{tool.description} Begins a transaction for {target} and returns its txn_id; set its arguments "
+            f"with {', '.join(sets) or 'nothing (it takes none)'}, then call {self._names['commit', target]}(txn_id)."
+        )
+        return ToolSpec(name, description.strip(), closed({}, []), tool.group)
 
     def convention(self) -> str:
         return (
-            "Every action is a transaction: call begin with the tool's name to get a txn_id, write each "
-            "argument with write(txn_id, argument, value), then call commit(txn_id)."
+            "Every action is a transaction: call begin_<operation>() to get a txn_id, set each argument with "
+            "set_<argument>(txn_id, value), then call commit_<operation>(txn_id)."
         )
 
     def new_state(self) -> TransactionState:
         return TransactionState()
 
     def decode(self, call: ToolCall, state: TransactionState) -> Decoded:
-        args = call.arguments
-        if call.name == "begin":
+        role, target = self._table[call.name]
+        if role == "begin":
             state.issued += 1
-            txn_id = f"txn_{state.issued}"
-            state.open[txn_id] = _Open(args["tool"])
-            return Answer({"txn_id": txn_id, "tool": args["tool"]})
-        txn_id = args["txn_id"]
+            state.open[f"txn_{state.issued}"] = _Open(target)
+            return Answer({"txn_id": f"txn_{state.issued}"})
+        txn_id = call.arguments["txn_id"]
         if txn_id not in state.open:
-            raise RejectedCall(
+            done = txn_id in {f"txn_{i}" for i in range(1, state.issued + 1)}
+            raise reject(
                 RejectionKind.UNKNOWN_TRANSACTION,
-                f"transaction '{txn_id}' is not open (never begun or already committed); call begin first",
+                f"transaction '{txn_id}' is not open ({'already committed' if done else 'never begun'}); "
+                "start one with a begin_ tool",
             )
         txn = state.open[txn_id]
         tool = self.below.tool(txn.tool)
-        properties = tool.parameters.get("properties", {})
-        if call.name == "write":
-            return Answer(self._write(txn_id, txn, tool, args["argument"], args["value"]))
+        if role == "set":
+            properties = tool.parameters.get("properties", {})
+            if target not in properties:
+                raise reject(
+                    RejectionKind.INVALID_ARGUMENTS,
+                    f"{txn.tool} (transaction '{txn_id}') has no argument '{target}'; its arguments are: "
+                    f"{', '.join(properties) or 'none'}",
+                )
+            value_check(properties[target], call.arguments["value"], f"invalid value for '{target}' of {txn.tool}")
+            txn.written[target] = call.arguments["value"]
+            return Answer({"txn_id": txn_id, "set": target})
+        if txn.tool != target:
+            raise reject(
+                RejectionKind.UNKNOWN_TRANSACTION,
+                f"transaction '{txn_id}' was begun for {txn.tool}, not {target}; "
+                f"commit it with {self._names['commit', txn.tool]}, "
+                f"or begin a new one with {self._names['begin', target]}",
+            )
         missing = [r for r in tool.parameters.get("required", []) if r not in txn.written]
         if missing:
-            raise RejectedCall(
+            raise reject(
                 RejectionKind.INCOMPLETE_TRANSACTION,
-                f"cannot commit '{txn_id}': tool '{txn.tool}' needs argument(s) {', '.join(missing)} "
-                "to be written first",
+                f"cannot commit '{txn_id}': {target} needs argument(s) {', '.join(missing)}; set them first with "
+                f"{', '.join(self._names['set', m] for m in missing)} (the transaction stays open)",
             )
-        assert set(txn.written) <= set(properties)
         del state.open[txn_id]
-        return Forward(ToolCall(txn.tool, dict(txn.written)))
-
-    @staticmethod
-    def _write(txn_id: str, txn: _Open, tool: ToolSpec, argument: str, value: JSON) -> JSON:
-        properties = tool.parameters.get("properties", {})
-        if argument not in properties:
-            raise RejectedCall(
-                RejectionKind.INVALID_ARGUMENTS,
-                f"tool '{txn.tool}' has no argument '{argument}'; its arguments are: {', '.join(properties) or 'none'}",
-            )
-        single = ToolSpec(tool.name, "", {"type": "object", "properties": {argument: properties[argument]}})
-        try:
-            single.validate({argument: value})
-        except RejectedCall as e:
-            raise RejectedCall(
-                e.kind, f"invalid value for '{argument}' of tool '{txn.tool}': " + e.reason.split(": ", 1)[-1]
-            ) from None
-        txn.written[argument] = value
-        return {"txn_id": txn_id, "written": argument}
+        return Forward(ToolCall(target, dict(txn.written)))
 
     def encode(self, call: ToolCall) -> Plan:
-        reply = yield ToolCall("begin", {"tool": call.name})
+        reply = yield ToolCall(self._names["begin", call.name], {})
         txn_id = reply["txn_id"]
-        writes = [ToolCall("write", {"txn_id": txn_id, "argument": k, "value": v}) for k, v in call.arguments.items()]
-        if writes:
-            yield Batch(tuple(writes))
-        return (yield ToolCall("commit", {"txn_id": txn_id}))
+        sets = [ToolCall(self._names["set", k], {"txn_id": txn_id, "value": v}) for k, v in call.arguments.items()]
+        if sets:
+            yield Batch(tuple(sets))
+        return (yield ToolCall(self._names["commit", call.name], {"txn_id": txn_id}))

@@ -1,0 +1,170 @@
+"""Dispatchers for ``merge``: one tool whose selector argument picks the operation, with the
+operations' arguments passed ``flat`` (side by side), ``nested`` (in one ``arguments`` object) or
+``union`` (side by side, namespaced ``<operation>__<argument>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
+
+OPERATION = "operation"
+ARGUMENTS = "arguments"
+ArgStyle = Literal["flat", "nested", "union"]
+
+
+def selector(tools: list[ToolSpec]) -> str:
+    """The dispatcher's selector argument: ``operation``, or ``operation_2``, ``operation_3``...
+    when the merged tools already take an argument of that name (e.g. ``merge|merge``)."""
+    taken = {p for t in tools for p in _props(t)}
+    return next(k for k in (OPERATION, *(f"{OPERATION}_{i}" for i in range(2, len(taken) + 3))) if k not in taken)
+
+
+def _props(tool: ToolSpec) -> dict[str, Any]:
+    return dict(tool.parameters.get("properties", {}))
+
+
+def _signature(tool: ToolSpec) -> str:
+    return f"{tool.name}({', '.join(_props(tool))})"
+
+
+@dataclass(frozen=True)
+class Dispatcher:
+    """One dispatcher tool called ``name`` over ``members`` (in the lower layer's order)."""
+
+    name: str
+    members: tuple[ToolSpec, ...]
+    args: ArgStyle = "flat"
+
+    @cached_property
+    def key(self) -> str:
+        """The selector argument's name."""
+        return selector(list(self.members))
+
+    @cached_property
+    def index(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.members}
+
+    @cached_property
+    def namespaced(self) -> dict[str, tuple[str, str]]:
+        """``union`` only: shown property → (operation, its argument)."""
+        return {f"{t.name}__{p}": (t.name, p) for t in self.members for p in _props(t)}
+
+    def problems(self) -> list[str]:
+        """Binding problems: namespaced properties of two operations that coincide (``union``)."""
+        if self.args != "union":
+            return []
+        seen: dict[str, str] = {}
+        out = []
+        for t in self.members:
+            for p in _props(t):
+                shown = f"{t.name}__{p}"
+                if shown in seen:
+                    out.append(f"dispatcher {self.name!r}: argument {shown!r} of {t.name!r} and {seen[shown]!r}")
+                seen[shown] = t.name
+        return out
+
+    def tool(self) -> ToolSpec:
+        """The dispatcher as a shown tool."""
+        enum = {"type": "string", "enum": list(self.index), "description": "the operation to run"}
+        properties: dict[str, Any] = {self.key: enum}
+        required = [self.key]
+        if self.args == "flat":
+            properties.update(self._flat_properties())
+            how = "pass that operation's arguments alongside it"
+            lines = [f"- {_signature(t)}: {t.description}" for t in self.members]
+        elif self.args == "union":
+            for shown, (op, p) in self.namespaced.items():
+                schema = dict(self.index[op].parameters["properties"][p])
+                schema["description"] = f"{op}: {schema.get('description', p)}"
+                properties[shown] = schema
+            how = "pass that operation's arguments prefixed with its name and '__' (e.g. 'op__arg')"
+            lines = [
+                f"- {t.name}({', '.join(f'{t.name}__{p}' for p in _props(t))}): {t.description}" for t in self.members
+            ]
+        else:
+            properties[ARGUMENTS] = {
+                "type": "object",
+                "description": "the chosen operation's arguments, as its schema in this tool's description says",
+            }
+            how = f"pass that operation's arguments as the object '{ARGUMENTS}'; each operation's argument schema"
+            lines = [f"- {t.name}: {t.description} {ARGUMENTS}: {self._schema_text(t)}" for t in self.members]
+        count = f"{len(self.members)} operation{'s' if len(self.members) != 1 else ''}"
+        description = f"Runs one of {count}. Set '{self.key}' to the operation's name and {how}:\n" + "\n".join(lines)
+        parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        groups = {t.group for t in self.members}
+        return ToolSpec(self.name, description, parameters, groups.pop() if len(groups) == 1 else "")
+
+    def _flat_properties(self) -> dict[str, Any]:
+        """The union of parameters; a name shared with different schemas becomes ``anyOf`` them."""
+        properties: dict[str, Any] = {}
+        for tool in self.members:
+            for pname, pschema in _props(tool).items():
+                current = properties.get(pname)
+                if current is None or current == pschema:
+                    properties[pname] = pschema
+                else:
+                    options = current["anyOf"] if "anyOf" in current else [current]
+                    properties[pname] = {"anyOf": options + ([pschema] if pschema not in options else [])}
+        return properties
+
+    @staticmethod
+    def _schema_text(tool: ToolSpec) -> str:
+        params = tool.parameters
+        return canonical_json({k: params[k] for k in ("properties", "required") if k in params})
+
+    def decode(self, arguments: dict[str, JSON]) -> ToolCall:
+        """The lower call for a dispatcher call (already valid against :meth:`tool`'s schema).
+
+        Raises:
+            RejectedCall: INVALID_ARGUMENTS, for arguments the chosen operation does not take or
+                values its own schema refuses, phrased in terms of this dispatcher.
+        """
+        args = dict(arguments)
+        op = args.pop(self.key)
+        if op not in self.index:  # unreachable after schema validation; kept as a guard
+            raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown operation {op!r}")
+        target, where = self.index[op], ""
+        if self.args == "nested":
+            args, where = dict(args.get(ARGUMENTS) or {}), f" in '{ARGUMENTS}'"
+        elif self.args == "union":
+            target = self._namespaced_tool(target)
+        known = list(_props(target))
+        _refuse_foreign(op, sorted(set(args) - set(known)), known, where)
+        try:
+            target.validate(args)
+        except RejectedCall as e:
+            reason = e.reason.replace(f" for tool '{op}'", f"{where} for operation '{op}'")
+            raise RejectedCall(e.kind, reason) from None
+        if self.args == "union":
+            args = {self.namespaced[k][1]: v for k, v in args.items()}
+        return ToolCall(op, args)
+
+    @staticmethod
+    def _namespaced_tool(tool: ToolSpec) -> ToolSpec:
+        """``tool`` with its arguments namespaced ``<tool>__<argument>`` (for ``union``)."""
+        params = dict(tool.parameters)
+        params["properties"] = {f"{tool.name}__{p}": s for p, s in _props(tool).items()}
+        params["required"] = [f"{tool.name}__{p}" for p in params.get("required", [])]
+        return ToolSpec(tool.name, tool.description, params, tool.group)
+
+    def encode(self, call: ToolCall) -> dict[str, JSON]:
+        """The dispatcher arguments for a call of member ``call.name``."""
+        if self.args == "nested":
+            return {self.key: call.name, ARGUMENTS: dict(call.arguments)}
+        if self.args == "union":
+            return {self.key: call.name, **{f"{call.name}__{k}": v for k, v in call.arguments.items()}}
+        return {self.key: call.name, **call.arguments}
+
+
+def _refuse_foreign(op: str, foreign: list[str], known: list[str], where: str) -> None:
+    if foreign:
+        raise RejectedCall(
+            RejectionKind.INVALID_ARGUMENTS,
+            f"operation '{op}' takes no argument(s) {', '.join(map(repr, foreign))}{where}; "
+            f"its arguments are: {', '.join(known) or 'none'}",
+        )

@@ -1,0 +1,81 @@
+"""``reorder``: a seeded permutation of every tool's arguments (seed 000, per-tool surface).
+
+Each tool's ``properties`` and ``required`` list are shuffled by ``random.Random(f"reorder/{seed}/
+{tool name}")`` (starting from sorted names, so the result does not depend on the order they came
+in); properties of nested objects (and of array items) are shuffled too, each with its own
+generator keyed by its path. With ``catalog=true`` the tool list itself is shuffled as well, by
+``random.Random(f"reorder/{seed}")`` over the sorted tool names; by default it keeps its order, so
+the operator only moves arguments. Calls are unchanged (JSON objects are unordered); the encoder
+emits arguments in the shown order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from toolprism.schema import JSON, ToolCall, ToolSpec
+from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+
+
+def shuffled(schema: JSON, key: str) -> JSON:
+    """A copy of ``schema`` with its properties and required list (and those of nested objects and
+    array items) in a seeded order; ``key`` seeds the top level, ``key/<name>`` each property."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    rng = random.Random(key)
+    if isinstance(props := schema.get("properties"), Mapping):
+        names = sorted(props)
+        rng.shuffle(names)
+        out["properties"] = {n: shuffled(props[n], f"{key}/{n}") for n in names}
+    if isinstance(required := schema.get("required"), list | tuple):
+        out["required"] = sorted(required)
+        rng.shuffle(out["required"])
+    if isinstance(schema.get("items"), Mapping):
+        out["items"] = shuffled(schema["items"], f"{key}/[]")
+    return out
+
+
+def ordered(value: JSON, schema: JSON) -> JSON:
+    """``value`` with its object keys in ``schema``'s property order (unknown keys last)."""
+    if isinstance(value, Mapping) and isinstance(schema, Mapping) and isinstance(schema.get("properties"), Mapping):
+        props = schema["properties"]
+        keys = [k for k in props if k in value] + [k for k in value if k not in props]
+        return {k: ordered(value[k], props.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(schema, Mapping) and isinstance(schema.get("items"), Mapping):
+        return [ordered(v, schema["items"]) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Reorder(Operator):
+    """Show every tool's arguments (and, with ``catalog``, the tools) in a seeded order."""
+
+    name = "reorder"
+    seed: int = 0
+    catalog: bool = False
+
+    @cached_property
+    def _tools(self) -> list[ToolSpec]:
+        tools = [
+            replace(t, parameters=shuffled(t.parameters, f"reorder/{self.seed}/{t.name}")) for t in self.below.tools()
+        ]
+        if self.catalog:
+            names = sorted(t.name for t in tools)
+            random.Random(f"reorder/{self.seed}").shuffle(names)
+            rank = {n: i for i, n in enumerate(names)}
+            tools.sort(key=lambda t: rank[t.name])
+        return tools
+
+    def tools(self) -> list[ToolSpec]:
+        return list(self._tools)
+
+    def decode(self, call: ToolCall, state: Any) -> Decoded:
+        return Forward(ToolCall(call.name, dict(call.arguments)))
+
+    def encode(self, call: ToolCall) -> Plan:
+        return (yield ToolCall(call.name, ordered(dict(call.arguments), self.tool_index[call.name].parameters)))

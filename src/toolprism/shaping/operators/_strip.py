@@ -1,0 +1,78 @@
+"""``strip``: remove descriptions (seed 000, per-tool surface). ``what=tools`` blanks the tool
+descriptions, ``what=params`` removes every ``description`` keyword from the parameter schemas at
+any depth, ``what=all`` (the default) does both. Names, types and enums stay: calls are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from toolprism.schema import JSON, ToolCall, ToolSpec
+from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+
+_ONE = (
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+)
+"""Keywords whose value is one subschema."""
+_MANY = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+"""Keywords whose value is a list of subschemas (``items`` too, in old drafts)."""
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+"""Keywords whose value maps names (never stripped: a property may be called ``description``)
+to subschemas."""
+
+
+def undescribed(schema: JSON) -> JSON:
+    """A copy of ``schema`` without ``description`` keywords, at any depth. Values such as
+    ``enum``, ``const``, ``default`` and ``examples`` are data, copied as they are."""
+    if not isinstance(schema, Mapping):
+        return schema  # a boolean schema
+    out: dict[str, JSON] = {}
+    for key, value in schema.items():
+        if key == "description":
+            continue
+        if key in _NAMED and isinstance(value, Mapping):
+            value = {name: undescribed(sub) for name, sub in value.items()}
+        elif key in _MANY and isinstance(value, list | tuple):
+            value = [undescribed(sub) for sub in value]
+        elif key in _ONE:
+            value = undescribed(value)
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Strip(Operator):
+    """Remove tool descriptions (``tools``), parameter descriptions (``params``), or both."""
+
+    name = "strip"
+    what: Literal["tools", "params", "all"] = "all"
+
+    def convention(self) -> str:
+        subject = {"tools": "Tools", "params": "Arguments", "all": "Tools and arguments"}[self.what]
+        return f"{subject} come without descriptions: infer their meaning from names, types and allowed values."
+
+    def tools(self) -> list[ToolSpec]:
+        tools = self.below.tools()
+        if self.what in ("tools", "all"):
+            tools = [replace(t, description="") for t in tools]
+        if self.what in ("params", "all"):
+            tools = [replace(t, parameters=undescribed(t.parameters)) for t in tools]
+        return tools
+
+    def decode(self, call: ToolCall, state: Any) -> Decoded:
+        return Forward(call)
+
+    def encode(self, call: ToolCall) -> Plan:
+        return (yield call)
