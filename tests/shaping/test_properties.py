@@ -25,8 +25,10 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 KNOWN: dict[str, list[str]] = {
     "rename": ["rename(style=opaque)", "rename(style=namespaced)"],
-    "merge": ["merge", "merge(by=class)"],
-    "split": ["split"],
+    "merge": ["merge", "merge(by=class)", "merge(args=nested)", "merge(args=union)", "merge(by=random,k=2,seed=1)"],
+    "split": ["split", "split(on=all)"],
+    "reference": ["reference"],
+    "discovery": ["discovery"],
     "transaction": ["transaction"],
     "nest": ["nest", "nest(param=args)"],
     "flatten": ["flatten"],

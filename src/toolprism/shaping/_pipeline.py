@@ -34,16 +34,50 @@ for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Re
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")
-"""Named variants → spec strings (the standard suite grows here)."""
-for _name, _spec in {
+"""The standard suite: named variants → spec strings. Every entry applies to every built-in domain
+(seed 000, "The transformation space, briefly"; names follow the paper's where it has one)."""
+SUITE = {
+    # identity
     "native": "",
+    # per-tool surface
     "rename-opaque": "rename(style=opaque)",
     "rename-namespaced": "rename(style=namespaced)",
+    "strip": "strip(what=all)",
+    "strip-tools": "strip(what=tools)",
+    "strip-params": "strip(what=params)",
+    "reorder": "reorder(seed=0)",
+    "reorder-catalog": "reorder(seed=1,catalog=true)",
+    "nest": "nest",
+    # tool-set partitioning: the merge/split granularity ladder, coarse to fine
     "merge": "merge(by=full,args=flat)",
+    "merge-nested": "merge(by=full,args=nested)",
+    "merge-union": "merge(by=full,args=union)",
+    "merge-random-2": "merge(by=random,k=2,seed=0)",
     "merge-class": "merge(by=class,args=flat)",
+    "merge-class-nested": "merge(by=class,args=nested)",
+    "merge-class-union": "merge(by=class,args=union)",
+    "merge-random-4": "merge(by=random,k=4,seed=0)",
+    "merge-random-6-nested": "merge(by=random,k=6,seed=1,args=nested)",
+    "merge-random-8": "merge(by=random,k=8,seed=0)",
     "split": "split",
+    "split-all": "split(on=all)",
+    # cross-call protocols
     "transaction": "transaction",
-}.items():
+    "reference": "reference",
+    "discovery": "discovery",
+    # compositions
+    "merge+rename-opaque": "merge(by=full,args=flat)|rename(style=opaque)",
+    "merge-class+strip": "merge(by=class,args=flat)|strip(what=all)",
+    "nest+rename-opaque": "nest|rename(style=opaque)",
+    "split+rename-namespaced": "split|rename(style=namespaced)",
+    "split+transaction": "split|transaction",
+    "reference+merge-class": "reference|merge(by=class,args=flat)",
+    "reorder+nest+strip": "reorder(seed=2)|nest|strip(what=all)",
+    "merge-class+transaction": "merge(by=class,args=flat)|transaction",
+    "rename-opaque+discovery": "rename(style=opaque)|discovery",
+    "split-all+merge-class": "split(on=all)|merge(by=class,args=flat)",
+}
+for _name, _spec in SUITE.items():
     VARIANTS.add(_name, _spec)
 
 DEFAULT_VARIANTS = ("native", "merge", "split", "transaction", "rename-opaque")

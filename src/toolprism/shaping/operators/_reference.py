@@ -28,9 +28,25 @@ def _plain_string(schema: JSON) -> bool:
     return schema.get("type") == "string" and "enum" not in schema and "const" not in schema
 
 
+def _default_names(tools: list) -> list[str]:
+    """Required free-string arguments; failing those, required enumerated strings."""
+    required = [
+        (arg, schema)
+        for tool in tools
+        for arg, schema in tool.parameters.get("properties", {}).items()
+        if arg in tool.parameters.get("required", []) and isinstance(schema, dict) and schema.get("type") == "string"
+    ]
+    plain = [arg for arg, schema in required if _plain_string(schema)]
+    return list(dict.fromkeys(plain or [arg for arg, schema in required if "enum" in schema]))
+
+
 @dataclass(frozen=True)
 class Reference(Operator):
     """Replace referenced arguments by handles that ``resolve_<arg>`` tools issue.
+
+    ``args`` names the referenced arguments (``order_id+user_id``). By default: every argument
+    some operation requires as a free string (ids, names, emails); in a catalog with none, every
+    required enumerated string argument (rooms, modes) instead, so the operator always applies.
 
     Rejections: a handle never issued in this episode, or issued for another argument (UNKNOWN_HANDLE);
     a handle whose value the operation's own schema refuses (INVALID_ARGUMENTS).
@@ -47,12 +63,11 @@ class Reference(Operator):
     def _resolvers(self) -> dict[str, tuple[str, list[JSON]]]:
         """Resolver name → (argument name, its distinct schemas)."""
         lower = self.below.tools()
-        named = [a for a in self.args.split("+") if a]
+        named = [a for a in self.args.split("+") if a] or _default_names(lower)
         found: dict[str, list[JSON]] = {}
         for tool in lower:
-            required = tool.parameters.get("required", [])
-            for arg, schema in tool.parameters.get("properties", {}).items():
-                if arg in named or (not named and arg in required and _plain_string(schema)):
+            for arg in tool.parameters.get("properties", {}):
+                if arg in named:
                     found.setdefault(arg, [])
         for tool in lower:  # every schema of a referenced name, required or not
             for arg, schema in tool.parameters.get("properties", {}).items():
