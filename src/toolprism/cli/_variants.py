@@ -43,7 +43,7 @@ def list_variants(
                 "name": name,
                 "spec": variant.spec,
                 "tools": len(variant.tools()),
-                "tool_count_ratio": round(len(variant.tools()) / native, 3),
+                "tool_count_ratio": round(len(variant.tools()) / native, 3), "convention": variant.convention(),
             }
         )
     if json_output:
@@ -61,6 +61,10 @@ def show(
     spec: Annotated[str, typer.Argument(help="A variant name (see 'toolprism variants') or a spec string.")],
     domain: Annotated[str, typer.Option("--domain", "-d", help="Domain whose action space to shape.")] = "smart_home",
 ) -> None:
-    """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN."""
+    """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN.
+
+    The variant's calling-convention instruction (a training-free mitigation) goes to stderr."""
     variant = Variant.build(spec, get_domain(domain).action_space())
+    if variant.convention():
+        Console(stderr=True).print(f"convention: {variant.convention()}", markup=False, soft_wrap=True)
     print_json(variant.openai_tools)
