@@ -337,7 +337,7 @@ EXTRA = ActionSpace(
             ],
         ),
         ("merge(groups=lock_door,k=2)", "smart_home", ["only applies to by=groups", "only apply to by=random"]),
-        ("merge(by=random,k=18)", "smart_home", ["k between 1 and the number of tools (17), got k=18"]),
+        ("merge(by=random,k=0)", "smart_home", ["k of at least 1, got k=0"]),
         ("merge(by=random)", "smart_home", ["got k=0"]),
         ("merge(by=groups,groups=a+a__b)", "extra", ["dispatcher 'group_1': the name is taken by an unmerged tool"]),
         ("merge(by=groups,groups=a+a__b+group_1,args=union)", "extra", ["argument 'a__b__c' of 'a__b' and 'a'"]),

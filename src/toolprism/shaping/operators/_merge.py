@@ -36,7 +36,7 @@ class Merge(Operator):
 
     Parameters ``groups`` (``by=groups``: tool names joined by ``+``, groups separated by ``/``),
     ``k`` and ``seed`` (``by=random``: ``random.Random(f"merge/{seed}")`` shuffles the sorted tool
-    names, which are dealt round-robin into ``k`` groups).
+    names, which are dealt round-robin into ``min(k, tool count)`` groups).
 
     Raises:
         ConfigError: when binding, listing every problem: a parameter that does not apply to
@@ -69,13 +69,14 @@ class Merge(Operator):
                 out.setdefault(_tool_name(t.group) or "execute", []).append(t.name)
             return out
         if self.by == "random":
-            if not 1 <= self.k <= len(names):
-                problems.append(f"by=random needs k between 1 and the number of tools ({len(names)}), got k={self.k}")
+            if self.k < 1:
+                problems.append(f"by=random needs k of at least 1, got k={self.k}")
                 return {}
+            k = min(self.k, len(names))  # at most k groups: a catalog smaller than k is split per tool
             shuffled = sorted(names)
             random.Random(f"merge/{self.seed}").shuffle(shuffled)
             dealt = sorted(
-                ([n for n in names if n in shuffled[i :: self.k]] for i in range(self.k)),
+                ([n for n in names if n in shuffled[i::k]] for i in range(k)),
                 key=lambda g: names.index(g[0]),
             )
             return {f"group_{i}": members for i, members in enumerate(dealt, start=1)}
