@@ -10,15 +10,18 @@ from typing import Any, Literal
 from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
 from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping.operators._transaction import tool_name
 
 
 @dataclass(frozen=True)
 class Rename(Operator):
     """Rename tools: ``opaque`` gives ``t_`` plus 6 hex digits of SHA-256 of the name;
-    ``namespaced`` gives ``<space>__<group>__<name>`` (group omitted when empty).
+    ``namespaced`` gives ``<space>__<group>__<name>`` (group omitted when empty). A name that would
+    break ``^[a-zA-Z0-9_-]{1,64}$`` is made valid deterministically: invalid characters become
+    ``_`` and an over-long name keeps 57 characters plus ``_`` and 6 hex digits of its SHA-256.
 
     Raises:
-        ConfigError: when binding, if two tools would get the same name or a name over 64 chars.
+        ConfigError: when binding, if two tools would get the same name.
     """
 
     name = "rename"
@@ -28,14 +31,13 @@ class Rename(Operator):
         if self.style == "opaque":
             return "t_" + hashlib.sha256(tool.name.encode()).hexdigest()[:6]
         parts = [self.namespace, tool.group, tool.name]
-        return "__".join(p for p in parts if p)
+        return tool_name("__".join(p for p in parts if p))
 
     @cached_property
     def _maps(self) -> tuple[dict[str, str], dict[str, str]]:
         up = {t.name: self._new_name(t) for t in self.below.tools()}
         down = {v: k for k, v in up.items()}
         problems = [f"tools {k!r} collide as {v!r}" for k, v in up.items() if down[v] != k]
-        problems += [f"tool {k!r}: renamed {v!r} is over 64 characters" for k, v in up.items() if len(v) > 64]
         if problems:
             raise ConfigError(problems, what=f"operator {self.spec()}")
         return up, down
