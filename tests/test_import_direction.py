@@ -16,6 +16,7 @@ RANK = {
     "backends": 3,
     "run": 3,
     "score": 4,
+    "validate": 4,
     "probes": 5,
     "report": 5,
     "interop": 5,

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from toolprism.cli import _run, _variants
+from toolprism.cli import _run, _validate, _variants
 
 app = typer.Typer(
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
@@ -16,6 +16,7 @@ app = typer.Typer(
 )
 app.command("run")(_run.run)
 app.add_typer(_variants.app, name="variants")
+app.command("validate")(_validate.validate)
 
 
 def main() -> None:

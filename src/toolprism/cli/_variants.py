@@ -43,7 +43,8 @@ def list_variants(
                 "name": name,
                 "spec": variant.spec,
                 "tools": len(variant.tools()),
-                "tool_count_ratio": round(len(variant.tools()) / native, 3), "convention": variant.convention(),
+                "tool_count_ratio": round(len(variant.tools()) / native, 3),
+                "convention": variant.convention(),
             }
         )
     if json_output:
