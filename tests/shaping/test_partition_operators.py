@@ -315,7 +315,7 @@ EXTRA = ActionSpace(
         Operation("group_1", "Taken name."),
         Operation("a", params=(Param("b__c", {"type": "string"}),)),
         Operation("a__b", params=(Param("c", {"type": "string"}),)),
-        Operation("casey", params=(Param("p", {"type": "string", "enum": ["x", "X"]}),)),
+        Operation("casey", params=(Param("p", {"type": "string", "enum": ["a b", "a-b"]}),)),
         Operation("big", params=tuple(Param(n, {"type": "string", "enum": list("abcdefghi")}) for n in "pqr")),
         Operation("opt", params=(Param("n", {"type": "number"}, required=False),)),
     ),
@@ -353,7 +353,7 @@ EXTRA = ActionSpace(
         ("split(on=room,arg=room)", "smart_home", ["arg is an alias of on"]),
         ("split(on=none)", "smart_home", ["splits nothing"]),
         ("split(on=brightness,interval=brightness:50)", "smart_home", ["on and interval both name 'brightness'"]),
-        ("split(only=big+casey,on=all)", "extra", ["'big': would become 729 tools", "'casey__x' is already taken"]),
+        ("split(only=big+casey,on=all)", "extra", ["'big': would become 729 tools", "'casey__a_b' is already taken"]),
     ],
 )
 def test_binding_problems_are_all_listed(spec: str, space: str, problems: list[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -49,10 +50,12 @@ def validate(
             "synthesized call per operation is its reference trace, run on a stub environment."
         ),
     ] = None,
-    seeds: Annotated[str, typer.Option(help="World seeds whose tasks are the reference traces: N, N,M or N-M.")] = "0",
+    seeds: Annotated[
+        str, typer.Option(help="World seeds whose tasks are the reference traces: N, N,M or N-M.")
+    ] = "0-3",
     limit: Annotated[int | None, typer.Option(help="At most this many tasks per domain and seed.")] = None,
     negative: Annotated[bool, typer.Option(help="Also check invalid calls are rejected.")] = True,
-    jobs: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    jobs: Annotated[int, typer.Option(help="Worker processes (default: up to 2).")] = min(2, os.cpu_count() or 1),
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
     show: Annotated[int, typer.Option(help="Failures to describe in full (the rest are counted).")] = 5,
 ) -> None:

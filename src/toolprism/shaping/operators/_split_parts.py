@@ -163,7 +163,7 @@ def _num(value: Number) -> str:
 
 
 def _suffix(value: JSON) -> str:
-    text = re.sub(r"[^A-Za-z0-9]+", "_", str(value)).strip("_").lower()
+    text = re.sub(r"[^A-Za-z0-9]+", "_", str(value)).strip("_")
     return text or "v" + hashlib.sha256(canonical_json(value).encode()).hexdigest()[:6]
 
 
