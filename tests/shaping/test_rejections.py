@@ -142,3 +142,17 @@ def test_rejected_commit_keeps_the_transaction_open() -> None:
     outcomes = [c.outcome for t in trace.turns for c in t.calls]
     assert outcomes == ["answered", "rejected", "answered", "executed"]
     assert trace.actions == [{"op": "lock_door", "args": {"lock": door}}]
+
+
+def test_unreadable_output_is_shown_to_the_model_and_the_episode_goes_on() -> None:
+    from toolprism.backends import ModelTurn
+    from toolprism.run._episode import UNREADABLE
+
+    domain = get_domain("smart_home")
+    task = domain.tasks(0)[0]
+    variant = Variant.build("native", domain.action_space())
+    turns = [ModelTurn(raw='{"name": "lock_do', error="output truncated at max_tokens"), T.answer("ok")]
+    trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
+    assert [t.error for t in trace.turns] == ["output truncated at max_tokens", None]
+    assert trace.messages[3] == {"role": "user", "content": f"{UNREADABLE} (output truncated at max_tokens)"}
+    assert trace.end == "answered" and trace.turns[1].prompt_messages == 4

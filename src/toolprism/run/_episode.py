@@ -22,6 +22,9 @@ SYSTEM_SUFFIX = (
 )
 
 
+UNREADABLE = "Your last reply could not be read as a tool call or an answer; please reply again"
+
+
 @dataclass(frozen=True)
 class EpisodeSpec:
     """What one episode runs: a task of a domain under a variant, with a seed."""
@@ -77,6 +80,10 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         )
         turns.append(record)
         messages.append(_assistant_message(turn))
+        if turn.error is not None and not turn.calls:
+            # output the backend could not read at all: shown to the model, recorded, and the episode goes on
+            messages.append({"role": "user", "content": f"{UNREADABLE} ({turn.error})"})
+            continue
         if not turn.calls:
             end = "answered"
             break
