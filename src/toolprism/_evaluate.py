@@ -75,6 +75,8 @@ class VariantSummary(BaseModel):
     successes: int
     success_rate: float
     rejected_calls: int
+    turn_limit: int
+    """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
 
 
 class RunSummary(BaseModel):
@@ -179,6 +181,7 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
             successes=sum(r.success for r in rs),
             success_rate=sum(r.success for r in rs) / len(rs),
             rejected_calls=sum(r.rejected_calls for r in rs),
+            turn_limit=sum(r.end == "turn_limit" for r in rs),
         )
         for name in order
         if (rs := rows.get(name))

@@ -91,3 +91,10 @@ def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
 def test_error_text_is_shown_verbatim() -> None:
     result = runner.invoke(app, ["run", "--model", "oracle", "-d", "[bold]x"])
     assert result.exit_code == 2 and "unknown domain '[bold]x'" in result.output
+
+
+def test_turn_limit_is_reported_per_variant(tmp_path: Path) -> None:
+    args = ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--json", "--max-turns", "2"]
+    result = runner.invoke(app, [*args, "-v", "native,transaction", "--run-dir", str(tmp_path)])
+    rows = {v["variant"]: v for v in json.loads(result.stdout)["variants"]}
+    assert rows["native"]["turn_limit"] == 0 and rows["transaction"]["turn_limit"] == 1

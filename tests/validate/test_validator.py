@@ -122,7 +122,7 @@ def report_of(variant: Variant, domain: str) -> VariantReport:
 
 
 def test_sampled_suite_is_equivalent() -> None:
-    report = validate(limit=3)
+    report = validate(limit=3, seeds=(0,))
     assert isinstance(report, ValidationReport)
     assert report.passed, [f.model_dump() for f in report.failures[:3]]
     assert sorted(report.suites) == ["retail", "smart_home"]

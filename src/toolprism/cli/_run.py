@@ -160,11 +160,17 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
 
 def _print_table(summary: RunSummary) -> None:
     table = Table(title=f"success per variant — {summary.model}")
-    for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls"):
+    for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls", "turn limit hit"):
         table.add_column(column, justify="left" if column in ("variant", "spec") else "right", overflow="fold")
     for v in summary.variants:
         table.add_row(
-            v.variant, v.spec, str(v.episodes), str(v.successes), f"{v.success_rate:.0%}", str(v.rejected_calls)
+            v.variant,
+            v.spec,
+            str(v.episodes),
+            str(v.successes),
+            f"{v.success_rate:.0%}",
+            str(v.rejected_calls),
+            str(v.turn_limit),
         )
     console = Console()
     if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line

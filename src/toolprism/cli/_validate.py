@@ -23,12 +23,15 @@ def _seeds(text: str) -> list[int]:
     """``0``, ``0,2,5`` or ``0-3``."""
     seeds: list[int] = []
     try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
+        for part in (p.strip() for p in text.split(",")):
             low, dash, high = part.partition("-")
-            seeds += list(range(int(low), int(high) + 1)) if dash else [int(low)]
+            span = list(range(int(low), int(high) + 1)) if dash else [int(low)]
+            if not span or span[0] < 0:
+                raise ValueError
+            seeds += span
     except ValueError:
-        raise ConfigError(f"--seeds {text!r}: expected N, N,M,... or N-M", what="option") from None
-    return seeds or [0]
+        raise ConfigError(f"--seeds {text!r}: expected N, N,M,... or N-M with 0 <= N <= M", what="option") from None
+    return seeds
 
 
 @friendly_errors
@@ -53,6 +56,10 @@ def validate(
     seeds: Annotated[
         str, typer.Option(help="World seeds whose tasks are the reference traces: N, N,M or N-M.")
     ] = "0-3",
+    entry: Annotated[
+        str | None, typer.Option(help="BFCL entry files: validate one entry (its id or line index).")
+    ] = None,
+    group: Annotated[str | None, typer.Option(help="ToolSchemaSpace: validate one domain (tool group).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many tasks per domain and seed.")] = None,
     negative: Annotated[bool, typer.Option(help="Also check invalid calls are rejected.")] = True,
     jobs: Annotated[int, typer.Option(help="Worker processes (default: up to 2).")] = min(2, os.cpu_count() or 1),
@@ -86,8 +93,9 @@ def validate(
             progress.refresh()
 
         report = run_validation(
-            _split(domains), _split(variants), catalog=catalog, seeds=_seeds(seeds), limit=limit,
-            negative=negative, jobs=jobs, progress=advance,
+            _split(domains), _split(variants), catalog=catalog, group=group,
+            entry=int(entry) if entry and entry.isdigit() else entry,
+            seeds=_seeds(seeds), limit=limit, negative=negative, jobs=jobs, progress=advance,
         )  # fmt: skip
     if json_output:
         print_json(report.model_dump(mode="json"))

@@ -118,6 +118,8 @@ def load_catalog(
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}", what="catalog") from None
+    if not text.strip():
+        raise ConfigError(f"{path}: the file is empty", what="catalog")
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError:
@@ -125,7 +127,10 @@ def load_catalog(
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as e:
             raise ConfigError(f"{path}: neither JSON nor JSON lines ({e})", what="catalog") from None
-    return load_data(data, name=name, entry=entry, group=group, where=str(path))
+    space = load_data(data, name=name, entry=entry, group=group, where=str(path))
+    if not space.operations:
+        raise ConfigError(f"{path}: the catalog has no tools", what="catalog")
+    return space
 
 
 def load_data(

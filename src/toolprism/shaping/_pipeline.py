@@ -82,7 +82,7 @@ for _name, _spec in SUITE.items():
 
 DEFAULT_VARIANTS = ("native", "merge", "split", "transaction", "rename-opaque")
 
-_TERM = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
+_TERM = re.compile(r"^\s*([a-z_]+)\s*(?:\(([^()]*)\))?\s*$")
 
 
 def parse_spec(spec: str) -> list[Operator]:
@@ -123,6 +123,9 @@ def _build(cls: type[Operator], body: str, problems: list[str]) -> Operator | No
         key, value = key.strip(), value.strip()
         if not eq or key not in params:
             problems.append(f"{cls.name}: unknown parameter {key!r} (parameters: {', '.join(params) or 'none'})")
+            continue
+        if key in kwargs:
+            problems.append(f"{cls.name}: parameter {key!r} is given twice")
             continue
         hint = hints[key]
         allowed = typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else None
@@ -191,7 +194,8 @@ class Variant:
     def convention(self) -> str:
         """The calling-convention instruction of this variant: each layer's sentence, bottom up
         ("" for ``native``)."""
-        return " ".join(text for layer in self.layers[1:] if (text := layer.convention()))
+        sentences = [text for layer in self.layers[1:] if (text := layer.convention())]
+        return " ".join(dict.fromkeys(sentences))
 
     @cached_property
     def openai_tools(self) -> list[dict[str, JSON]]:

@@ -47,7 +47,9 @@ def validate(
     variants: Sequence[str] | None = None,
     *,
     catalog: str | Path | None = None,
-    seeds: Sequence[int] = (0,),
+    entry: str | int | None = None,
+    group: str | None = None,
+    seeds: Sequence[int] = (0, 1, 2, 3),
     limit: int | None = None,
     negative: bool = True,
     jobs: int = 1,
@@ -60,6 +62,8 @@ def validate(
         variants: suite names or specs (default, or ``["all"]``: every entry of :data:`VARIANTS`).
         catalog: an external catalog file (:func:`toolprism.schema.load_catalog`); its reference
             traces are one synthesized valid call per operation, run on a stub environment.
+        entry / group: passed to :func:`toolprism.schema.load_catalog` (one BFCL entry; one
+            ToolSchemaSpace domain).
         seeds: world seeds whose tasks are the domains' reference traces.
         limit: at most this many tasks per domain and seed.
         negative: run the negative cases too.
@@ -72,8 +76,16 @@ def validate(
     global _SUITES
     start = time.perf_counter()
     suites: list[Suite] = []
+    problems = [
+        f"{name} must be at least {low}, got {value}"
+        for name, value, low in (("jobs", jobs, 1), ("limit", limit, 0))
+        if value is not None and value < low
+    ]
+    problems += ["seeds must be a non-empty list of seeds >= 0"] if not seeds or min(seeds) < 0 else []
+    if problems:
+        raise ConfigError(problems, what="validation options")
     if catalog is not None:
-        suites.append(Suite.from_catalog(load_catalog(catalog)))
+        suites.append(Suite.from_catalog(load_catalog(catalog, entry=entry, group=group)))
     if domains or catalog is None:
         suites += [Suite.from_domain(get_domain(d), seeds, limit) for d in (domains or domain_names())]
     names = list(VARIANTS.names()) if not variants or list(variants) == ["all"] else list(variants)
