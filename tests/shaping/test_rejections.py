@@ -156,3 +156,14 @@ def test_unreadable_output_is_shown_to_the_model_and_the_episode_goes_on() -> No
     assert [t.error for t in trace.turns] == ["output truncated at max_tokens", None]
     assert trace.messages[3] == {"role": "user", "content": f"{UNREADABLE} (output truncated at max_tokens)"}
     assert trace.end == "answered" and trace.turns[1].prompt_messages == 4
+
+
+def test_a_turn_with_no_output_at_all_ends_the_episode() -> None:
+    from toolprism.backends import ModelTurn
+
+    domain = get_domain("smart_home")
+    task = domain.tasks(0)[0]
+    variant = Variant.build("native", domain.action_space())
+    turns = [ModelTurn(raw="", error="prompt of 9000 tokens exceeds n_ctx 8192"), T.answer("never reached")]
+    trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
+    assert trace.end == "no_output" and len(trace.turns) == 1

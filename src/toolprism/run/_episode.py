@@ -81,7 +81,10 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         turns.append(record)
         messages.append(_assistant_message(turn))
         if turn.error is not None and not turn.calls:
-            # output the backend could not read at all: shown to the model, recorded, and the episode goes on
+            if not turn.raw.strip():  # nothing generated (e.g. the prompt no longer fits the context)
+                end = "no_output"
+                break
+            # output the backend could not read: shown to the model, recorded, and the episode goes on
             messages.append({"role": "user", "content": f"{UNREADABLE} ({turn.error})"})
             continue
         if not turn.calls:

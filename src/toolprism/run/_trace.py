@@ -83,7 +83,8 @@ class Trace(Record):
         messages: the full conversation, OpenAI format.
         turns: per-turn records.
         actions: decoded native actions in execution order (``{"op", "args"}``).
-        end: why the episode stopped: ``answered`` (no tool call) or ``turn_limit``.
+        end: why the episode stopped: ``answered`` (no tool call), ``turn_limit``, or ``no_output``
+            (the backend produced nothing, e.g. the prompt outgrew the model's context).
         max_turns: the turn limit.
         final_state_hash: SHA-256 of the environment's state at the end (see ``state_hash``).
         duration_ms: wall time of the episode (excluded from determinism checks).
@@ -100,7 +101,7 @@ class Trace(Record):
     messages: list[dict[str, Any]]
     turns: list[TurnRecord]
     actions: list[dict[str, Any]]
-    end: Literal["answered", "turn_limit"]
+    end: Literal["answered", "turn_limit", "no_output"]
     max_turns: int
     final_state_hash: str
     duration_ms: float = 0.0
