@@ -34,3 +34,39 @@ def external() -> Path:
     if not SHARED_EXTERNAL.is_dir():
         pytest.skip("../shared/external is not present")
     return SHARED_EXTERNAL
+
+
+def _assert_oracle_scores_every_task(domain_name: str, spec: str, max_turns: int = 16) -> None:
+    """The end-to-end proof for one variant: the oracle succeeds on every task of the domain with no
+    rejected call, and the native replies it sees equal the reference trace's."""
+    import asyncio
+
+    from toolprism._evaluate import score_episode
+    from toolprism.backends import OracleBackend
+    from toolprism.domains import get_domain
+    from toolprism.run import EpisodeSpec, run_episode
+    from toolprism.shaping import Variant
+
+    domain = get_domain(domain_name)
+    variant = Variant.build(spec, domain.action_space())
+    tasks = domain.tasks(0)
+    assert len(tasks) >= 40
+
+    async def run_all() -> list:
+        backend = OracleBackend()
+        return [await run_episode(EpisodeSpec(domain, t, variant, 0), backend, max_turns=max_turns) for t in tasks]
+
+    failures = []
+    for task, trace in zip(tasks, asyncio.run(run_all()), strict=True):
+        result = score_episode(EpisodeSpec(domain, task, variant, 0), trace)
+        if not (result.success and result.rejected_calls == 0 and trace.end == "answered"):
+            failures.append((task.id, result))
+        replies = [c.reply for t in trace.turns for c in t.calls if c.outcome == "executed"]
+        assert replies == [s.reply for s in task.reference], task.id
+    assert not failures, failures[:3]
+
+
+@pytest.fixture
+def oracle_scores_every_task():  # noqa: ANN201
+    """``check(domain_name, spec, max_turns=16)``: see :func:`_assert_oracle_scores_every_task`."""
+    return _assert_oracle_scores_every_task
