@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from toolprism.cli import _run, _validate, _variants
+from toolprism.cli import _run, _score, _validate, _variants
 
 app = typer.Typer(
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
@@ -17,6 +17,7 @@ app = typer.Typer(
 app.command("run")(_run.run)
 app.add_typer(_variants.app, name="variants")
 app.command("validate")(_validate.validate)
+app.command("score")(_score.score)
 
 
 def main() -> None:
