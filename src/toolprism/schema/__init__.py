@@ -5,6 +5,7 @@
 tool and a call at any layer of a variant.
 """
 
+from toolprism.schema._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from toolprism.schema._loaders import bfcl_tool_name, load_catalog
 from toolprism.schema._model import (
     JSON,
@@ -18,6 +19,9 @@ from toolprism.schema._model import (
 )
 
 __all__ = [
+    "SUBSCHEMA_LISTS",
+    "SUBSCHEMA_MAPS",
+    "SUBSCHEMA_ONE",
     "JSON",
     "Action",
     "ActionSpace",

@@ -22,6 +22,7 @@ from urllib.parse import unquote
 import jsonschema
 
 from toolprism.errors import ConfigError
+from toolprism.schema._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from toolprism.schema._model import ActionSpace, Operation, Param, _problems
 
 JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
@@ -42,20 +43,6 @@ BFCL_TYPES: dict[str, str | None] = {
 
 Source = Literal["openai", "mcp", "bfcl", "toolschemaspace"]
 
-_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
-_SCHEMA_ONE = (
-    "items",
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _ANNOTATIONS = {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly"}
 _ROOT_KEYS = {"type", "properties", "required", "$defs", "definitions", "$schema", "$id", "title", "description"}
 _ROOT_KEYS |= {"additionalProperties", "default", "optional", "examples"}
@@ -318,13 +305,13 @@ class _Normaliser:
         out = {k: v for k, v in schema.items() if k not in ("$schema", "$defs", "definitions", "$ref", "nullable")}
         if self.source == "bfcl":
             out.pop("optional", None)
-        for key in _SCHEMA_MAPS:
+        for key in SUBSCHEMA_MAPS:
             if isinstance(out.get(key), Mapping):
                 out[key] = {k: self.node(v) for k, v in out[key].items()}
-        for key in _SCHEMA_ONE:
+        for key in SUBSCHEMA_ONE:
             if key in out and not (key == "items" and isinstance(out[key], list)):
                 out[key] = self.node(out[key])
-        for key in _SCHEMA_LISTS:
+        for key in SUBSCHEMA_LISTS:
             if isinstance(out.get(key), list):
                 out[key] = [self.node(v) for v in out[key]]
         if isinstance(out.get("items"), list):  # draft-07 tuple form

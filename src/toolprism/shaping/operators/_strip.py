@@ -9,28 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from toolprism.schema import JSON, ToolCall, ToolSpec
+from toolprism.schema import JSON, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE, ToolCall, ToolSpec
 from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
 
-_ONE = (
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-)
-"""Keywords whose value is one subschema."""
-_MANY = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-"""Keywords whose value is a list of subschemas (``items`` too, in old drafts)."""
-_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-"""Keywords whose value maps names (never stripped: a property may be called ``description``)
-to subschemas."""
+_ONE = (*SUBSCHEMA_ONE, "additionalItems")
+_MANY = (*SUBSCHEMA_LISTS, "items")  # ``items`` is a list in draft-07's tuple form
 
 
 def undescribed(schema: JSON) -> JSON:
@@ -42,7 +25,7 @@ def undescribed(schema: JSON) -> JSON:
     for key, value in schema.items():
         if key == "description":
             continue
-        if key in _NAMED and isinstance(value, Mapping):
+        if key in SUBSCHEMA_MAPS and isinstance(value, Mapping):
             value = {name: undescribed(sub) for name, sub in value.items()}
         elif key in _MANY and isinstance(value, list | tuple):
             value = [undescribed(sub) for sub in value]
