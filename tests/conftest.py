@@ -38,7 +38,8 @@ def external() -> Path:
 
 def _assert_oracle_scores_every_task(domain_name: str, spec: str, max_turns: int = 16) -> None:
     """The end-to-end proof for one variant: the oracle succeeds on every task of the domain with no
-    rejected call, and the native replies it sees equal the reference trace's."""
+    rejected call, and the native replies it sees equal the reference trace's. A hard form shares
+    its easy twin's gold and reference, so easy forms cover every distinct trace."""
     import asyncio
 
     from toolprism._evaluate import score_episode
@@ -49,7 +50,7 @@ def _assert_oracle_scores_every_task(domain_name: str, spec: str, max_turns: int
 
     domain = get_domain(domain_name)
     variant = Variant.build(spec, domain.action_space())
-    tasks = domain.tasks(0)
+    tasks = [t for t in domain.tasks(0) if t.form == "easy"]
     assert len(tasks) >= 40
 
     async def run_all() -> list:

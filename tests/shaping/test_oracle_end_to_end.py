@@ -25,7 +25,7 @@ COMPOSITIONS = [
 """Stacked protocols need more turns than one operator: these run with a larger turn limit."""
 
 
-@pytest.mark.parametrize("domain_name", ["smart_home", "retail"])
+@pytest.mark.parametrize("domain_name", domain_names())
 @pytest.mark.parametrize("variant_name", VARIANTS.names() + COMPOSITIONS)
 def test_oracle_scores_every_task(domain_name: str, variant_name: str, oracle_scores_every_task) -> None:  # noqa: ANN001
     oracle_scores_every_task(domain_name, variant_name, 16 if variant_name in VARIANTS else 64)

@@ -4,13 +4,19 @@ Each domain is a :class:`Domain` subclass registered in :data:`DOMAINS`; see
 :mod:`toolprism.domains._base` for the contract.
 """
 
+import importlib
+import pkgutil
+
 from toolprism.domains._base import (
+    TASK_KINDS,
     Domain,
     Environment,
+    Form,
     OperationDef,
     ReferenceStep,
     Task,
     TaskDraft,
+    TaskKind,
     operation,
 )
 from toolprism.registry import Registry
@@ -35,12 +41,18 @@ def domain_names() -> list[str]:
 
 
 def _load_builtin() -> None:
-    # Imported lazily so that importing toolprism.domains stays cheap.
-    from toolprism.domains import retail, smart_home  # noqa: F401
+    # Every public subpackage is a built-in domain; imported lazily so that importing
+    # toolprism.domains stays cheap.
+    for module in pkgutil.iter_modules(__path__):
+        if module.ispkg and not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
 
 
 __all__ = [
     "DOMAINS",
+    "TASK_KINDS",
+    "Form",
+    "TaskKind",
     "Domain",
     "Environment",
     "OperationDef",

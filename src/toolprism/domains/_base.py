@@ -14,15 +14,21 @@ import inspect
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
-from toolprism.errors import ConfigError, DomainError
+from toolprism.errors import ConfigError, DomainError, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
 
 OperationFn = Callable[..., JSON]
+TaskKind = Literal["single", "compound", "compositional"]
+"""Seed 000's task types: one call; several independent calls; calls that depend on earlier
+results or on the state."""
+Form = Literal["easy", "hard"]
+"""A query's phrasing: direct and in gold order, or indirect, reordered and wrapped in chatter."""
+TASK_KINDS: tuple[str, ...] = get_args(TaskKind)
 
 
 @dataclass(frozen=True)
@@ -82,12 +88,15 @@ class Task:
     """A task: the user's query, the gold multiset of native actions, and a reference trace.
 
     Attributes:
-        id: stable identifier, ``"<domain>/<template>/<index>"``.
+        id: stable identifier, ``"<domain>/<template>/<index>"`` for the easy form and
+            ``"<domain>/<template>/<index>/hard"`` for the hard form of the same draft.
         domain: domain name.
         query: what the user asks, in natural language.
         gold: the native actions a correct episode performs (compared as a multiset).
         reference: the gold actions executed in order on a fresh environment, with replies.
         world_seed: seed of the initial state the task is posed on.
+        kind: ``single``, ``compound`` or ``compositional`` (see :data:`TaskKind`).
+        form: ``easy`` or ``hard`` (see :data:`Form`).
     """
 
     id: str
@@ -96,6 +105,8 @@ class Task:
     gold: tuple[Action, ...]
     reference: tuple[ReferenceStep, ...] = ()
     world_seed: int = 0
+    kind: TaskKind = "single"
+    form: Form = "easy"
 
     def to_json(self) -> dict[str, JSON]:
         """A JSON-ready description (for traces and exports)."""
@@ -104,6 +115,8 @@ class Task:
             "domain": self.domain,
             "query": self.query,
             "world_seed": self.world_seed,
+            "kind": self.kind,
+            "form": self.form,
             "gold": [a.to_json() for a in self.gold],
             "reference": [{"action": s.action.to_json(), "reply": s.reply} for s in self.reference],
         }
@@ -111,11 +124,23 @@ class Task:
 
 @dataclass(frozen=True)
 class TaskDraft:
-    """What a domain's task generator yields: a query and the gold actions, before replay."""
+    """What a domain's task generator yields: a query in both forms and the gold, before replay.
+
+    Build drafts with :func:`toolprism.domains._phrasing.draft` rather than by hand.
+
+    Attributes:
+        template: template name (part of the task id).
+        query: the easy form.
+        gold: ``(operation, arguments)`` pairs in execution order.
+        kind: the task type.
+        hard: the hard form of the same request (``None``: the draft has no hard form).
+    """
 
     template: str
     query: str
     gold: Sequence[tuple[str, dict[str, JSON]]]
+    kind: TaskKind = "single"
+    hard: str | None = None
 
 
 class Environment:
@@ -159,6 +184,9 @@ class Domain:
     name: ClassVar[str]
     policy: ClassVar[str]
     operations: ClassVar[Sequence[OperationFn]]
+    aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Enumerated value → other words a query may use for it (``{"F": ("fahrenheit",)}``);
+    read by the grounding check (:func:`toolprism.domains._phrasing.ungrounded`)."""
 
     _definitions: ClassVar[dict[str, OperationDef]]
 
@@ -190,13 +218,15 @@ class Domain:
         """The domain's tasks for ``seed``: drafts replayed into reference traces.
 
         Deterministic in ``seed``. Each gold action is executed in order on a fresh world; a gold
-        action the domain refuses is a bug in the generator.
+        action the domain refuses is a bug in the generator. Easy forms come first (in template
+        order), then the hard forms in the same order; ``limit`` keeps the first ``limit``.
 
         Raises:
             ConfigError: if a draft's gold action is invalid or refused by the domain.
         """
         space = self.action_space()
-        tasks: list[Task] = []
+        easy: list[Task] = []
+        hard: list[Task] = []
         problems: list[str] = []
         counters: dict[str, int] = {}
         for draft in self.drafts(seed):
@@ -206,12 +236,20 @@ class Domain:
             env = self.environment(seed)
             steps = []
             for op, args in draft.gold:
-                action = space.action(op, args)
+                try:
+                    action = space.action(op, args)
+                except ToolprismError as e:
+                    problems.append(f"task {task_id}: gold action {op}({args}) is invalid: {e}")
+                    break
                 reply = env.execute(action)
                 if isinstance(reply, dict) and "error" in reply:
                     problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
                 steps.append(ReferenceStep(action, reply))
-            tasks.append(Task(task_id, self.name, draft.query, tuple(s.action for s in steps), tuple(steps), seed))
+            gold, reference = tuple(s.action for s in steps), tuple(steps)
+            easy.append(Task(task_id, self.name, draft.query, gold, reference, seed, draft.kind, "easy"))
+            if draft.hard is not None:
+                hard.append(Task(f"{task_id}/hard", self.name, draft.hard, gold, reference, seed, draft.kind, "hard"))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
+        tasks = easy + hard
         return tasks[:limit] if limit is not None else tasks

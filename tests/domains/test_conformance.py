@@ -1,0 +1,142 @@
+"""The domain contract, checked on every registered domain (built-in ones are discovered).
+
+Same seed → same tasks and byte-identical replies; every gold action valid against the native
+schema; every reference trace executes from the initial state and changes it wherever the task
+writes; every gold value recoverable from the query (both forms); task kinds and forms well formed.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jsonschema
+import pytest
+
+from toolprism.domains import TASK_KINDS, domain_names, get_domain
+from toolprism.domains._phrasing import ungrounded
+from toolprism.schema import canonical_json
+
+DOMAINS = domain_names()
+SEEDS = (0, 1)
+DEVICE_DOMAINS = (
+    "calendar",
+    "car_cabin",
+    "climate",
+    "kitchen",
+    "laundry",
+    "media_player",
+    "navigation",
+    "security",
+    "smart_home",
+    "smartwatch",
+    "tv",
+    "vacuum",
+)
+"""Seed 000's twelve subjects, written here as our own simulators."""
+
+
+@functools.cache
+def tasks_of(name: str, seed: int) -> list:
+    return get_domain(name).tasks(seed)
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_same_seed_same_tasks_and_byte_identical_replies(name: str) -> None:
+    domain = get_domain(name)
+    first = [canonical_json(t.to_json()) for t in tasks_of(name, 0)]
+    second = [canonical_json(t.to_json()) for t in type(domain)().tasks(0)]
+    assert first == second
+    assert first != [canonical_json(t.to_json()) for t in tasks_of(name, 1)]
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gold_actions_validate_against_the_native_schema(name: str, seed: int) -> None:
+    space = get_domain(name).action_space()
+    validators = {op.name: jsonschema.Draft202012Validator(op.tool().parameters) for op in space.operations}
+    for task in tasks_of(name, seed):
+        assert task.gold, task.id
+        for action in task.gold:
+            errors = [e.message for e in validators[action.op].iter_errors(action.arguments)]
+            assert not errors, (task.id, str(action), errors)
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_reference_traces_replay_and_change_state_where_they_write(name: str, seed: int) -> None:
+    domain = get_domain(name)
+    space = domain.action_space()
+    initial = domain.environment(seed).state_hash()
+    for task in tasks_of(name, seed):
+        env = domain.environment(seed)
+        for step in task.reference:
+            reply = env.execute(step.action)
+            assert not (isinstance(reply, dict) and "error" in reply), (task.id, str(step.action), reply)
+            assert canonical_json(reply) == canonical_json(step.reply), task.id
+        writes = any(space.get(a.op).kind == "write" for a in task.gold)
+        assert (env.state_hash() != initial) == writes, task.id
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_gold_value_is_recoverable_from_the_query(name: str, seed: int) -> None:
+    domain = get_domain(name)
+    problems = [p for task in tasks_of(name, seed) for p in ungrounded(task, domain.aliases)]
+    assert not problems, problems[:10]
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_tasks_have_a_kind_two_forms_and_one_to_six_calls(name: str) -> None:
+    tasks = tasks_of(name, 0)
+    easy = [t for t in tasks if t.form == "easy"]
+    hard = {t.id.removesuffix("/hard"): t for t in tasks if t.form == "hard"}
+    assert len(hard) == len(easy), "every task has a hard form"
+    for task in easy:
+        twin = hard[task.id]
+        assert (twin.gold, twin.reference, twin.kind) == (task.gold, task.reference, task.kind)
+        assert twin.query != task.query and len(twin.query) > len(task.query), task.id
+        assert task.kind in TASK_KINDS
+        assert 1 <= len(task.gold) <= 6, task.id
+        assert (len(task.gold) == 1) == (task.kind == "single"), task.id
+    assert len({t.query for t in tasks}) == len(tasks), "queries are distinct"
+    assert len({t.id for t in tasks}) == len(tasks)
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_operations_are_tagged_and_described(name: str) -> None:
+    operations = get_domain(name).action_space().operations
+    assert {op.kind for op in operations} == {"read", "write"}
+    for op in operations:
+        assert op.description, op.name
+        assert all(p.description for p in op.params), op.name
+    policy = type(get_domain(name)).policy
+    assert 80 <= len(policy) <= 4000
+
+
+@pytest.mark.parametrize("name", [d for d in DEVICE_DOMAINS if d in DOMAINS])
+def test_device_domains_have_enums_and_all_three_task_kinds(name: str) -> None:
+    space = get_domain(name).action_space()
+    assert len(space.operations) >= 13
+    params = [p for op in space.operations for p in op.params]
+    assert sum(p.enum is not None for p in params) >= 10
+    easy = [t for t in tasks_of(name, 0) if t.form == "easy"]
+    assert {t.kind for t in easy} == set(TASK_KINDS)
+    assert len(easy) >= 113
+
+
+def test_the_twelve_device_domains_meet_the_suite_size() -> None:
+    missing = [d for d in DEVICE_DOMAINS if d not in DOMAINS]
+    if missing:
+        pytest.xfail(f"device domains not built yet: {missing}")
+    operations = sum(len(get_domain(d).action_space().operations) for d in DEVICE_DOMAINS)
+    tasks = sum(len(tasks_of(d, 0)) for d in DEVICE_DOMAINS)
+    assert operations >= 168
+    assert tasks >= 2700
+
+
+def test_device_domains_repeat_tool_names_on_purpose() -> None:
+    names = [op.name for d in DEVICE_DOMAINS if d in DOMAINS for op in get_domain(d).action_space().operations]
+    shared = {n for n in names if names.count(n) > 1}
+    if len([d for d in DEVICE_DOMAINS if d in DOMAINS]) < 4:
+        pytest.skip("needs several device domains")
+    assert len(shared) >= 5, sorted(shared)
