@@ -23,11 +23,29 @@ COMPOSITIONS = [
     "split|split",
 ]
 """Stacked protocols need more turns than one operator: these run with a larger turn limit."""
+SAMPLE = 24
+"""Tasks per domain checked under each variant in the default suite (the ``slow`` suite checks all)."""
+
+
+@pytest.mark.parametrize("domain_name", domain_names())
+def test_oracle_scores_every_task_natively(domain_name: str, oracle_scores_every_task) -> None:  # noqa: ANN001
+    oracle_scores_every_task(domain_name, "native")
 
 
 @pytest.mark.parametrize("domain_name", domain_names())
 @pytest.mark.parametrize("variant_name", VARIANTS.names() + COMPOSITIONS)
-def test_oracle_scores_every_task(domain_name: str, variant_name: str, oracle_scores_every_task) -> None:  # noqa: ANN001
+def test_oracle_scores_sampled_tasks_under_every_variant(
+    domain_name: str, variant_name: str, oracle_scores_every_task
+) -> None:  # noqa: ANN001, E501
+    oracle_scores_every_task(domain_name, variant_name, 16 if variant_name in VARIANTS else 64, sample=SAMPLE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("domain_name", domain_names())
+@pytest.mark.parametrize("variant_name", VARIANTS.names() + COMPOSITIONS)
+def test_oracle_scores_every_task_under_every_variant(
+    domain_name: str, variant_name: str, oracle_scores_every_task
+) -> None:  # noqa: ANN001, E501
     oracle_scores_every_task(domain_name, variant_name, 16 if variant_name in VARIANTS else 64)
 
 

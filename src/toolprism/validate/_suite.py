@@ -77,8 +77,9 @@ class Suite:
 
     @classmethod
     def from_domain(cls, domain: Domain, seeds: Sequence[int] = (0,), limit: int | None = None) -> Suite:
-        """Every task of ``domain`` for each world seed (the first ``limit`` per seed)."""
-        tasks = [t for s in seeds for t in domain.tasks(s, limit=limit)]
+        """Every distinct reference trace of ``domain`` for each world seed (the first ``limit`` per
+        seed). A hard-form task shares its easy twin's reference trace, so only easy forms are kept."""
+        tasks = [t for s in seeds for t in [t for t in domain.tasks(s) if t.form == "easy"][:limit]]
         return cls(domain.name, domain.action_space(), tasks, domain.environment)
 
     @classmethod
