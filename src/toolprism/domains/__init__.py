@@ -5,6 +5,7 @@ Each domain is a :class:`Domain` subclass registered in :data:`DOMAINS`; see
 """
 
 import importlib
+import os
 import pkgutil
 
 from toolprism.domains._base import (
@@ -19,17 +20,23 @@ from toolprism.domains._base import (
     TaskKind,
     operation,
 )
+from toolprism.domains._catalog import load_pack
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
 
 
 def get_domain(name: str) -> Domain:
-    """An instance of the registered domain ``name``.
+    """An instance of the registered domain ``name``, or the domain of a domain pack file when
+    ``name`` is a path (it ends in ``.json`` or contains a path separator; see
+    :mod:`toolprism.domains._catalog`).
 
     Raises:
-        ConfigError: unknown domain (the message lists the known ones).
+        ConfigError: unknown domain (the message lists the known ones), or an unreadable or
+            malformed pack.
     """
+    if name.endswith(".json") or "/" in name or os.sep in name:
+        return load_pack(name)
     _load_builtin()
     return DOMAINS.get(name)()
 
