@@ -5,7 +5,6 @@ Each domain is a :class:`Domain` subclass registered in :data:`DOMAINS`; see
 """
 
 import importlib
-import os
 import pkgutil
 
 from toolprism.domains._base import (
@@ -20,7 +19,7 @@ from toolprism.domains._base import (
     TaskKind,
     operation,
 )
-from toolprism.domains._catalog import load_pack
+from toolprism.domains._catalog import is_pack_path, load_pack
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
@@ -35,7 +34,7 @@ def get_domain(name: str) -> Domain:
         ConfigError: unknown domain (the message lists the known ones), or an unreadable or
             malformed pack.
     """
-    if name.endswith(".json") or "/" in name or os.sep in name:
+    if is_pack_path(name):
         return load_pack(name)
     _load_builtin()
     return DOMAINS.get(name)()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,10 +152,10 @@ class DomainPack(_Closed):
         Raises:
             ConfigError: every malformed tool and parameter.
         """
-        entries = [t.model_dump(exclude={"kind"}) for t in self.tools]
-        loaded = load_tools(entries, name=self.name, source="toolschemaspace")
-        kinds = {t.name: t.kind for t in self.tools}
-        return ActionSpace(self.name, tuple(dataclasses.replace(op, kind=kinds[op.name]) for op in loaded.operations))
+        entries = [
+            {**t.model_dump(exclude={"kind"}), "annotations": {"readOnlyHint": t.kind == "read"}} for t in self.tools
+        ]
+        return load_tools(entries, name=self.name, source="toolschemaspace")
 
     def domain(self) -> CatalogDomain:
         """The pack as a runnable domain.
@@ -171,6 +172,12 @@ class DomainPack(_Closed):
 
         Deterministic: equal packs give byte-identical text."""
         return json.dumps(self.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+
+
+def is_pack_path(name: str) -> bool:
+    """Whether a domain argument names a pack file rather than a built-in domain: it ends in
+    ``.json`` or contains a path separator (built-in names are identifiers)."""
+    return name.endswith(".json") or "/" in name or os.sep in name
 
 
 def read_pack(path: str | Path) -> DomainPack:

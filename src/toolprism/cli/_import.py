@@ -1,0 +1,85 @@
+"""``toolprism import``: other benchmarks as domain packs (``toolprism import toolschemaspace``)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.cli._run import _split
+from toolprism.domains import TASK_KINDS
+from toolprism.interop import DEFAULT_OUT, import_toolschemaspace, write_packs
+
+app = typer.Typer(help="Import another benchmark's catalog and tasks as domain packs.", no_args_is_help=True)
+
+
+@app.command("toolschemaspace")
+@friendly_errors
+def toolschemaspace(
+    tools: Annotated[Path, typer.Option(help="The release's tools.json.")],
+    queries: Annotated[Path, typer.Option(help="The release's queries.jsonl (or a head of it).")],
+    out: Annotated[Path, typer.Option(help="Directory for the packs (one <domain>.json each).")] = DEFAULT_OUT,
+    domains: Annotated[
+        list[str] | None,
+        typer.Option("--domains", "-d", help="Tool groups to import (comma list or repeated). Default: all."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
+) -> None:
+    """Turn the ToolSchemaSpace release (seed 000's benchmark) into one domain pack per tool group,
+    named tss_<group>, with an action-log environment (writes are recorded, replies acknowledge).
+
+    Everything is checked before anything is written. Run a pack with
+    'toolprism run -d <pack>.json' or validate it with 'toolprism validate -d <pack>.json'."""
+    started = time.perf_counter()
+    imported = import_toolschemaspace(tools, queries, domains=_split(domains))
+    paths = write_packs(imported.packs, out)
+    rows = []
+    for pack, path in zip(imported.packs, paths, strict=True):
+        kinds = Counter(t.kind for t in pack.tasks)
+        rows.append(
+            {
+                "domain": pack.name,
+                "path": str(path),
+                "tools": len(pack.tools),
+                "reads": sum(t.kind == "read" for t in pack.tools),
+                "tasks": len(pack.tasks),
+                "by_kind": {k: kinds.get(k, 0) for k in TASK_KINDS},
+            }
+        )
+    seconds = round(time.perf_counter() - started, 2)
+    if json_output:
+        skipped = list(imported.without_tasks)
+        print_json({"out": str(out), "domains": rows, "without_tasks": skipped, "seconds": seconds})
+        return
+    _print_summary(rows, imported.without_tasks, out, seconds)
+
+
+def _print_summary(rows: list[dict], without_tasks: tuple[str, ...], out: Path, seconds: float) -> None:
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 140))
+    table = Table(title=f"imported from ToolSchemaSpace into {out}")
+    for column in ("domain", "tools", "reads", "tasks", *TASK_KINDS):
+        table.add_column(column, justify="left" if column == "domain" else "right")
+    for r in rows:
+        table.add_row(r["domain"], str(r["tools"]), str(r["reads"]), str(r["tasks"]), *map(str, r["by_kind"].values()))
+    table.add_section()
+    totals = [sum(r[k] for r in rows) for k in ("tools", "reads", "tasks")]
+    by_kind = [str(sum(r["by_kind"][k] for r in rows)) for k in TASK_KINDS]
+    table.add_row(f"total ({len(rows)} domains)", *map(str, totals), *by_kind)
+    console.print(table)
+    console.print(
+        f"{len(rows)} pack(s) written in {seconds:.2f}s; each task has an easy and a hard form.", markup=False
+    )
+    for group in without_tasks:
+        stderr.print(f"skipped group {group!r}: no task in the queries file", markup=False)
+    if rows:
+        first = rows[0]["path"]
+        console.print(f"run:      toolprism run --model oracle -d {first}", markup=False, soft_wrap=True)
+        console.print(f"validate: toolprism validate -d {first}", markup=False, soft_wrap=True)

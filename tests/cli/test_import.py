@@ -1,0 +1,202 @@
+"""``toolprism import toolschemaspace`` on the release sample in ../shared/external (skipped when
+absent): every domain imported, counts equal the files', the oracle scores 100%, bad input is a
+clear error that writes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolprism.backends import OracleBackend
+from toolprism.cli import app
+from toolprism.domains import get_domain
+from toolprism.run import EpisodeSpec, run_episode
+from toolprism.schema import Action
+from toolprism.score import score_actions
+from toolprism.shaping import Variant
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def release(external: Path) -> Path:
+    return external / "toolschemaspace"
+
+
+_IMPORTED: dict[Path, dict] = {}
+
+
+@pytest.fixture
+def imported(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The import summary (``--json``) of the whole sample, imported once per session."""
+    if release not in _IMPORTED:
+        out = tmp_path_factory.mktemp("packs")
+        result = runner.invoke(
+            app,
+            ["import", "toolschemaspace", "--tools", str(release / "tools.json"),
+             "--queries", str(release / "queries.sample.jsonl"), "--out", str(out), "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        _IMPORTED[release] = json.loads(result.stdout)
+    return _IMPORTED[release]
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_every_domain_is_imported_with_the_files_counts(release: Path, imported: dict) -> None:
+    rows = _lines(release / "queries.sample.jsonl")
+    tools = json.loads((release / "tools.json").read_text(encoding="utf-8"))
+    groups = sorted({t["group"] for t in tools})
+    assert sorted(r["domain"] for r in imported["domains"]) == [f"tss_{g}" for g in groups]
+    for row in imported["domains"]:
+        group = row["domain"].removeprefix("tss_")
+        assert row["tasks"] == sum(r["domain"] == group for r in rows)
+        assert row["tools"] == sum(t["group"] == group for t in tools)
+        assert row["by_kind"] == {
+            k: sum(r["domain"] == group and r["type"] == k for r in rows)
+            for k in ("single", "compound", "compositional")
+        }
+
+
+def test_imported_tasks_keep_the_release_phrasings_and_gold(release: Path, imported: dict) -> None:
+    by_id = {r["id"]: r for r in _lines(release / "queries.sample.jsonl")}
+    for row in imported["domains"]:
+        domain = get_domain(row["path"])
+        tasks = domain.tasks(0)
+        assert len(tasks) == 2 * row["tasks"]
+        pack = json.loads(Path(row["path"]).read_text(encoding="utf-8"))
+        assert pack["format"] == "toolprism.domain/1" and pack["licence"] == "CC-BY-4.0"
+        for entry, easy, hard in zip(pack["tasks"], tasks[: row["tasks"]], tasks[row["tasks"] :], strict=True):
+            source = by_id[entry["source_id"]]
+            assert easy.query == (source.get("query_easy") or source.get("query_llm") or source["query"])
+            assert hard.query == source["query"] and hard.form == "hard" and easy.kind == source["type"]
+            assert easy.gold == tuple(
+                domain.action_space().action(c["name"], c["arguments"]) for c in source["gold_calls"]
+            )
+            assert domain.policy == source["system"]
+
+
+@pytest.mark.parametrize("variant_name", ["native", "merge", "split"])
+def test_the_oracle_scores_every_imported_task(imported: dict, variant_name: str) -> None:
+    async def run_all() -> list[tuple]:
+        backend, outcomes = OracleBackend(), []
+        for row in imported["domains"]:
+            domain = get_domain(row["path"])
+            variant = Variant.build(variant_name, domain.action_space())
+            for task in [t for t in domain.tasks(0) if t.form == "easy"]:
+                trace = await run_episode(EpisodeSpec(domain, task, variant, 0), backend)
+                score = score_actions(task.gold, [Action.from_json(a) for a in trace.actions])
+                outcomes.append((task.id, score.success, trace.rejected_calls, trace.end))
+        return outcomes
+
+    outcomes = asyncio.run(run_all())
+    assert len(outcomes) == sum(r["tasks"] for r in imported["domains"])
+    failures = [o for o in outcomes if o[1:] != (True, 0, "answered")]
+    assert not failures, failures[:3]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="toolprism run checks domains against domain_names() before get_domain: "
+    "plan_episodes must accept pack paths (see the import helper's report)",
+)
+def test_run_accepts_a_pack(imported: dict, tmp_path: Path) -> None:
+    pack = imported["domains"][0]["path"]
+    result = runner.invoke(
+        app, ["run", "--model", "oracle", "-d", pack, "-n", "3", "-v", "native,split", "--json",
+              "--run-dir", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["episodes"] == 6 and all(v["success_rate"] == 1.0 for v in summary["variants"])
+
+
+def test_validate_and_variants_show_accept_a_pack(imported: dict) -> None:
+    pack = imported["domains"][0]["path"]
+    result = runner.invoke(app, ["validate", "-d", pack, "-v", "merge,split", "--seeds", "0", "--jobs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["passed"] is True
+    shown = runner.invoke(app, ["variants", "show", "native", "-d", pack])
+    assert shown.exit_code == 0 and len(json.loads(shown.stdout)) == imported["domains"][0]["tools"]
+
+
+def test_one_domain_only(release: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["import", "toolschemaspace", "--tools", str(release / "tools.json"),
+         "--queries", str(release / "queries.sample.jsonl"), "--out", str(tmp_path), "-d", "tv,laundry"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tss_laundry.json", "tss_tv.json"]
+    assert "tss_tv" in result.stdout and "toolprism run" in result.stdout
+
+
+def test_reimport_is_byte_identical(release: Path, tmp_path: Path, imported: dict) -> None:
+    result = runner.invoke(
+        app,
+        ["import", "toolschemaspace", "--tools", str(release / "tools.json"),
+         "--queries", str(release / "queries.sample.jsonl"), "--out", str(tmp_path / "again")],
+    )  # fmt: skip
+    assert result.exit_code == 0
+    for row in imported["domains"]:
+        assert (tmp_path / "again" / Path(row["path"]).name).read_bytes() == Path(row["path"]).read_bytes()
+
+
+def _broken_queries(release: Path, path: Path) -> list[int]:
+    """A copy of the sample with three bad lines; returns their 1-based numbers."""
+    lines = (release / "queries.sample.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    bad_arg = {**first, "gold_calls": [{**first["gold_calls"][0], "arguments": {"room": "moon"}}]}
+    lines[0] = json.dumps(bad_arg)
+    lines[2] = "{this is not json"
+    lines[4] = json.dumps({**json.loads(lines[4]), "type": "multi", "domain": json.loads(lines[4])["domain"]})
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [1, 3, 5]
+
+
+def test_malformed_queries_list_every_bad_line_and_write_nothing(release: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "queries.jsonl"
+    numbers = _broken_queries(release, queries)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["import", "toolschemaspace", "--tools", str(release / "tools.json"), "--queries", str(queries),
+              "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert not out.exists()
+    text = " ".join(result.output.split())
+    assert "3 problem(s)" in text
+    for number in numbers:
+        assert f"queries.jsonl:{number}:" in text
+    assert "moon" in text and "not JSON" in text and "'type' must be one of" in text
+
+
+@pytest.mark.parametrize(
+    ("tools_text", "words"),
+    [("[", "is not JSON"), ('[{"type": "function"}]', "not a ToolSchemaSpace tool"), ("{}", "non-empty list")],
+)
+def test_malformed_tools_are_a_clear_error(release: Path, tmp_path: Path, tools_text: str, words: str) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(tools_text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["import", "toolschemaspace", "--tools", str(tools), "--queries",
+              str(release / "queries.sample.jsonl"), "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 2 and words in " ".join(result.output.split())
+    assert not out.exists()
+
+
+def test_unknown_domain_and_missing_file(release: Path, tmp_path: Path) -> None:
+    args = ["import", "toolschemaspace", "--tools", str(release / "tools.json"), "--out", str(tmp_path / "o")]
+    result = runner.invoke(app, [*args, "--queries", str(release / "queries.sample.jsonl"), "-d", "toaster"])
+    assert result.exit_code == 2 and "no tool group 'toaster'" in result.output
+    result = runner.invoke(app, [*args, "--queries", str(tmp_path / "absent.jsonl")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+    assert not (tmp_path / "o").exists()
