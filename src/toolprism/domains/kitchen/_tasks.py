@@ -1,0 +1,410 @@
+"""Task generation for the kitchen: single, compound and compositional drafts from the fresh world.
+
+Each draft is built from :mod:`._requests` asks and phrased by :func:`~toolprism.domains._phrasing.draft`
+(easy and hard forms). A candidate is kept only if its gold replays on the world without a refusal,
+every gold write changes the state, a writing task leaves the state changed, a compound task's
+requests are independent (disjoint touches; the reversed order replays too), and both queries are
+new. Mix per seed (:data:`PLAN`): 28 single (9 of them questions), 74 compound (2-5 requests), 24
+compositional (chains in which later calls need earlier ones or follow from read state).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from toolprism.domains._base import TaskDraft, TaskKind
+from toolprism.domains._phrasing import draft
+from toolprism.domains.kitchen import _requests as r
+from toolprism.domains.kitchen._ops import OPERATIONS
+from toolprism.domains.kitchen._requests import Ask, ask, other, words
+from toolprism.domains.kitchen._state import (
+    OVEN_PRESETS,
+    OVEN_RANGE,
+    TEMPERATURE_RANGE,
+    TIMER_CAPACITY,
+    TIMER_LABELS,
+    KitchenState,
+)
+from toolprism.errors import DomainError
+
+Picker = Callable[[random.Random, KitchenState], Ask | None]
+Chain = Callable[[random.Random, KitchenState], list[Ask] | None]
+
+_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
+_WRITES = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "write"}
+
+PICKERS: tuple[Picker, ...] = (
+    r.pick_power("oven"),
+    r.pick_oven_mode,
+    r.pick_oven_temperature,
+    r.pick_oven_preset,
+    r.pick_fridge_mode,
+    r.pick_compartment("fridge"),
+    r.pick_compartment("freezer"),
+    r.pick_power("kettle"),
+    r.pick_kettle_temperature,
+    r.pick_burner,
+    r.pick_burner,
+    r.pick_child_lock,
+    r.pick_timer,
+    r.pick_cancel,
+    r.pick_microwave,
+    r.pick_microwave_preset,
+    r.pick_start("microwave"),
+    r.pick_pause("microwave"),
+    r.pick_power("dishwasher"),
+    r.pick_dishwasher_program,
+    r.pick_start("dishwasher"),
+    r.pick_pause("dishwasher"),
+    r.pick_power("coffee_maker"),
+    r.pick_brew,
+)
+"""Single-call requests that need nothing done first (``pick_burner`` twice: four burners)."""
+
+COMPOUND_PICKERS: tuple[Picker, ...] = (*PICKERS, r.pick_oven_mode_temperature)
+
+
+# --- compositional chains: later calls need earlier ones, or follow from state read first -------
+
+
+def _threshold(appliance: str, reads: str, temperature: int, current: int) -> Ask:
+    """Read ``reads`` and move ``appliance`` to ``temperature`` if it is on the other side of it
+    (the template picks ``temperature`` so that it is)."""
+    side, verb = ("below", "raise it to") if temperature > current else ("above", "bring it down to")
+    name = words(reads) if appliance == reads else f"{reads}'s {appliance}"
+    return ask(
+        (
+            f"check the {name} and if it is {side} {temperature} degrees, {verb} {temperature}",
+            f"look at the {name} temperature and, if it's {side} {temperature} degrees, set it to {temperature}",
+        ),
+        f"make sure the {name} isn't {side} {temperature} degrees, and if it is, set it to {temperature}",
+        (
+            ("get_status", {"appliance": reads}),
+            ("set_temperature", {"appliance": appliance, "temperature": temperature}),
+        ),
+        {appliance},
+    )
+
+
+def oven_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    """Off: turn the oven on, then set a mode and temperature (or a preset). On: read it, then raise
+    or lower it past a threshold the query states, or change mode and temperature if it is in the
+    mode the query names."""
+    if s.oven.power == "on" and rng.random() < 0.5:
+        temperature = other(rng, r.oven_temperatures(s.oven.mode), s.oven.temperature)
+        return [_threshold("oven", "oven", temperature, s.oven.temperature)]
+    if s.oven.power == "on":
+        change = r.choose_oven_mode_temperature(rng, s).request
+        return [
+            ask(
+                tuple(f"check the oven and if it is in {s.oven.mode} mode, {d}" for d in change.direct),
+                f"see whether the oven is on {s.oven.mode}, and if so {change.indirect[0]}",
+                (("get_status", {"appliance": "oven"}), *change.gold),
+                {"oven"},
+            )
+        ]
+    if rng.random() < 0.3:
+        return [r.power("oven", "on"), r.preset(rng.choice(OVEN_PRESETS), "oven")]
+    return [r.power("oven", "on"), r.choose_oven_mode_temperature(rng, s)]
+
+
+def fridge_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
+    """Read the fridge, then move the fridge or the freezer past a threshold the query states."""
+    compartment = rng.choice(("fridge", "freezer"))
+    current = getattr(s.fridge, f"{compartment}_temperature")
+    low, high = TEMPERATURE_RANGE[compartment]
+    return [_threshold(compartment, "fridge", other(rng, range(low, high + 1), current), current)]
+
+
+def dishwasher_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
+    """Get the dishwasher into a state that takes a new program (on, not running), set it, start it."""
+    first = {"off": [r.power("dishwasher", "on")], "running": [r.pause("dishwasher")]}
+    key = "off" if s.dishwasher.power == "off" else s.dishwasher.status
+    program = other(rng, r.DISHWASHER_PROGRAMS, s.dishwasher.program)
+    resume = key in ("running", "paused")
+    return [*first.get(key, []), r.dishwasher_program(program), r.start("dishwasher", resume)]
+
+
+def microwave_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    """Pause the microwave if it runs, program it (or apply a preset), then start it."""
+    program = r.choose_microwave_preset(rng, s) if rng.random() < 0.3 else None
+    program = program or r.choose_microwave(rng, s)
+    first = [r.pause("microwave")] if s.microwave.status == "running" else []
+    return [*first, program, r.start("microwave", s.microwave.status != "idle")]
+
+
+def cooktop_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
+    """Locked: unlock the cooktop, then set one or two burners. Unlocked: read the cooktop and change
+    a burner if it is at the level the query names."""
+    if s.cooktop.child_lock == "on":
+        burners = rng.sample(r.BURNERS, rng.choice((1, 1, 2)))
+        return [r.child_lock("off"), *(r.choose_burner(rng, s, b) for b in burners)]
+    name = rng.choice(r.BURNERS)
+    current, level = s.cooktop.burners[name], other(rng, r.BURNER_LEVELS, s.cooktop.burners[name])
+    where, change = words(name), "turn it off" if level == "off" else f"set it to {level}"
+    return [
+        ask(
+            (
+                f"check the cooktop and if the {where} burner is {current}, {change}",
+                f"look at the cooktop and, if the {where} burner is at {current}, {change}",
+            ),
+            f"see whether the {where} burner on the cooktop is {current}, and if so {change}",
+            (("get_status", {"appliance": "cooktop"}), ("set_burner", {"burner": name, "level": level})),
+            {name},
+        )
+    ]
+
+
+def coffee_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
+    """Off: turn the coffee maker on, then brew one or two coffees. On: check it is on, then brew."""
+    if s.coffee_maker.power == "off":
+        return [r.power("coffee_maker", "on"), *(r.choose_brew(rng) for _ in range(rng.choice((1, 1, 2))))]
+    coffee = r.choose_brew(rng).request
+    action = coffee.gold[0]
+    return [
+        ask(
+            tuple(f"check that the coffee maker is on and if it is, {d}" for d in coffee.direct),
+            f"see whether the coffee maker is on and, if so, {coffee.indirect[0]}",
+            (("get_status", {"appliance": "coffee_maker"}), action),
+            {"coffee"},
+        )
+    ]
+
+
+def kettle_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
+    """Read the kettle; if it is off, set a temperature and switch it on; if on, switch it off."""
+    read = ("get_status", {"appliance": "kettle"})
+    if s.kettle.power == "on":
+        return [
+            ask(
+                ("check the kettle and if it is on, turn it off", "look at the kettle and switch it off if it's on"),
+                "see if the kettle is on, and if it is, switch it off, nobody wants tea now",
+                (read, ("set_power", {"appliance": "kettle", "power": "off"})),
+                {"kettle"},
+            )
+        ]
+    t = other(rng, r.KETTLE_TEMPERATURES, s.kettle.temperature)
+    return [
+        ask(
+            (
+                f"check the kettle and if it is off, set it to {t} degrees and switch it on",
+                f"look at the kettle and, if it's off, heat it to {t} degrees and turn it on",
+            ),
+            f"see whether the kettle is off, and if so get it on at {t} degrees for a pot of tea",
+            (
+                read,
+                ("set_temperature", {"appliance": "kettle", "temperature": t}),
+                ("set_power", {"appliance": "kettle", "power": "on"}),
+            ),
+            {"kettle"},
+        )
+    ]
+
+
+def timer_copy_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    """Read the timers, then start (or reset) a timer for as long as another one has left."""
+    source = rng.choice(sorted(s.timers))
+    minutes = s.timers[source]
+    targets = [
+        t
+        for t in TIMER_LABELS
+        if t != source and s.timers.get(t) != minutes and (t in s.timers or len(s.timers) < TIMER_CAPACITY)
+    ]
+    if not targets:
+        return None
+    target = rng.choice(targets)
+    return [
+        ask(
+            (
+                f"check the timers and set a {target} timer for as long as the {source} timer has left",
+                f"look at the {source} timer and give the {target} a timer with the same minutes",
+            ),
+            f"time the {target} to finish together with the {source}, using what the {source} timer has left",
+            (("list_timers", {}), ("set_timer", {"label": target, "minutes": minutes})),
+            {f"timer:{target}", "timers"},
+        )
+    ]
+
+
+def timer_shortest_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    """Read the timers, then cancel the one with the least time left (unique)."""
+    least = sorted(s.timers.values())
+    if len(least) < 2 or least[0] == least[1]:
+        return None
+    label = min(s.timers, key=s.timers.__getitem__)
+    return [
+        ask(
+            (
+                "check the timers and cancel the one with the least time left",
+                "look at the running timers and cancel whichever is closest to done",
+            ),
+            "find the timer that's nearly finished among the running timers and cancel it, it isn't needed",
+            (("list_timers", {}), ("cancel_timer", {"label": label})),
+            {f"timer:{label}", "timers"},
+        )
+    ]
+
+
+def preset_copy_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    """Read the presets, then set the oven to a preset's temperature in its current mode, or the
+    microwave to a preset's time at another power level."""
+    if rng.random() < 0.5 and s.oven.power == "on":
+        low, high = OVEN_RANGE[s.oven.mode]
+        names = [
+            n for n, p in s.oven_presets.items() if low <= p.temperature <= high and p.temperature != s.oven.temperature
+        ]
+        if not names:
+            return None
+        name = rng.choice(names)
+        return [
+            ask(
+                (
+                    f"look up the oven's {words(name)} preset and set the oven to its temperature, keeping the mode",
+                    f"check the {words(name)} preset and heat the oven to the same temperature in its current mode",
+                ),
+                f"the {words(name)} preset has the right heat, so give the oven that temperature but keep its mode",
+                (
+                    ("list_presets", {"appliance": "oven"}),
+                    ("set_temperature", {"appliance": "oven", "temperature": s.oven_presets[name].temperature}),
+                ),
+                {"oven"},
+            )
+        ]
+    if s.microwave.status == "running":
+        return None
+    name = rng.choice(r.MICROWAVE_PRESETS)
+    seconds = s.microwave_presets[name].seconds
+    level = other(rng, r.MICROWAVE_LEVELS, s.microwave_presets[name].power_level)
+    return [
+        ask(
+            (
+                f"look up the microwave's {words(name)} preset and program the same time at {words(level)} power",
+                f"check the {words(name)} preset and set the microwave for that long at {words(level)} power",
+            ),
+            f"use the {words(name)} preset's time on the microwave, but at {words(level)} power",
+            (
+                ("list_presets", {"appliance": "microwave"}),
+                ("set_microwave", {"power_level": level, "seconds": seconds}),
+            ),
+            {"microwave"},
+        )
+    ]
+
+
+CHAINS: tuple[Chain, ...] = (
+    oven_chain,
+    fridge_chain,
+    dishwasher_chain,
+    microwave_chain,
+    cooktop_chain,
+    coffee_chain,
+    kettle_chain,
+    timer_copy_chain,
+    timer_shortest_chain,
+    preset_copy_chain,
+)
+
+
+# --- drafting ----------------------------------------------------------------------------------
+
+PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
+"""Drafts per seed by template family (126 in all)."""
+_COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
+"""Requests per compound task and their weights."""
+
+
+def replays(state: KitchenState, gold: Sequence[tuple[str, dict]]) -> bool:
+    """Whether ``gold`` runs on a copy of ``state`` with no refusal, every write changing the state,
+    and the state changed at the end when anything was written."""
+    world = state.model_copy(deep=True)
+    first = world.model_dump()
+    for op, args in gold:
+        before = world.model_dump()
+        try:
+            _FUNCTIONS[op](world, **args)
+        except DomainError:
+            return False
+        if op in _WRITES and world.model_dump() == before:
+            return False
+    return not any(op in _WRITES for op, _ in gold) or world.model_dump() != first
+
+
+def _independent(asks: Sequence[Ask]) -> bool:
+    seen: set[str] = set()
+    for a in asks:
+        if seen & a.touches:
+            return False
+        seen |= a.touches
+    return True
+
+
+def _gold(asks: Sequence[Ask]) -> list[tuple[str, dict]]:
+    return [action for a in asks for action in a.request.gold]
+
+
+def _compound(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    size = rng.choices(*_COMPOUND_SIZES)[0]
+    asks: list[Ask] = []
+    for _ in range(size * 8):
+        candidate = rng.choice(COMPOUND_PICKERS)(rng, s)
+        if candidate is not None and _independent([*asks, candidate]):
+            asks.append(candidate)
+        if len(asks) == size:
+            break
+    if len(asks) < 2 or len(_gold(asks)) > 6 or not replays(s, _gold(asks[::-1])):
+        return None
+    return asks
+
+
+def _compositional(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    count = rng.choices((1, 2, 3), (40, 45, 15))[0]
+    chains = [chain(rng, s) for chain in rng.sample(CHAINS, count)]
+    asks = [a for chain in chains if chain is not None for a in chain]
+    if any(c is None for c in chains) or not _independent(asks) or not 2 <= len(_gold(asks)) <= 6:
+        return None
+    return asks
+
+
+def _single(rng: random.Random, s: KitchenState) -> list[Ask] | None:
+    picked = rng.choice(PICKERS)(rng, s)
+    return [picked] if picked is not None else None
+
+
+def _question(rng: random.Random, s: KitchenState) -> list[Ask]:
+    return [r.question(rng, s)]
+
+
+_FAMILIES: dict[str, tuple[Callable[[random.Random, KitchenState], list[Ask] | None], TaskKind]] = {
+    "question": (_question, "single"),
+    "single": (_single, "single"),
+    "compound": (_compound, "compound"),
+    "compositional": (_compositional, "compositional"),
+}
+
+
+def drafts(state: KitchenState, world_seed: int) -> list[TaskDraft]:
+    """The kitchen's drafts on the fresh world ``state`` of ``world_seed``, family by family.
+
+    Deterministic: one RNG seeded with ``"kitchen/tasks/{world_seed}"``. Yields :data:`PLAN`'s
+    counts unless a family runs out of distinct candidates (it does not for seeds 0-99).
+    """
+    rng = random.Random(f"kitchen/tasks/{world_seed}")
+    seen: set[str] = set()
+    out: list[TaskDraft] = []
+    for family, want in PLAN.items():
+        make, kind = _FAMILIES[family]
+        made = 0
+        for _ in range(want * 40):
+            if made == want:
+                break
+            asks = make(rng, state)
+            if asks is None or not replays(state, _gold(asks)):
+                continue
+            candidate = draft(rng, family, [a.request for a in asks], kind=kind)
+            if {candidate.query, candidate.hard} & seen or len(candidate.hard) <= len(candidate.query):
+                continue
+            seen.update((candidate.query, candidate.hard))
+            out.append(candidate)
+            made += 1
+    return out
