@@ -1,44 +1,46 @@
-"""The ``retail`` domain: a deterministic customer-service simulator in the style of tau2-bench.
+"""The ``retail`` domain: an online store's customer-service desk in the style of tau2-bench.
 
-Users, products with variants, and orders whose life cycle (pending, processed, delivered,
-cancelled, return/exchange requested) constrains what an agent may do. Policy rules are enforced
-by the operations themselves, which raise :class:`~toolprism.errors.DomainError` before changing
-anything.
+Thirty users, fifteen products with variants and sixty orders whose life cycle (pending,
+processed, delivered, cancelled, return or exchange requested) constrains what an agent may do.
+Sixteen operations (nine reads, seven writes) as in seed 001's retail environment; the policy
+text says which reads each request calls for, and the operations enforce its hard rules with
+:class:`~toolprism.errors.DomainError` before changing anything. Tasks are multi-step: the gold
+is the whole reference trace, identification and reads included.
 """
 
 from __future__ import annotations
 
+import functools
+
 from toolprism.domains import DOMAINS
 from toolprism.domains._base import Domain, TaskDraft
 from toolprism.domains.retail._ops import OPERATIONS
+from toolprism.domains.retail._policy import POLICY
 from toolprism.domains.retail._state import RetailState
 from toolprism.domains.retail._tasks import drafts
 from toolprism.domains.retail._world import generate
 
 
+@functools.lru_cache(maxsize=8)
+def _master(world_seed: int) -> RetailState:
+    """The generated world of ``world_seed``, kept so that each fresh world is one (fast) copy."""
+    return generate(world_seed)
+
+
 @DOMAINS.register("retail")
 class Retail(Domain):
-    """An online store's service desk: look up users, orders and products; change orders."""
+    """An online store's service desk: identify users, read orders and products, change orders."""
 
     name = "retail"
-    policy = (
-        "You are a customer-service agent for an online retail store. The user you are talking to "
-        "has already been authenticated and has confirmed their request, so act on it directly "
-        "with the ids they give; do only what they ask, and help only that one user. Only pending "
-        "orders can be cancelled (reason: 'no longer needed' or 'ordered by mistake') or modified "
-        "(shipping address, payment method, or items swapped once for other variants of the same "
-        "product); processed orders can no longer be changed. Delivered orders can have items "
-        "returned (refund to the original payment method or a gift card) or exchanged for "
-        "available variants of the same product. Never make up ids or information."
-    )
+    policy = POLICY
     operations = OPERATIONS
 
     def initial_state(self, world_seed: int) -> RetailState:
-        """The world of ``world_seed``: ~20 users, 10 products, 40 orders."""
-        return generate(world_seed)
+        """The world of ``world_seed``: 30 users, 15 products, 60 orders (deterministic)."""
+        return _master(world_seed).model_copy(deep=True)
 
     def drafts(self, world_seed: int) -> list[TaskDraft]:
-        """The retail tasks posed on the world of ``world_seed``."""
+        """The retail tasks posed on the world of ``world_seed`` (easy and hard forms)."""
         return drafts(self.initial_state(world_seed), world_seed)
 
 

@@ -1,7 +1,14 @@
-"""Native operations of the retail domain: reads and policy-checked writes."""
+"""Native operations of the retail domain: nine reads and seven policy-checked writes.
+
+Names and arguments follow tau2-bench's retail toolkit where they overlap; every refusal is a
+:class:`~toolprism.errors.DomainError` raised before the state changes.
+"""
 
 from __future__ import annotations
 
+import ast
+import math
+import operator
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -15,31 +22,36 @@ from toolprism.domains.retail._rules import (
     get_user,
     move_money,
     order_json,
+    paid_with,
     price_difference,
+    set_status,
     swap,
     total,
+    tracking_json,
 )
 from toolprism.domains.retail._state import Address, OrderItem, OrderStatus, Request, RetailState
 from toolprism.errors import DomainError
 from toolprism.schema import JSON
 
-OrderId = Annotated[str, Field(description="The order id, starting with '#W', e.g. '#W0000000'.")]
-UserId = Annotated[str, Field(description="The user id, e.g. 'ava_kim_1234'.")]
+OrderId = Annotated[str, Field(description="The order id, starting with '#W', e.g. '#W2378156'.")]
+UserId = Annotated[str, Field(description="The user id, e.g. 'sara_doe_1234'.")]
 ItemIds = Annotated[list[str], Field(description="Ids of the items in the order to act on.", min_length=1)]
 NewItemIds = Annotated[
     list[str],
-    Field(
-        description="Ids of the replacement items: one per item id, same product, same order.",
-        min_length=1,
-    ),
+    Field(description="Ids of the replacement items: one per item id, same product, same order.", min_length=1),
 ]
-PaymentMethodId = Annotated[str, Field(description="A payment method id of the user, e.g. 'credit_card_0000000'.")]
+PaymentMethodId = Annotated[
+    str, Field(description="A payment method id of the user, e.g. 'credit_card_7815826' or 'gift_card_1234567'.")
+]
 Address1 = Annotated[str, Field(description="Street line, e.g. '123 Main St'.")]
 Address2 = Annotated[str, Field(description="Second address line, e.g. 'Apt 1'.")]
 City = Annotated[str, Field(description="City name.")]
 StateCode = Annotated[str, Field(description="State, e.g. 'TX'.")]
 Country = Annotated[str, Field(description="Country, e.g. 'USA'.")]
 Zip = Annotated[str, Field(description="Postal code, e.g. '78701'.")]
+StatusFilter = Literal[
+    "all", "pending", "processed", "delivered", "cancelled", "return requested", "exchange requested"
+]
 
 
 # ---- reads ----------------------------------------------------------------------------------
@@ -62,7 +74,7 @@ def get_user_details(db: RetailState, user_id: UserId) -> JSON:
 
 @operation(kind="read", group="orders")
 def get_order_details(db: RetailState, order_id: OrderId) -> JSON:
-    """Get the status, items, address, payment and total of an order."""
+    """Get an order: owner, status, address, items, payment history, shipments and total."""
     return order_json(get_order(db, order_id))
 
 
@@ -83,6 +95,92 @@ def list_all_product_types(db: RetailState) -> JSON:
     return {"products": [{"name": p.name, "product_id": p.product_id} for p in db.products.values()]}
 
 
+@operation(kind="read", group="users")
+def find_user_id_by_name_zip(
+    db: RetailState,
+    first_name: Annotated[str, Field(description="The user's first name, e.g. 'Sara'.")],
+    last_name: Annotated[str, Field(description="The user's last name, e.g. 'Doe'.")],
+    zip: Annotated[str, Field(description="The zip code of the user's default address, e.g. '78701'.")],
+) -> JSON:
+    """Find a user's id by first name, last name and the zip code of their default address."""
+    wanted = (first_name.strip().lower(), last_name.strip().lower(), zip.strip())
+    for user in db.users.values():
+        if (user.first_name.lower(), user.last_name.lower(), user.address.zip) == wanted:
+            return {"user_id": user.user_id}
+    raise DomainError(f"no user named {first_name} {last_name} with zip code {zip!r}")
+
+
+@operation(kind="read", group="orders")
+def list_user_orders(
+    db: RetailState,
+    user_id: UserId,
+    status: Annotated[StatusFilter, Field(description="Only orders with this status; 'all' for every order.")] = "all",
+) -> JSON:
+    """List a user's orders (id, status, date, item names, total), optionally only those with one status."""
+    user = get_user(db, user_id)
+    orders = [db.orders[o] for o in user.order_ids]
+    rows = [
+        {
+            "order_id": o.order_id,
+            "status": o.status.value,
+            "placed_on": o.placed_on,
+            "item_names": [i.name for i in o.items],
+            "total": total(o),
+        }
+        for o in orders
+        if status == "all" or o.status.value == status
+    ]
+    return {"user_id": user_id, "status": status, "orders": rows}
+
+
+@operation(kind="read", group="orders")
+def track_order(db: RetailState, order_id: OrderId) -> JSON:
+    """Get an order's shipping record: dated status history, carriers, tracking ids, ship and delivery dates."""
+    return tracking_json(get_order(db, order_id))
+
+
+_ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+
+def _evaluate(node: ast.AST) -> float:
+    match node:
+        case ast.Expression(body=body):
+            return _evaluate(body)
+        case ast.Constant(value=value) if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        case ast.BinOp(left=left, op=op, right=right) if type(op) in _ARITHMETIC:
+            return _ARITHMETIC[type(op)](_evaluate(left), _evaluate(right))
+        case ast.UnaryOp(op=op, operand=operand) if type(op) in _ARITHMETIC:
+            return _ARITHMETIC[type(op)](_evaluate(operand))
+    raise DomainError("only numbers, + - * / and parentheses are allowed")
+
+
+@operation(kind="read", group="utilities")
+def calculate(
+    db: RetailState,
+    expression: Annotated[
+        str, Field(description="An arithmetic expression, e.g. '(53.27 + 12.1) * 2'.", max_length=200)
+    ],
+) -> JSON:
+    """Evaluate an arithmetic expression (numbers, + - * / and parentheses); the result is rounded to cents."""
+    try:
+        value = _evaluate(ast.parse(expression.strip(), mode="eval"))
+    except (SyntaxError, ValueError, RecursionError) as e:
+        raise DomainError(f"cannot parse expression {expression!r}") from e
+    except (ZeroDivisionError, OverflowError) as e:
+        raise DomainError(f"cannot evaluate expression {expression!r}: {e}") from e
+    if not math.isfinite(value):
+        raise DomainError(f"expression {expression!r} has no finite value")
+    return {"expression": expression, "result": round(value, 2)}
+
+
 # ---- writes ---------------------------------------------------------------------------------
 
 
@@ -90,15 +188,13 @@ def list_all_product_types(db: RetailState) -> JSON:
 def cancel_order(
     db: RetailState,
     order_id: OrderId,
-    reason: Annotated[
-        Literal["no longer needed", "ordered by mistake"],
-        Field(description="Why the user cancels."),
-    ],
+    reason: Annotated[Literal["no longer needed", "ordered by mistake"], Field(description="Why the user cancels.")],
 ) -> JSON:
-    """Cancel a pending order and refund it to the original payment method."""
+    """Cancel a pending order; the full amount is refunded to the payment method it was paid with."""
     order = get_order(db, order_id, OrderStatus.PENDING)
-    method = get_method(get_user(db, order.user_id), order.payment_method_id)
-    order.status, order.cancel_reason = OrderStatus.CANCELLED, reason
+    method = get_method(get_user(db, order.user_id), paid_with(order))
+    order.cancel_reason = reason
+    set_status(db, order, OrderStatus.CANCELLED)
     move_money(order, method, -total(order))
     return order_json(order)
 
@@ -116,22 +212,27 @@ def modify_order_address(
 ) -> JSON:
     """Change the shipping address of a pending order."""
     order = get_order(db, order_id, OrderStatus.PENDING)
-    order.address = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
+    new = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
+    if new == order.address:
+        raise DomainError(f"order {order_id} already ships to this address")
+    order.address = new
     return order_json(order)
 
 
 @operation(kind="write", group="orders")
 def modify_pending_order_payment(db: RetailState, order_id: OrderId, payment_method_id: PaymentMethodId) -> JSON:
-    """Pay a pending order with another of the user's payment methods; the old one is refunded."""
+    """Pay a pending order with another of the user's payment methods; the old one is refunded.
+
+    A gift card must cover the order total.
+    """
     order = get_order(db, order_id, OrderStatus.PENDING)
     user = get_user(db, order.user_id)
-    new, old = get_method(user, payment_method_id), get_method(user, order.payment_method_id)
+    new, old = get_method(user, payment_method_id), get_method(user, paid_with(order))
     if new.payment_method_id == old.payment_method_id:
         raise DomainError(f"order {order_id} is already paid with {payment_method_id}")
     check_balance(new, total(order))
     move_money(order, new, total(order))
     move_money(order, old, -total(order))
-    order.payment_method_id = payment_method_id
     return order_json(order)
 
 
@@ -143,7 +244,7 @@ def modify_pending_order_items(
     new_item_ids: NewItemIds,
     payment_method_id: PaymentMethodId,
 ) -> JSON:
-    """Swap items of a pending order for other variants of the same product (once per order).
+    """Swap items of a pending order for other available variants of the same product (once per order).
 
     The price difference is charged to, or refunded to, ``payment_method_id``.
     """
@@ -156,11 +257,10 @@ def modify_pending_order_items(
     check_balance(method, difference)
     for old_id, new in zip(item_ids, new_items, strict=True):
         index = next(i for i, item in enumerate(order.items) if item.item_id == old_id)
-        product = db.products[new.product_id]
         order.items[index] = OrderItem(
             item_id=new.item_id,
             product_id=new.product_id,
-            name=product.name,
+            name=db.products[new.product_id].name,
             options=dict(new.options),
             price=new.price,
         )
@@ -182,7 +282,10 @@ def modify_user_address(
 ) -> JSON:
     """Change a user's default address (existing orders keep theirs)."""
     user = get_user(db, user_id)
-    user.address = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
+    new = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
+    if new == user.address:
+        raise DomainError(f"this is already the default address of {user_id}")
+    user.address = new
     return user.model_dump(mode="json")
 
 
@@ -190,16 +293,19 @@ def modify_user_address(
 def return_delivered_order_items(
     db: RetailState, order_id: OrderId, item_ids: ItemIds, payment_method_id: PaymentMethodId
 ) -> JSON:
-    """Request a return of delivered items, refunded to the original method or a gift card."""
+    """Request a return of items of a delivered order (once per order), refunded to the original
+    payment method or to a gift card of the user."""
     order = get_order(db, order_id, OrderStatus.DELIVERED)
     check_in_order(order, item_ids)
     method = get_method(get_user(db, order.user_id), payment_method_id)
-    if payment_method_id != order.payment_method_id and method.kind != "gift_card":
+    if payment_method_id != paid_with(order) and method.source != "gift_card":
         raise DomainError("refunds go to the original payment method or a gift card")
     prices = {i.item_id: i.price for i in order.items}
     amount = round(sum(prices[i] for i in item_ids), 2)
-    order.status = OrderStatus.RETURN_REQUESTED
-    order.request = Request(item_ids=item_ids, new_item_ids=[], payment_method_id=payment_method_id, amount=amount)
+    set_status(db, order, OrderStatus.RETURN_REQUESTED)
+    order.request = Request(
+        kind="return", item_ids=item_ids, new_item_ids=[], payment_method_id=payment_method_id, amount=amount
+    )
     return order_json(order)
 
 
@@ -211,7 +317,8 @@ def exchange_delivered_order_items(
     new_item_ids: NewItemIds,
     payment_method_id: PaymentMethodId,
 ) -> JSON:
-    """Request an exchange of items of a delivered order for other variants of the same product.
+    """Request an exchange of items of a delivered order for available variants of the same product
+    (once per order).
 
     The price difference is charged to, or refunded to, ``payment_method_id``.
     """
@@ -220,8 +327,9 @@ def exchange_delivered_order_items(
     method = get_method(get_user(db, order.user_id), payment_method_id)
     difference = price_difference(order, item_ids, new_items)
     check_balance(method, difference)
-    order.status = OrderStatus.EXCHANGE_REQUESTED
+    set_status(db, order, OrderStatus.EXCHANGE_REQUESTED)
     order.request = Request(
+        kind="exchange",
         item_ids=item_ids,
         new_item_ids=new_item_ids,
         payment_method_id=payment_method_id,
@@ -236,6 +344,10 @@ OPERATIONS = (
     get_order_details,
     get_product_details,
     list_all_product_types,
+    find_user_id_by_name_zip,
+    list_user_orders,
+    track_order,
+    calculate,
     cancel_order,
     modify_order_address,
     modify_pending_order_payment,
@@ -244,3 +356,5 @@ OPERATIONS = (
     return_delivered_order_items,
     exchange_delivered_order_items,
 )
+"""The sixteen operations, reads first; seed 001's retail environment has sixteen tools, seven
+of them writes."""

@@ -1,281 +1,324 @@
-"""Deterministic task generation for the retail domain: first-person queries with gold actions."""
+"""Task templates of the retail domain: multi-step customer-service conversations in one message.
+
+A task is one user who introduces themselves (email, or name and zip code) and asks for one or
+more things (:mod:`toolprism.domains.retail._requests`). The gold is the whole reference trace the
+policy calls for: the identification lookup, the reads, then the writes. Most tasks are
+``compositional`` (later arguments come from earlier replies: the user id, item ids, payment
+method ids; or the order's status decides the write), some ``compound`` (two independent changes
+by one user) and a few ``single`` catalog questions. Seed 001's fault-arm study injects at the
+first ``get_order_details`` at position two or later; most templates put one there.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterator
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains.retail._rules import total
-from toolprism.domains.retail._state import Address, Order, OrderStatus, RetailState, User
+from toolprism.domains._phrasing import Request, draft
+from toolprism.domains.retail import _requests as ask
+from toolprism.domains.retail._rules import paid_with, price_difference
+from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
 from toolprism.domains.retail._world import random_address
 
-Gold = list[tuple[str, dict]]
 Template = Callable[[random.Random, RetailState], Iterator[TaskDraft]]
-_TEMPLATES: list[tuple[Template, int]] = []
+TEMPLATES: dict[str, tuple[Template, int]] = {}
+"""Template name → (generator, most drafts kept), in task order."""
 
 
 def _template(count: int) -> Callable[[Template], Template]:
-    """Register a template that yields up to ``count`` drafts."""
-
     def register(fn: Template) -> Template:
-        _TEMPLATES.append((fn, count))
+        TEMPLATES[fn.__name__] = (fn, count)
         return fn
 
     return register
 
 
 def drafts(state: RetailState, world_seed: int) -> list[TaskDraft]:
-    """Every task posed on ``state`` (the world of ``world_seed``), deterministically."""
-    rng = random.Random(world_seed)
+    """Every task posed on the fresh world ``state`` of ``world_seed``, in template order.
+
+    Deterministic: one RNG seeded ``"retail/tasks/<seed>"``, apart from the world's own stream.
+    """
+    rng = random.Random(f"retail/tasks/{world_seed}")
     out: list[TaskDraft] = []
-    for template, count in _TEMPLATES:
-        out.extend(list(template(rng, state))[:count])
+    for fn, count in TEMPLATES.values():
+        out.extend(list(fn(rng, state))[:count])
     return out
 
 
 # ---- helpers --------------------------------------------------------------------------------
 
 
-def _hello(rng: random.Random, user: User, *, by_id: bool = False) -> str:
-    who = f"user id {user.user_id}" if by_id else user.email
-    return rng.choice([f"Hi, I'm {user.name} ({who}).", f"Hello, this is {user.name}, {who}."])
+def _introduce(rng: random.Random, user: User) -> tuple[str, str, tuple[str, dict]]:
+    """Easy and hard self-introductions and the lookup the policy calls for (email or name+zip)."""
+    if rng.random() < 0.7:
+        easy = rng.choice([f"Hi, I'm {user.name} ({user.email}).", f"Hello, this is {user.name}, email {user.email}."])
+        hard = rng.choice(
+            [f"Hey there, {user.name} writing, you'll find me under {user.email}.", f"Hi! My email is {user.email}."]
+        )
+        return easy, hard, ("find_user_id_by_email", {"email": user.email})
+    zip_code = user.address.zip
+    easy = f"Hi, I'm {user.name} and my zip code is {zip_code}."
+    hard = rng.choice(
+        [f"Hello, {user.name} here, from zip code {zip_code}.", f"It's {user.name}, zip {zip_code}, checking in."]
+    )
+    lookup = {"first_name": user.first_name, "last_name": user.last_name, "zip": zip_code}
+    return easy, hard, ("find_user_id_by_name_zip", lookup)
+
+
+def _conversation(
+    rng: random.Random, template: str, user: User, requests: list[Request], kind: str = "compositional"
+) -> TaskDraft:
+    """A draft for ``user``'s ``requests``, introduced first and identified first in the gold."""
+    body = draft(rng, template, requests, kind=kind)  # type: ignore[arg-type]
+    easy, hard, lookup = _introduce(rng, user)
+    return dataclasses.replace(
+        body, query=f"{easy} {body.query}", hard=f"{hard} {body.hard}", gold=[lookup, *body.gold]
+    )
+
+
+def _orders(state: RetailState, *statuses: OrderStatus) -> list[Order]:
+    return [o for o in state.orders.values() if o.status in statuses]
 
 
 def _pick(rng: random.Random, pool: list, count: int) -> list:
     return rng.sample(pool, min(count, len(pool)))
 
 
-def _orders(state: RetailState, status: OrderStatus) -> list[Order]:
-    return [o for o in state.orders.values() if o.status is status]
+def _user_orders(state: RetailState, user: User, status: OrderStatus) -> list[Order]:
+    return [state.orders[o] for o in user.order_ids if state.orders[o].status is status]
 
 
-def _address_text(a: Address) -> str:
-    return f"{a.address1}, {a.address2}, {a.city}, {a.state}, {a.country}, {a.zip}"
+def _pairs(state: RetailState, first: OrderStatus, second: OrderStatus) -> list[tuple[Order, Order]]:
+    """Pairs of different orders of one user, with the given statuses."""
+    return [
+        (a, b)
+        for user in state.users.values()
+        for a in _user_orders(state, user, first)
+        for b in _user_orders(state, user, second)
+        if a.order_id != b.order_id
+    ]
 
 
-def _options(options: dict[str, str]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in options.items())
+# ---- one change to one order ------------------------------------------------------------------
 
 
-def _replacement(rng: random.Random, state: RetailState, order: Order) -> tuple[str, str, str]:
-    """An item of ``order`` and an available other variant: (old id, new id, description)."""
-    item = rng.choice(order.items)
-    choices = [i for i in state.products[item.product_id].items.values() if i.available and i.item_id != item.item_id]
-    new = rng.choice(choices)
-    old = f"the {item.name} ({_options(item.options)}, item {item.item_id})"
-    text = f"{old} for item {new.item_id} ({_options(new.options)})"
-    return item.item_id, new.item_id, text
-
-
-def _plain_method(user: User) -> str:
-    return next(m for m in user.payment_methods.values() if m.kind == "credit_card").payment_method_id
-
-
-# ---- single-action writes -------------------------------------------------------------------
-
-
-@_template(6)
+@_template(7)
 def cancel(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Cancel a pending order for a stated reason."""
-    reasons = {
-        "no longer needed": "it is no longer needed.",
-        "ordered by mistake": "it was ordered by mistake.",
-    }
-    for order in _pick(rng, _orders(state, OrderStatus.PENDING), 6):
-        reason = rng.choice(sorted(reasons))
-        hello = _hello(rng, state.users[order.user_id])
-        query = f"{hello} Please cancel my order {order.order_id}; {reasons[reason]}"
-        yield TaskDraft("cancel", query, [("cancel_order", {"order_id": order.order_id, "reason": reason})])
-
-
-def _address_args(address: Address) -> dict:
-    return address.model_dump()
+    for order in _pick(rng, _orders(state, OrderStatus.PENDING), 7):
+        request = ask.cancel(order, rng.choice(sorted(ask.REASONS)))
+        yield _conversation(rng, "cancel", state.users[order.user_id], [request])
 
 
 @_template(6)
 def order_address(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Ship a pending order to a new address."""
+    """Ship a pending order to a new address stated in full."""
     for order in _pick(rng, _orders(state, OrderStatus.PENDING), 6):
-        new = random_address(rng)
-        query = (
-            f"{_hello(rng, state.users[order.user_id])} Please change the shipping address of "
-            f"order {order.order_id} to {_address_text(new)}."
-        )
-        gold = [("modify_order_address", {"order_id": order.order_id, **_address_args(new)})]
-        yield TaskDraft("order_address", query, gold)
+        request = ask.order_address(order, random_address(rng))
+        yield _conversation(rng, "order_address", state.users[order.user_id], [request])
 
 
-@_template(5)
-def default_address(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Change a user's default address."""
-    for user in _pick(rng, list(state.users.values()), 5):
-        new = random_address(rng)
-        hello = _hello(rng, user, by_id=True)
-        query = f"{hello} I moved; please update my default address to {_address_text(new)}."
-        yield TaskDraft(
-            "default_address",
-            query,
-            [("modify_user_address", {"user_id": user.user_id, **_address_args(new)})],
-        )
+@_template(4)
+def order_to_default(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Ship a pending order that goes elsewhere to the default address (read from the profile)."""
+    pool = [o for o in _orders(state, OrderStatus.PENDING) if o.address != state.users[o.user_id].address]
+    for order in _pick(rng, pool, 4):
+        yield _conversation(rng, "order_to_default", state.users[order.user_id], [ask.order_to_default(state, order)])
 
 
-@_template(5)
+@_template(7)
 def payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Pay a pending order with another saved method."""
-    pool = []
-    for order in _orders(state, OrderStatus.PENDING):
-        methods = state.users[order.user_id].payment_methods.values()
-        pool += [
-            (order, m)
-            for m in methods
-            if m.payment_method_id != order.payment_method_id
-            and (m.kind != "gift_card" or (m.balance or 0) >= total(order))
-        ]
-    for order, method in _pick(rng, pool, 5):
-        query = (
-            f"{_hello(rng, state.users[order.user_id])} For order {order.order_id}, please "
-            f"charge my {method.kind.replace('_', ' ')} {method.payment_method_id} instead of the "
-            "current payment method."
-        )
-        args = {"order_id": order.order_id, "payment_method_id": method.payment_method_id}
-        yield TaskDraft("payment", query, [("modify_pending_order_payment", args)])
+    """Pay a pending order with another saved method, named by kind."""
+    for order in rng.sample(_orders(state, OrderStatus.PENDING), len(_orders(state, OrderStatus.PENDING))):
+        method = ask.other_payer(rng, state, order, ask.order_total(order))
+        if method is not None:
+            yield _conversation(rng, "payment", state.users[order.user_id], [ask.payment(order, method)])
 
 
-def _return(rng: random.Random, state: RetailState, order: Order) -> tuple[str, dict]:
-    items = _pick(rng, order.items, rng.randint(1, 2))
+def _return_request(rng: random.Random, state: RetailState, order: Order) -> Request:
+    items = sorted(rng.sample(order.items, min(len(order.items), rng.choice([1, 1, 2]))), key=order.items.index)
     user = state.users[order.user_id]
-    cards = [m.payment_method_id for m in user.payment_methods.values() if m.kind == "gift_card"]
-    method = rng.choice([order.payment_method_id, *cards])
-    where = "the original payment method" if method == order.payment_method_id else "my gift card"
-    names = " and ".join(f"the {i.name} (item {i.item_id})" for i in items)
-    text = f"return {names} from order {order.order_id}, refunded to {where} {method}"
-    args = {
-        "order_id": order.order_id,
-        "item_ids": [i.item_id for i in items],
-        "payment_method_id": method,
-    }
-    return text, args
+    cards = [
+        m for m in user.payment_methods.values() if m.source == "gift_card" and m.payment_method_id != paid_with(order)
+    ]
+    gift_card = cards[0] if cards and rng.random() < 0.4 else None
+    return ask.return_items(order, items, gift_card)
 
 
-@_template(6)
+@_template(8)
 def return_items(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Return one or two items of a delivered order."""
-    for order in _pick(rng, _orders(state, OrderStatus.DELIVERED), 6):
-        text, args = _return(rng, state, order)
-        query = f"{_hello(rng, state.users[order.user_id])} I'd like to {text}."
-        yield TaskDraft("return_items", query, [("return_delivered_order_items", args)])
+    """Return one or two items of a delivered order (refund to the original method or a gift card)."""
+    for order in _pick(rng, _orders(state, OrderStatus.DELIVERED), 8):
+        yield _conversation(rng, "return_items", state.users[order.user_id], [_return_request(rng, state, order)])
 
 
-@_template(5)
-def exchange(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Exchange an item of a delivered order for another variant."""
-    for order in _pick(rng, _orders(state, OrderStatus.DELIVERED), 5):
-        user = state.users[order.user_id]
-        old, new, text = _replacement(rng, state, order)
-        method = _plain_method(user)
-        query = (
-            f"{_hello(rng, user)} In order {order.order_id}, I want to exchange {text}. "
-            f"Use {method} for any price difference."
-        )
-        args = {
-            "order_id": order.order_id,
-            "item_ids": [old],
-            "new_item_ids": [new],
-            "payment_method_id": method,
-        }
-        yield TaskDraft("exchange", query, [("exchange_delivered_order_items", args)])
+def _swap_request(rng: random.Random, state: RetailState, order: Order, count: int) -> Request | None:
+    swaps = ask.swaps_for(rng, state, order, count)
+    if not swaps:
+        return None
+    difference = price_difference(order, [old.item_id for old, _ in swaps], [new for _, new in swaps])
+    method = ask.other_payer(rng, state, order, difference) if rng.random() < 0.4 else None
+    if method is None and not ask.can_pay(state, order, paid_with(order), difference):
+        return None
+    return ask.swap_items(order, swaps, method)
 
 
-@_template(5)
+def _swaps(rng: random.Random, state: RetailState, status: OrderStatus, template: str) -> Iterator[TaskDraft]:
+    for order in rng.sample(_orders(state, status), len(_orders(state, status))):
+        request = _swap_request(rng, state, order, rng.choice([1, 1, 2]))
+        if request is not None:
+            yield _conversation(rng, template, state.users[order.user_id], [request])
+
+
+@_template(8)
 def modify_items(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Swap an item of a pending order for another variant before it ships."""
-    for order in _pick(rng, _orders(state, OrderStatus.PENDING), 5):
-        user = state.users[order.user_id]
-        old, new, text = _replacement(rng, state, order)
-        method = _plain_method(user)
-        query = (
-            f"{_hello(rng, user)} Before order {order.order_id} ships, please change {text}. "
-            f"Settle the price difference with {method}."
-        )
-        args = {
-            "order_id": order.order_id,
-            "item_ids": [old],
-            "new_item_ids": [new],
-            "payment_method_id": method,
-        }
-        yield TaskDraft("modify_items", query, [("modify_pending_order_items", args)])
+    """Swap one or two items of a pending order for other variants (once per order)."""
+    yield from _swaps(rng, state, OrderStatus.PENDING, "modify_items")
 
 
-# ---- questions (gold: the one read that answers) --------------------------------------------
+@_template(8)
+def exchange(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Exchange one or two items of a delivered order for other variants."""
+    yield from _swaps(rng, state, OrderStatus.DELIVERED, "exchange")
+
+
+# ---- the order's status decides -----------------------------------------------------------------
+
+
+@_template(8)
+def cancel_or_return(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Cancel if pending, return an item if delivered; a processed order gets neither."""
+    pending, delivered = _orders(state, OrderStatus.PENDING), _orders(state, OrderStatus.DELIVERED)
+    orders = _pick(rng, pending, 3) + _pick(rng, delivered, 3) + _pick(rng, _orders(state, OrderStatus.PROCESSED), 2)
+    for order in rng.sample(orders, len(orders)):
+        request = ask.cancel_or_return(order, rng.choice(order.items))
+        yield _conversation(rng, "cancel_or_return", state.users[order.user_id], [request])
+
+
+@_template(5)
+def swap_by_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Swap if still pending, exchange if delivered, paid with the order's own method."""
+    orders = _orders(state, OrderStatus.PENDING, OrderStatus.DELIVERED)
+    for order in rng.sample(orders, len(orders)):
+        swaps = ask.swaps_for(rng, state, order, 1)
+        difference = price_difference(order, [old.item_id for old, _ in swaps], [new for _, new in swaps])
+        if swaps and ask.can_pay(state, order, paid_with(order), difference):
+            yield _conversation(rng, "swap_by_status", state.users[order.user_id], [ask.swap_by_status(order, swaps)])
+
+
+# ---- orders found through list_user_orders ------------------------------------------------------
+
+
+@_template(4)
+def cancel_all_pending(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Cancel every pending order of a user with one or two of them."""
+    users = [u for u in state.users.values() if 1 <= len(_user_orders(state, u, OrderStatus.PENDING)) <= 2]
+    for user in _pick(rng, users, 4):
+        request = ask.cancel_all(state, user.user_id, rng.choice(sorted(ask.REASONS)))
+        yield _conversation(rng, "cancel_all_pending", user, [request])
+
+
+@_template(4)
+def cancel_described(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Cancel the pending order that holds a named product (the only pending one that does)."""
+    pool = []
+    for user in state.users.values():
+        pending = _user_orders(state, user, OrderStatus.PENDING)
+        for order in pending:
+            unique = [i.name for i in order.items if sum(i.name in [j.name for j in o.items] for o in pending) == 1]
+            pool += [(order, name) for name in unique]
+    for order, product in _pick(rng, pool, 4):
+        request = ask.cancel_described(order, product, rng.choice(sorted(ask.REASONS)))
+        yield _conversation(rng, "cancel_described", state.users[order.user_id], [request])
+
+
+@_template(3)
+def move_pending(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """New default address, also for the user's one pending order."""
+    users = [u for u in state.users.values() if len(_user_orders(state, u, OrderStatus.PENDING)) == 1]
+    for user in _pick(rng, users, 3):
+        yield _conversation(rng, "move_pending", user, [ask.move_pending(state, user.user_id, random_address(rng))])
+
+
+# ---- account and questions ----------------------------------------------------------------------
+
+
+@_template(4)
+def user_address(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Change the default address."""
+    for user in _pick(rng, list(state.users.values()), 4):
+        yield _conversation(rng, "user_address", user, [ask.user_address(user.user_id, random_address(rng))])
 
 
 @_template(5)
 def order_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Ask for the status of an order."""
     for order in _pick(rng, list(state.orders.values()), 5):
-        hello = _hello(rng, state.users[order.user_id])
-        query = f"{hello} What is the status of my order {order.order_id}?"
-        yield TaskDraft("order_status", query, [("get_order_details", {"order_id": order.order_id})])
+        yield _conversation(rng, "order_status", state.users[order.user_id], [ask.order_status(order)])
 
 
 @_template(4)
-def availability(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Ask which variants of a product are in stock."""
-    for product in _pick(rng, list(state.products.values()), 4):
-        user = rng.choice(list(state.users.values()))
-        query = (
-            f"{_hello(rng, user)} Which variants of the {product.name} (product id {product.product_id}) are in stock?"
-        )
-        yield TaskDraft("availability", query, [("get_product_details", {"product_id": product.product_id})])
+def tracking(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Ask for the carrier and tracking number of a shipped order."""
+    for order in _pick(rng, _orders(state, OrderStatus.PROCESSED, OrderStatus.DELIVERED), 4):
+        yield _conversation(rng, "tracking", state.users[order.user_id], [ask.tracking(order)])
+
+
+@_template(4)
+def orders_with_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Ask which of one's orders have a given status."""
+    statuses = ["pending", "processed", "delivered", "cancelled"]
+    for user in _pick(rng, list(state.users.values()), 4):
+        request = ask.orders_with_status(user.user_id, rng.choice(statuses))
+        yield _conversation(rng, "orders_with_status", user, [request])
+
+
+@_template(4)
+def catalog(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Catalog questions with one call each: the product types, or one product's variants by id."""
+    yield draft(rng, "catalog", [ask.product_types()], kind="single")
+    for product in _pick(rng, list(state.products.values()), 3):
+        yield draft(rng, "catalog", [ask.variants(product.product_id, product.name, with_id=True)], kind="single")
 
 
 @_template(3)
-def profile(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Ask which default address is on file."""
-    for user in _pick(rng, list(state.users.values()), 3):
-        hello = _hello(rng, user, by_id=True)
-        query = f"{hello} Which default shipping address do you have on file for me?"
-        yield TaskDraft("profile", query, [("get_user_details", {"user_id": user.user_id})])
+def catalog_lookup(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Which variants of a product, named only: the id comes from the product list."""
+    for product in _pick(rng, list(state.products.values()), 3):
+        request = ask.variants(product.product_id, product.name, with_id=False)
+        yield draft(rng, "catalog_lookup", [request], kind="compositional")
 
 
-# ---- multi-action ---------------------------------------------------------------------------
+# ---- two independent changes --------------------------------------------------------------------
 
 
-@_template(4)
-def move_everything(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Change the default address and the address of every pending order (2-3 actions)."""
-    users = [u for u in state.users.values() if any(state.orders[o].status is OrderStatus.PENDING for o in u.order_ids)]
-    for user in _pick(rng, users, 4):
-        pending = [o for o in user.order_ids if state.orders[o].status is OrderStatus.PENDING][:2]
-        new = random_address(rng)
-        query = (
-            f"{_hello(rng, user, by_id=True)} I moved to {_address_text(new)}. Please update my "
-            "default address and the shipping address of my pending order(s) "
-            f"{' and '.join(pending)}."
-        )
-        gold: Gold = [("modify_user_address", {"user_id": user.user_id, **_address_args(new)})]
-        gold += [("modify_order_address", {"order_id": o, **_address_args(new)}) for o in pending]
-        yield TaskDraft("move_everything", query, gold)
-
-
-@_template(4)
+@_template(5)
 def cancel_and_return(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Cancel a pending order and return items of a delivered one (2 actions)."""
-    pairs = []
-    for user in state.users.values():
-        orders = [state.orders[o] for o in user.order_ids]
-        pending = [o for o in orders if o.status is OrderStatus.PENDING]
-        delivered = [o for o in orders if o.status is OrderStatus.DELIVERED]
-        pairs += [(p, d) for p in pending for d in delivered]
-    for pending, delivered in _pick(rng, pairs, 4):
-        text, args = _return(rng, state, delivered)
-        query = (
-            f"{_hello(rng, state.users[pending.user_id])} Two things: cancel order "
-            f"{pending.order_id} because it was ordered by mistake, and {text}."
-        )
-        gold: Gold = [
-            ("cancel_order", {"order_id": pending.order_id, "reason": "ordered by mistake"}),
-            ("return_delivered_order_items", args),
+    """Cancel a pending order and return items of a delivered one."""
+    for pending, delivered in _pick(rng, _pairs(state, OrderStatus.PENDING, OrderStatus.DELIVERED), 5):
+        requests = [ask.cancel(pending, rng.choice(sorted(ask.REASONS))), _return_request(rng, state, delivered)]
+        yield _conversation(rng, "cancel_and_return", state.users[pending.user_id], requests, "compound")
+
+
+@_template(4)
+def address_and_payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Ship one pending order elsewhere and pay another with a different method."""
+    pairs = _pairs(state, OrderStatus.PENDING, OrderStatus.PENDING)
+    for first, second in rng.sample(pairs, len(pairs)):
+        method = ask.other_payer(rng, state, second, ask.order_total(second))
+        if method is not None:
+            requests = [ask.order_address(first, random_address(rng)), ask.payment(second, method)]
+            yield _conversation(rng, "address_and_payment", state.users[first.user_id], requests, "compound")
+
+
+@_template(3)
+def move_and_cancel(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Change the default address and cancel a pending order."""
+    for order in _pick(rng, _orders(state, OrderStatus.PENDING), 3):
+        requests = [
+            ask.user_address(order.user_id, random_address(rng)),
+            ask.cancel(order, rng.choice(sorted(ask.REASONS))),
         ]
-        yield TaskDraft("cancel_and_return", query, gold)
+        yield _conversation(rng, "move_and_cancel", state.users[order.user_id], requests, "compound")
