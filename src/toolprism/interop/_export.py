@@ -37,6 +37,10 @@ _JSON_COLUMNS = ("gold", "reference", "encodings")
 BUILTIN_LICENCE = "Apache-2.0"
 """Licence of the built-in domains' tasks (the project's)."""
 
+ORACLE_MAX_TURNS = 256
+"""Turn limit of the oracle's episodes: an encoding is exported whole however many turns a stacked
+protocol takes (the evaluation's own limit is a run option, not a property of the encoding)."""
+
 Progress = Callable[[int, int, str], None]
 """Called after each task with (tasks done, tasks in all, task id)."""
 
@@ -127,7 +131,8 @@ def encoded_gold(domain: Domain, task: Task, variant: Variant) -> list[dict[str,
         ToolprismError: the oracle's episode did not end answered with exactly the gold actions
             and no rejected call.
     """
-    trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, task.world_seed), OracleBackend()))
+    spec = EpisodeSpec(domain, task, variant, task.world_seed)
+    trace = asyncio.run(run_episode(spec, OracleBackend(), max_turns=ORACLE_MAX_TURNS))
     actions = [Action.from_json(a) for a in trace.actions]
     if trace.end != "answered" or trace.rejected_calls or not score_actions(task.gold, actions).success:
         raise ToolprismError(
