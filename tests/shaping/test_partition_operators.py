@@ -24,7 +24,7 @@ from toolprism.shaping import AdapterSession, Batch, Variant
 BOTH = ("smart_home", "retail")
 HOME = ("smart_home",)
 RETAIL = ("retail",)
-HOME_GROUPS = "lock_door+unlock_door/play_music+stop_music+set_speaker_volume"
+HOME_GROUPS = "lock_door+unlock_door/play_music+stop_music+set_volume"
 RETAIL_GROUPS = "cancel_order+get_order_details/find_user_id_by_email+get_user_details"
 
 SETTINGS: dict[str, tuple[str, ...]] = {
@@ -41,7 +41,7 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "split(on=first)": BOTH,
     "split(arg=room)": HOME,
     "split(on=room+power)": HOME,
-    "split(only=set_light_power+set_thermostat_mode)": HOME,
+    "split(only=set_light_power+set_mode)": HOME,
     "split(interval=brightness:50)": HOME,
     "split(interval=brightness:10+50/volume:30/temperature:20)": HOME,
     "split(on=all,interval=brightness:50)": HOME,
@@ -263,13 +263,13 @@ def test_partial_merge_keeps_unlisted_tools_in_place() -> None:
     space = _space("smart_home")
     shown = Variant.build(f"merge(by=groups,groups={HOME_GROUPS})", space).tools()
     native = {t.name: t for t in space.tools()}
-    merged = {"lock_door", "unlock_door", "play_music", "stop_music", "set_speaker_volume"}
+    merged = {"lock_door", "unlock_door", "play_music", "stop_music", "set_volume"}
     assert [t.name for t in shown if t.name in native] == [n for n in native if n not in merged]
     assert all(t == native[t.name] for t in shown if t.name in native)
     groups = {t.name: t.parameters["properties"]["operation"]["enum"] for t in shown if t.name not in native}
     assert groups == {
         "group_1": ["lock_door", "unlock_door"],
-        "group_2": ["play_music", "stop_music", "set_speaker_volume"],
+        "group_2": ["play_music", "stop_music", "set_volume"],
     }
 
 

@@ -198,7 +198,7 @@ def stop_music(state: HomeState, room: RoomArg) -> dict:
 
 
 @operation(kind="write", group="media")
-def set_speaker_volume(
+def set_volume(
     state: HomeState,
     room: RoomArg,
     volume: Annotated[int, Field(ge=0, le=100, description="Volume in percent (0-100).")],
@@ -213,7 +213,7 @@ def set_speaker_volume(
 
 
 @operation(kind="write", group="climate")
-def set_thermostat_mode(
+def set_mode(
     state: HomeState,
     zone: ZoneArg,
     mode: Annotated[Mode, Field(description="Heating/cooling mode, or off.")],
@@ -228,7 +228,7 @@ def set_thermostat_mode(
 
 
 @operation(kind="write", group="climate")
-def set_thermostat_temperature(
+def set_temperature(
     state: HomeState,
     zone: ZoneArg,
     temperature: Annotated[int, Field(ge=10, le=32, description="Target in °C: heat 10-28, cool 16-32, auto 16-28.")],
@@ -303,9 +303,9 @@ OPERATIONS = (
     set_fan_speed,
     play_music,
     stop_music,
-    set_speaker_volume,
-    set_thermostat_mode,
-    set_thermostat_temperature,
+    set_volume,
+    set_mode,
+    set_temperature,
     lock_door,
     unlock_door,
     activate_scene,

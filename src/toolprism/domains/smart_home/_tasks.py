@@ -1,237 +1,705 @@
-"""Task templates of the smart-home domain.
+"""Task generator of the smart-home domain: single, compound and compositional drafts.
 
-Each template reads the fresh world of the seed and writes queries whose gold actions all succeed
-and each change something: a verb is chosen from the device's current state ("lock" an unlocked
-door, "turn on" a light that is off), and a requested value always differs from the current one.
-Every argument of the gold is stated in the query; questions have exactly one read as gold.
+Every draft is built with :mod:`toolprism.domains._phrasing`, so it has an easy form (direct
+wording, gold order) and a hard form (indirect wording, reordered requests, chatter). Requests
+are written from the seed's fresh world: a verb follows the device's current state ("lock" an
+unlocked door, "turn on" a light that is off) and a requested value always differs from the
+current one, so every gold write succeeds and changes the state. Each request claims the devices
+it touches, and a compound draft only combines requests with disjoint claims (independent
+requests, any order). Compositional drafts chain requests whose later calls depend on an earlier
+reply (copy a value, act on a condition) or on an earlier call (turn a light on before dimming it).
+
+Mix per seed (:data:`MIX`): 29 single, 76 compound and 25 compositional drafts (130; 260 tasks).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
+from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,
     COLORS,
     FAN_ROOMS,
+    FAN_SPEEDS,
     LOCKS,
     PLAYLISTS,
     POSITIONS,
     ROOMS,
     SCENES,
     SPEAKER_ROOMS,
+    TEMPERATURE_RANGE,
     ZONES,
     HomeState,
-    LockName,
     Room,
+    Zone,
 )
 
-Gold = list[tuple[str, dict]]
-Part = tuple[str, Gold]
-"""A clause of a query (``"lock the front door"``) and the gold actions it asks for."""
+MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
+"""Drafts per kind and seed (22 % / 58 % / 19 %)."""
+MAX_CALLS = 5
+"""Gold calls per task at most. Seed 000 allows 6, but under ``transaction`` each call takes three
+turns (begin, set, commit) plus one for the answer, so 6 calls exceed the 16-turn episode limit
+(``run.MAX_TURNS``) even for the oracle; raise this to 6 once the limit is at least 19."""
 
 
-def _words(name: str) -> str:
+@dataclass(frozen=True)
+class Ask:
+    """A request and the devices it touches (``"light:kitchen"``, ``"lock:front_door"``...)."""
+
+    request: Request
+    claims: frozenset[str]
+
+
+Maker = Callable[[random.Random, HomeState, set[str]], Ask | None]
+"""Builds one request on a device none of whose keys is in the taken set (None: no such device)."""
+
+
+def _w(name: str) -> str:
     return name.replace("_", " ")
 
 
-def _other(rng: random.Random, values: tuple, current: object) -> object:
+def _room_keys(room: Room) -> frozenset[str]:
+    return frozenset(f"{device}:{room}" for device in ("light", "blinds", "fan", "speaker"))
+
+
+def _pick(rng: random.Random, candidates: list, key: Callable[[object], str], taken: set[str]) -> object | None:
+    free = [c for c in candidates if key(c) not in taken]
+    return rng.choice(free) if free else None
+
+
+def _other(rng: random.Random, values: tuple | list, current: object) -> object:
     return rng.choice([v for v in values if v != current])
 
 
-def _sentence(parts: list[Part]) -> tuple[str, Gold]:
-    clauses = [text for text, _ in parts]
-    text = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
-    return text[0].upper() + text[1:] + ".", [action for _, gold in parts for action in gold]
+# --- lights ------------------------------------------------------------------------------------
 
 
-# --- clauses: one device change each, phrased from the current state ---------------------------
-
-
-def _light_power(state: HomeState, room: Room) -> Part:
-    power = "off" if state.rooms[room].light.power == "on" else "on"
-    gold = [("set_light_power", {"room": room, "power": power})]
-    return f"turn {power} the {_words(room)} lights", gold
-
-
-def _turn_on_first(state: HomeState, room: Room) -> Gold:
-    if state.rooms[room].light.power == "on":
-        return []
-    return [("set_light_power", {"room": room, "power": "on"})]
-
-
-def _brightness(rng: random.Random, state: HomeState, room: Room) -> Part:
-    level = _other(rng, tuple(range(10, 101, 10)), state.rooms[room].light.brightness)
-    gold = [
-        *_turn_on_first(state, room),
-        ("set_light_brightness", {"room": room, "brightness": level}),
-    ]
-    if len(gold) == 2:
-        return f"turn on the {_words(room)} lights and set them to {level}% brightness", gold
-    return f"set the {_words(room)} lights to {level}% brightness", gold
-
-
-def _color(rng: random.Random, state: HomeState, room: Room) -> Part:
-    color = _other(rng, COLORS, state.rooms[room].light.color)
-    gold = [*_turn_on_first(state, room), ("set_light_color", {"room": room, "color": color})]
-    if len(gold) == 2:
-        return f"turn on the {_words(room)} lights in {_words(color)}", gold
-    return f"change the {_words(room)} lights to {_words(color)}", gold
-
-
-_BLINDS_VERB = {
-    "open": "open the {} blinds",
-    "half": "set the {} blinds half open",
-    "closed": "close the {} blinds",
-}
-
-
-def _blinds(rng: random.Random, state: HomeState, room: Room) -> Part:
-    position = _other(rng, POSITIONS, state.rooms[room].blinds)
-    text = _BLINDS_VERB[position].format(_words(room))
-    return text, [("set_blinds", {"room": room, "position": position})]
-
-
-def _fan(rng: random.Random, state: HomeState, room: Room) -> Part:
-    speed = _other(rng, ("off", "low", "medium", "high"), state.rooms[room].fan)
-    text = f"turn off the {_words(room)} fan" if speed == "off" else f"set the {_words(room)} fan to {speed}"
-    return text, [("set_fan_speed", {"room": room, "speed": speed})]
-
-
-def _lock(state: HomeState, lock: LockName) -> Part:
-    op, verb = ("unlock_door", "unlock") if state.locks[lock] == "locked" else ("lock_door", "lock")
-    return f"{verb} the {_words(lock)}", [(op, {"lock": lock})]
-
-
-# --- templates ---------------------------------------------------------------------------------
-
-
-def _per_room(clause: Callable[[random.Random, HomeState, Room], Part], rooms: tuple, count: int):
-    def template(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-        return [_sentence([clause(rng, state, room)]) for room in rng.sample(rooms, min(count, len(rooms)))]
-
-    return template
-
-
-def _light_power_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    return [_sentence([_light_power(state, room)]) for room in rng.sample(ROOMS, 5)]
-
-
-def _lock_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    return [_sentence([_lock(state, lock)]) for lock in LOCKS]
-
-
-def _thermostat_mode_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    out = []
-    for zone in ZONES:
-        current = state.thermostats[zone]
-        for mode in rng.sample([m for m in ("heat", "cool", "auto") if m != current.mode], 2):
-            degrees = _other(rng, tuple(range(18, 26)), current.target_temperature)
-            out.append(
-                (
-                    f"Set the {zone} thermostat to {mode} at {degrees} degrees.",
-                    [
-                        ("set_thermostat_mode", {"zone": zone, "mode": mode}),
-                        ("set_thermostat_temperature", {"zone": zone, "temperature": degrees}),
-                    ],
-                )
-            )
-    return out
-
-
-def _thermostat_temperature_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    out = []
-    for zone in ZONES:
-        current = state.thermostats[zone].target_temperature
-        for degrees in rng.sample([t for t in range(18, 26) if t != current], 2):
-            gold = [("set_thermostat_temperature", {"zone": zone, "temperature": degrees})]
-            out.append((f"Set the {zone} thermostat to {degrees} degrees.", gold))
-    return out
-
-
-_SCENE_PHRASES = (
-    "Activate the {} scene.",
-    "Start the {} scene.",
-    "Switch the house to the {} scene.",
-)
-
-
-def _scene_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    return [
-        (rng.choice(_SCENE_PHRASES).format(_words(scene)), [("activate_scene", {"scene": scene})])
-        for scene in rng.sample(SCENES, 4)
-    ]
-
-
-def _music_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    out = []
-    for room in SPEAKER_ROOMS:
-        speaker = state.rooms[room].speaker
-        playlist = _other(rng, PLAYLISTS, speaker.playlist)
-        volume = _other(rng, tuple(range(10, 81, 10)), speaker.volume)
-        gold = [
-            ("play_music", {"room": room, "playlist": playlist}),
-            ("set_speaker_volume", {"room": room, "volume": volume}),
-        ]
-        out.append((f"Play {playlist} music in the {_words(room)} at volume {volume}.", gold))
-    return out
-
-
-def _question_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    out: list[tuple[str, Gold]] = []
-    for room in rng.sample(ROOMS, 2):
-        out.append((f"Are the {_words(room)} lights on?", [("get_room_status", {"room": room})]))
-    zone = rng.choice(ZONES)
-    out.append((f"What is the {zone} thermostat set to?", [("get_thermostat", {"zone": zone})]))
-    for lock in rng.sample(LOCKS, 2):
-        out.append((f"Is the {_words(lock)} locked?", [("get_lock_status", {"lock": lock})]))
-    out.append(("Which scenes can I activate?", [("list_scenes", {})]))
-    return out
-
-
-def _pair_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    rooms = rng.sample(ROOMS, 5)
-    return [_sentence([_lock(state, rng.choice(LOCKS)), _light_power(state, room)]) for room in rooms]
-
-
-def _routine_tasks(rng: random.Random, state: HomeState) -> list[tuple[str, Gold]]:
-    out = []
-    for room in rng.sample(BLINDS_ROOMS, 3):
-        zone = rng.choice(ZONES)
-        off = (
-            f"turn off the {zone} thermostat",
-            [("set_thermostat_mode", {"zone": zone, "mode": "off"})],
+def _power_request(room: Room, power: str) -> Request:
+    r = _w(room)
+    if power == "on":
+        indirect = (f"put the {r} light on, I can't see a thing in there", f"get the {r} light on before it gets dark")
+    else:
+        indirect = (
+            f"let the {r} light go off, nobody is in there any more",
+            f"save some power by putting the {r} light off",
         )
-        out.append(_sentence([_blinds(rng, state, room), _lock(state, rng.choice(LOCKS)), off]))
-    return out
+    direct = (f"turn {power} the {r} light", f"switch the {r} light {power}")
+    return request(direct, indirect, ("set_light_power", {"room": room, "power": power}))
 
 
-TEMPLATES: dict[str, Callable[[random.Random, HomeState], list[tuple[str, Gold]]]] = {
-    "light_power": _light_power_tasks,
-    "brightness": _per_room(_brightness, ROOMS, 5),
-    "color": _per_room(_color, ROOMS, 5),
-    "blinds": _per_room(_blinds, BLINDS_ROOMS, 4),
-    "fan": _per_room(_fan, FAN_ROOMS, 3),
-    "thermostat_mode": _thermostat_mode_tasks,
-    "thermostat_temperature": _thermostat_temperature_tasks,
-    "lock": _lock_tasks,
-    "scene": _scene_tasks,
-    "music": _music_tasks,
-    "question": _question_tasks,
-    "lock_and_light": _pair_tasks,
-    "routine": _routine_tasks,
+def _light_power(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, list(ROOMS), lambda r: f"light:{r}", taken)
+    if room is None:
+        return None
+    power = "off" if state.rooms[room].light.power == "on" else "on"
+    return Ask(_power_request(room, power), frozenset({f"light:{room}"}))
+
+
+def _brightness_request(room: Room, level: int, current: int) -> Request:
+    r = _w(room)
+    verb = "brighten" if level > current else "dim"
+    direct = (f"set the {r} light to {level}% brightness", f"{verb} the {r} light to {level}%")
+    if level > current:
+        indirect = (f"bring the {r} light up to {level}%, it's too dark to read in there",)
+    else:
+        indirect = (f"bring the {r} light down to {level}%, it's too harsh",)
+    return request(direct, indirect, ("set_light_brightness", {"room": room, "brightness": level}))
+
+
+def _color_request(room: Room, color: str) -> Request:
+    r, c = _w(room), _w(color)
+    direct = (f"change the {r} light to {c}", f"make the {r} light {c}")
+    indirect = (f"give the {r} a {c} glow for a change of mood", f"bathe the {r} in {c} light")
+    return request(direct, indirect, ("set_light_color", {"room": room, "color": color}))
+
+
+def _lit_rooms(state: HomeState) -> list[Room]:
+    return [r for r in ROOMS if state.rooms[r].light.power == "on"]
+
+
+def _brightness(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
+    if room is None:
+        return None
+    current = state.rooms[room].light.brightness
+    level = _other(rng, range(10, 101, 5), current)
+    return Ask(_brightness_request(room, level, current), frozenset({f"light:{room}"}))
+
+
+def _color(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
+    if room is None:
+        return None
+    color = _other(rng, COLORS, state.rooms[room].light.color)
+    return Ask(_color_request(room, color), frozenset({f"light:{room}"}))
+
+
+# --- blinds, fans, speakers --------------------------------------------------------------------
+
+_BLINDS = {
+    "open": (
+        ("open the {} blinds", "raise the {} blinds so they are open"),
+        ("let some daylight into the {} by having the blinds open",),
+    ),
+    "half": (
+        ("set the {} blinds half open", "move the {} blinds to half"),
+        ("cut the glare in the {} by bringing the blinds to half",),
+    ),
+    "closed": (
+        ("get the {} blinds closed", "move the {} blinds to closed"),
+        ("give me some privacy in the {} with the blinds closed",),
+    ),
 }
-"""Template name → generator of ``(query, gold)`` pairs."""
+
+
+def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, list(BLINDS_ROOMS), lambda r: f"blinds:{r}", taken)
+    if room is None:
+        return None
+    position = _other(rng, POSITIONS, state.rooms[room].blinds)
+    direct, indirect = _BLINDS[position]
+    r = _w(room)
+    gold = ("set_blinds", {"room": room, "position": position})
+    phrased = request([d.format(r) for d in direct], [i.format(r) for i in indirect], gold)
+    return Ask(phrased, frozenset({f"blinds:{room}"}))
+
+
+def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, list(FAN_ROOMS), lambda r: f"fan:{r}", taken)
+    if room is None:
+        return None
+    current = state.rooms[room].fan
+    speed = _other(rng, FAN_SPEEDS, current)
+    r = _w(room)
+    if speed == "off":
+        direct = (f"turn off the {r} fan", f"switch the {r} fan off")
+        indirect = (f"let the {r} fan go off, it's chilly in there",)
+    else:
+        direct = (f"set the {r} fan to {speed}", f"run the {r} fan on {speed}")
+        if FAN_SPEEDS.index(speed) > FAN_SPEEDS.index(current):
+            indirect = (f"get the {r} fan going on {speed}, it's stuffy in there",)
+        else:
+            indirect = (f"calm the {r} fan down to {speed}, it's too noisy",)
+    return Ask(request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed})), frozenset({f"fan:{room}"}))
+
+
+def _play_request(room: Room, playlist: str) -> Request:
+    r = _w(room)
+    direct = (f"play {playlist} in the {r}", f"put on some {playlist} music in the {r}")
+    indirect = (
+        f"fill the {r} with some {playlist}, it's far too quiet",
+        f"get some {playlist} going in the background in the {r}",
+    )
+    return request(direct, indirect, ("play_music", {"room": room, "playlist": playlist}))
+
+
+def _volume_request(room: Room, volume: int, current: int) -> Request:
+    r = _w(room)
+    direct = (f"set the {r} speaker volume to {volume}", f"change the volume in the {r} to {volume}%")
+    if volume > current:
+        indirect = (f"raise the {r} speaker to {volume}, I can barely hear it",)
+    else:
+        indirect = (f"turn the {r} speaker down to {volume}, it's too loud",)
+    return request(direct, indirect, ("set_volume", {"room": room, "volume": volume}))
+
+
+def _music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
+    if room is None:
+        return None
+    playlist = _other(rng, PLAYLISTS, state.rooms[room].speaker.playlist)
+    return Ask(_play_request(room, playlist), frozenset({f"speaker:{room}"}))
+
+
+def _volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
+    if room is None:
+        return None
+    current = state.rooms[room].speaker.volume
+    volume = _other(rng, range(10, 91, 5), current)
+    return Ask(_volume_request(room, volume, current), frozenset({f"speaker:{room}"}))
+
+
+def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    """Two calls, independent of each other: a playlist and a volume on one speaker."""
+    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
+    if room is None:
+        return None
+    speaker = state.rooms[room].speaker
+    playlist = _other(rng, PLAYLISTS, speaker.playlist)
+    volume = _other(rng, range(10, 91, 5), speaker.volume)
+    r = _w(room)
+    gold = (
+        ("play_music", {"room": room, "playlist": playlist}),
+        ("set_volume", {"room": room, "volume": volume}),
+    )
+    direct = (
+        f"play {playlist} in the {r} at volume {volume}",
+        f"put on {playlist} in the {r} with the volume at {volume}",
+    )
+    indirect = (f"fill the {r} with {playlist} at a volume of {volume}",)
+    return Ask(request(direct, indirect, *gold), frozenset({f"speaker:{room}"}))
+
+
+def _stop_music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    playing = [r for r in SPEAKER_ROOMS if state.rooms[r].speaker.playlist is not None]
+    room = _pick(rng, playing, lambda r: f"speaker:{r}", taken)
+    if room is None:
+        return None
+    r = _w(room)
+    direct = (f"stop the music in the {r}", f"turn the music off in the {r}")
+    indirect = (f"give me some quiet in the {r} by stopping the music there",)
+    return Ask(request(direct, indirect, ("stop_music", {"room": room})), frozenset({f"speaker:{room}"}))
+
+
+# --- climate and locks -------------------------------------------------------------------------
+
+
+def _temperature_request(zone: Zone, degrees: int, current: int) -> Request:
+    direct = (f"set the {zone} thermostat to {degrees} degrees", f"change the {zone} target temperature to {degrees}°C")
+    if degrees > current:
+        indirect = (f"warm the {zone} up to {degrees} degrees, it's a bit cold",)
+    else:
+        indirect = (f"bring the {zone} down to {degrees} degrees, it's too warm",)
+    return request(direct, indirect, ("set_temperature", {"zone": zone, "temperature": degrees}))
+
+
+def _temperatures(mode: str) -> range:
+    low, high = TEMPERATURE_RANGE[mode]
+    return range(max(low, 16), min(high, 27) + 1)
+
+
+def _temperature(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
+    if zone is None or state.thermostats[zone].mode == "off":
+        return None
+    current = state.thermostats[zone].target_temperature
+    degrees = _other(rng, _temperatures(state.thermostats[zone].mode), current)
+    return Ask(_temperature_request(zone, degrees, current), frozenset({f"thermostat:{zone}"}))
+
+
+_MODE_INDIRECT = {
+    "heat": "get the {} thermostat on heat, it's freezing",
+    "cool": "get the {} thermostat into cool mode, it's sweltering",
+    "auto": "let the {} thermostat decide by itself on auto",
+    "off": "let the {} thermostat go off, nobody will be there today",
+}
+
+
+def _mode_request(zone: Zone, mode: str) -> Request:
+    if mode == "off":
+        direct = (f"turn off the {zone} thermostat", f"switch the {zone} thermostat off")
+    else:
+        direct = (f"switch the {zone} thermostat to {mode} mode", f"put the {zone} thermostat in {mode} mode")
+    return request(direct, _MODE_INDIRECT[mode].format(zone), ("set_mode", {"zone": zone, "mode": mode}))
+
+
+def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
+    if zone is None:
+        return None
+    mode = _other(rng, ("heat", "cool", "auto", "off"), state.thermostats[zone].mode)
+    return Ask(_mode_request(zone, mode), frozenset({f"thermostat:{zone}"}))
+
+
+def _lock_request(lock: str, current: str) -> Request:
+    d = _w(lock)
+    if current == "unlocked":
+        direct = (f"lock the {d}", f"make sure the {d} gets locked")
+        indirect = (f"secure the {d}, I'm heading out soon",)
+        return request(direct, indirect, ("lock_door", {"lock": lock}))
+    direct = (f"unlock the {d}", f"undo the lock on the {d}")
+    indirect = (f"let my friend in through the {d} by unlocking it",)
+    return request(direct, indirect, ("unlock_door", {"lock": lock}))
+
+
+def _lock(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    lock = _pick(rng, list(LOCKS), lambda lk: f"lock:{lk}", taken)
+    if lock is None:
+        return None
+    return Ask(_lock_request(lock, state.locks[lock]), frozenset({f"lock:{lock}"}))
+
+
+# --- scenes ------------------------------------------------------------------------------------
+
+_SCENE_INDIRECT = {
+    "movie_night": "set the mood for a film with movie night",
+    "good_morning": "help me wake up with good morning",
+    "good_night": "get the house ready for bed with good night",
+    "away": "get the house ready for our weekend away",
+    "dinner": "get the dinner scene going, the food is almost ready",
+}
+
+
+def _scene_claims(state: HomeState, scene: str) -> frozenset[str]:
+    preset = state.scenes[scene]
+    keys = {"scene"} | {f"light:{r}" for r in preset.lights} | {f"blinds:{r}" for r in preset.blinds}
+    keys |= {f"lock:{lk}" for lk in preset.locks} | {f"thermostat:{z}" for z in preset.thermostats}
+    return frozenset(keys)
+
+
+def _scene_request(scene: str) -> Request:
+    s = _w(scene)
+    direct = (f"activate the {s} scene", f"switch the house to the {s} scene")
+    return request(direct, _SCENE_INDIRECT[scene], ("activate_scene", {"scene": scene}))
+
+
+def _scene(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    free = [s for s in SCENES if not _scene_claims(state, s) & taken]
+    if not free:
+        return None
+    scene = rng.choice(free)
+    return Ask(_scene_request(scene), _scene_claims(state, scene))
+
+
+# --- questions ---------------------------------------------------------------------------------
+
+
+def _room_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    free = [r for r in ROOMS if not _room_keys(r) & taken]
+    if not free:
+        return None
+    room = rng.choice(free)
+    r = _w(room)
+    direct = (f"tell me what the devices in the {r} are doing", f"check the status of the {r}")
+    indirect = (f"take a look at the {r}, I may have left something running",)
+    return Ask(request(direct, indirect, ("get_room_status", {"room": room})), _room_keys(room))
+
+
+def _thermostat_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
+    if zone is None:
+        return None
+    direct = (f"tell me what the {zone} thermostat is set to", f"check the {zone} thermostat")
+    indirect = (f"see what the {zone} thermostat is aiming for, I'm curious",)
+    return Ask(request(direct, indirect, ("get_thermostat", {"zone": zone})), frozenset({f"thermostat:{zone}"}))
+
+
+def _lock_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    lock = _pick(rng, list(LOCKS), lambda lk: f"lock:{lk}", taken)
+    if lock is None:
+        return None
+    d = _w(lock)
+    direct = (f"tell me whether the {d} is locked", f"check the {d} lock")
+    indirect = (f"see whether I secured the {d}, I can't remember",)
+    return Ask(request(direct, indirect, ("get_lock_status", {"lock": lock})), frozenset({f"lock:{lock}"}))
+
+
+def _scenes_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
+    if "scene" in taken:
+        return None
+    direct = ("list the scenes I can activate", "show me which scenes there are")
+    indirect = ("remind me which presets this house has by listing the scenes",)
+    return Ask(request(direct, indirect, ("list_scenes", {})), frozenset({"scene"}))
+
+
+WRITES: dict[str, Maker] = {
+    "light_power": _light_power,
+    "brightness": _brightness,
+    "color": _color,
+    "blinds": _blinds,
+    "fan": _fan,
+    "music": _music,
+    "volume": _volume,
+    "stop_music": _stop_music,
+    "temperature": _temperature,
+    "mode": _mode,
+    "lock": _lock,
+    "scene": _scene,
+}
+"""Single-call write requests, by template name."""
+
+QUESTIONS: dict[str, Maker] = {
+    "room_question": _room_question,
+    "thermostat_question": _thermostat_question,
+    "lock_question": _lock_question,
+    "scenes_question": _scenes_question,
+}
+"""Read-only requests (one read each), by template name."""
+
+# --- compositional templates -------------------------------------------------------------------
+
+Chain = list[Request]
+"""Requests in dependency order (later calls depend on earlier ones)."""
+
+
+def _after(state: HomeState, gold: list[tuple[str, dict]]) -> HomeState:
+    """The state after ``gold`` (the generator looks ahead to phrase the next request)."""
+    state = state.model_copy(deep=True)
+    for op, args in gold:
+        getattr(ops, op)(state, **args)
+    return state
+
+
+def _light_on_then_level(rng: random.Random, state: HomeState) -> Chain | None:
+    dark = [r for r in ROOMS if state.rooms[r].light.power == "off"]
+    if not dark:
+        return None
+    room = rng.choice(dark)
+    light = state.rooms[room].light
+    level = _other(rng, range(10, 101, 5), light.brightness)
+    chain = [_power_request(room, "on")]
+    shape = rng.randrange(3)
+    if shape in (0, 2):
+        chain.append(_brightness_request(room, level, light.brightness))
+    if shape in (1, 2):
+        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+    return chain
+
+
+def _mode_then_temperature(rng: random.Random, state: HomeState) -> Chain | None:
+    """A new mode, then a target only that mode accepts (the current mode would refuse it)."""
+    zone = rng.choice(ZONES)
+    current = state.thermostats[zone].mode
+    options = [
+        (mode, degrees)
+        for mode in ("heat", "cool")
+        if mode != current
+        for degrees in _ONLY_IN[mode]
+        if current == "off" or degrees not in range(TEMPERATURE_RANGE[current][0], TEMPERATURE_RANGE[current][1] + 1)
+    ]
+    if not options:
+        return None
+    mode, degrees = rng.choice(options)
+    after = _after(state, [("set_mode", {"zone": zone, "mode": mode})]).thermostats[zone]
+    return [_mode_request(zone, mode), _temperature_request(zone, degrees, after.target_temperature)]
+
+
+_ONLY_IN = {"heat": range(12, 16), "cool": range(29, 31)}
+"""Targets (°C) one mode accepts and another refuses: a frost guard in heat, a mild cool setting."""
+
+
+def _copy_temperature(rng: random.Random, state: HomeState) -> Chain | None:
+    source, target = rng.sample(ZONES, 2)
+    value, goal = state.thermostats[source].target_temperature, state.thermostats[target]
+    if goal.mode == "off" or value == goal.target_temperature or value not in _temperatures(goal.mode):
+        return None
+    read = request(
+        (f"check the {source} thermostat", f"look up the {source} target temperature"),
+        f"find out what the {source} thermostat is aiming for",
+        ("get_thermostat", {"zone": source}),
+    )
+    write = request(
+        (f"set the {target} thermostat to the same target", f"give the {target} thermostat that same target"),
+        f"make the {target} thermostat match it so both floors feel the same",
+        ("set_temperature", {"zone": target, "temperature": value}),
+    )
+    return [read, write]
+
+
+def _copy_from_room(rng: random.Random, state: HomeState) -> Chain | None:
+    """Read one room, copy its light color, playlist or volume to another room."""
+    what = rng.choice(("color", "playlist", "volume"))
+    if what == "color":
+        pairs = [(a, b) for a in ROOMS for b in ROOMS if state.rooms[a].light.color != state.rooms[b].light.color]
+    elif what == "playlist":
+        playing = [a for a in SPEAKER_ROOMS if state.rooms[a].speaker.playlist is not None]
+        pairs = [
+            (a, b)
+            for a in playing
+            for b in SPEAKER_ROOMS
+            if state.rooms[a].speaker.playlist != state.rooms[b].speaker.playlist
+        ]
+    else:
+        pairs = [
+            (a, b)
+            for a in SPEAKER_ROOMS
+            for b in SPEAKER_ROOMS
+            if state.rooms[a].speaker.volume != state.rooms[b].speaker.volume
+        ]
+    if not pairs:
+        return None
+    source, target = rng.choice(pairs)
+    s, t = _w(source), _w(target)
+    read = request(
+        (f"check the {s}", f"look at what the {s} devices are set to"),
+        f"peek at the {s} first",
+        ("get_room_status", {"room": source}),
+    )
+    chain = [read]
+    if what == "color":
+        if state.rooms[target].light.power == "off":
+            chain.append(_power_request(target, "on"))
+        gold = ("set_light_color", {"room": target, "color": state.rooms[source].light.color})
+        direct = (f"give the {t} light the same color as the {s} light", f"copy the {s} light color to the {t}")
+        indirect = f"have the {t} light match the color in the {s}"
+    elif what == "playlist":
+        gold = ("play_music", {"room": target, "playlist": state.rooms[source].speaker.playlist})
+        direct = (f"play the same playlist in the {t}", f"put whatever the {s} is playing on in the {t} too")
+        indirect = f"give the {t} the same music as the {s}"
+    else:
+        gold = ("set_volume", {"room": target, "volume": state.rooms[source].speaker.volume})
+        direct = (f"set the {t} speaker to the same volume as the {s}", f"match the {t} volume to the {s} speaker")
+        indirect = f"make the {t} speaker exactly as loud as the one in the {s}"
+    chain.append(request(direct, indirect, gold))
+    return chain
+
+
+def _lock_if(rng: random.Random, state: HomeState) -> Chain | None:
+    """Check some doors and lock (or unlock) those whose state calls for it."""
+    target = rng.choice(("locked", "unlocked"))
+    doors = sorted(rng.sample(LOCKS, rng.randint(1, 3)), key=LOCKS.index)
+    acting = [d for d in doors if state.locks[d] != target]
+    if not acting or len(doors) + len(acting) > MAX_CALLS:
+        return None
+    op, verb, other = ("lock_door", "lock", "unlocked") if target == "locked" else ("unlock_door", "unlock", "locked")
+    names = " and the ".join(_w(d) for d in doors)
+    gold = [("get_lock_status", {"lock": d}) for d in doors] + [(op, {"lock": d}) for d in acting]
+    if len(doors) == 1:
+        read = request(f"check the {names}", f"look at the {names} first", gold[0])
+        act = request(
+            (f"{verb} it if it is {other}", f"if it turns out to be {other}, {verb} it"),
+            f"{verb} it in case it is {other}",
+            *gold[1:],
+        )
+        return [read, act]
+    direct = (f"check the {names} and {verb} any of them that is {other}",)
+    indirect = f"go over the {names} and {verb} whichever is {other}"
+    return [request(direct, indirect, *gold)]
+
+
+def _light_if_off(rng: random.Random, state: HomeState) -> Chain | None:
+    dark = [r for r in ROOMS if state.rooms[r].light.power == "off"]
+    if not dark:
+        return None
+    room = rng.choice(dark)
+    r = _w(room)
+    read = request(
+        (f"check the {r}", f"look at the {r} devices"),
+        f"take a look at the {r} for me",
+        ("get_room_status", {"room": room}),
+    )
+    act = request(
+        ("if its light is off, turn it on", "switch the light on there if it is off"),
+        "put the light on there in case it is off",
+        ("set_light_power", {"room": room, "power": "on"}),
+    )
+    return [read, act]
+
+
+def _scene_then_adjust(rng: random.Random, state: HomeState) -> Chain | None:
+    """A scene, then a change to a light it just turned on (the light must be on first)."""
+    scene = rng.choice(("movie_night", "good_morning", "dinner"))
+    after = _after(state, [("activate_scene", {"scene": scene})])
+    lit = [r for r, preset in state.scenes[scene].lights.items() if preset.power == "on"]
+    room = rng.choice(lit)
+    light = after.rooms[room].light
+    chain = [_scene_request(scene)]
+    if rng.random() < 0.5:
+        chain.append(_brightness_request(room, _other(rng, range(10, 101, 5), light.brightness), light.brightness))
+    else:
+        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+    return chain
+
+
+COMPOSITIONAL: dict[str, Callable[[random.Random, HomeState], Chain | None]] = {
+    "light_on_then_level": _light_on_then_level,
+    "mode_then_temperature": _mode_then_temperature,
+    "copy_temperature": _copy_temperature,
+    "copy_from_room": _copy_from_room,
+    "lock_if": _lock_if,
+    "light_if_off": _light_if_off,
+    "scene_then_adjust": _scene_then_adjust,
+}
+"""Compositional templates: each returns a chain of dependent requests (None: not posable)."""
+
+# --- assembling drafts -------------------------------------------------------------------------
+
+
+class _Drafts:
+    """Collects drafts, skipping any whose easy or hard query repeats an earlier one."""
+
+    def __init__(self) -> None:
+        self.items: list[TaskDraft] = []
+        self._queries: set[str] = set()
+
+    def add(self, item: TaskDraft) -> bool:
+        if item.query in self._queries or item.hard in self._queries:
+            return False
+        self._queries.update((item.query, item.hard))
+        self.items.append(item)
+        return True
+
+
+def _calls(asks: list[Ask]) -> int:
+    return sum(len(a.request.gold) for a in asks)
+
+
+def _compound(rng: random.Random, state: HomeState) -> list[Ask] | None:
+    """2-5 independent requests on disjoint devices, 2 to :data:`MAX_CALLS` gold calls in all."""
+    size = rng.choices((2, 3, 4, 5), weights=(3, 4, 3, 1))[0]
+    makers = {**WRITES, "music_at_volume": _music_at_volume}
+    asks: list[Ask] = []
+    taken: set[str] = set()
+    for _ in range(4 * size):
+        if len(asks) == size:
+            break
+        pool = QUESTIONS if rng.random() < 0.1 else makers
+        ask = pool[rng.choice(sorted(pool))](rng, state, taken)
+        if ask is None or ask.claims & taken or _calls([*asks, ask]) > MAX_CALLS:
+            continue
+        asks.append(ask)
+        taken |= ask.claims
+    writes = any(ops_kind(op) == "write" for a in asks for op, _ in a.request.gold)
+    return asks if len(asks) >= 2 and writes else None
+
+
+def ops_kind(op: str) -> str:
+    """``read`` or ``write``: the kind of native operation ``op``."""
+    return getattr(ops, op).__toolprism_operation__[0]
+
+
+def _chain(rng: random.Random, state: HomeState) -> tuple[str, Chain] | None:
+    name = rng.choice(sorted(COMPOSITIONAL))
+    chain = COMPOSITIONAL[name](rng, state)
+    if chain is None:
+        return None
+    if rng.random() < 0.3:
+        # Two dependent chains in one task (on different devices): 4 or more calls.
+        second_name = rng.choice([n for n in sorted(COMPOSITIONAL) if n != name])
+        second = COMPOSITIONAL[second_name](rng, state)
+        calls = sum(len(r.gold) for r in chain + (second or []))
+        if second is not None and calls <= MAX_CALLS and _independent(chain, second):
+            return "chained", chain + second
+    return name, chain
+
+
+def _independent(first: Chain, second: Chain) -> bool:
+    """No argument value (room, zone, door) of one chain's gold occurs in the other's."""
+
+    def targets(chain: Chain) -> set[str]:
+        return {str(args.get(k)) for r in chain for _, args in r.gold for k in ("room", "zone", "lock", "scene")}
+
+    scenes = any(op == "activate_scene" for r in first + second for op, _ in r.gold)
+    return not scenes and not (targets(first) - {"None"}) & (targets(second) - {"None"})
 
 
 def drafts(state: HomeState, world_seed: int) -> list[TaskDraft]:
-    """Every task on the fresh world ``state`` of ``world_seed``, in template order.
+    """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
 
-    The task RNG is seeded from ``world_seed`` but distinct from the world's own RNG stream.
+    Deterministic in ``world_seed`` (the task RNG is ``smart_home/tasks/<seed>``, apart from the
+    world's own stream). Singles come first, then compound, then compositional drafts.
     """
     rng = random.Random(f"smart_home/tasks/{world_seed}")
-    return [
-        TaskDraft(name, query, gold) for name, template in TEMPLATES.items() for query, gold in template(rng, state)
-    ]
+    out = _Drafts()
+    singles = {**WRITES, **QUESTIONS}
+    while len(out.items) < MIX["single"]:
+        # about one question in four singles
+        name = rng.choice(sorted(QUESTIONS)) if rng.random() < 0.25 else rng.choice(sorted(WRITES))
+        ask = singles[name](rng, state, set())
+        if ask is not None:
+            out.add(draft(rng, name, [ask.request], kind="single"))
+    while len(out.items) < MIX["single"] + MIX["compound"]:
+        asks = _compound(rng, state)
+        if asks is not None:
+            out.add(draft(rng, "compound", [a.request for a in asks], kind="compound"))
+    while len(out.items) < sum(MIX.values()):
+        chained = _chain(rng, state)
+        if chained is not None:
+            out.add(draft(rng, chained[0], chained[1], kind="compositional"))
+    return out.items
