@@ -177,14 +177,20 @@ def _patio_on(state):
     return state
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def _first_world(make):
+    """The first seed whose world has a zone the refusal applies to, with the refused call."""
+    for seed in range(20):
+        try:
+            return (seed, *make(DOMAIN.initial_state(seed)))
+        except StopIteration:
+            continue
+    raise AssertionError("no world in seeds 0-19 exercises this refusal")
+
+
 @pytest.mark.parametrize(("label", "make"), REFUSALS, ids=[r[0] for r in REFUSALS])
-def test_refusals_leave_the_state_unchanged(seed, label, make):
+def test_refusals_leave_the_state_unchanged(label, make):
+    seed, op, args = _first_world(make)
     state = DOMAIN.initial_state(seed)
-    try:
-        op, args = make(state)
-    except StopIteration:
-        pytest.skip(f"world {seed} has no zone for {label!r}")
     env = DOMAIN.environment(seed)
     before = env.state_hash()
     reply = run(env, op, **args)
