@@ -1,0 +1,657 @@
+"""Task templates of the security domain.
+
+Every task is built from :class:`~toolprism.domains._phrasing.Request`s phrased from the fresh
+world's state, and kept only if its gold replays with no refusal, every gold write changes the
+state, and both of its forms are new. Single tasks ask one thing; compound tasks ask two to five
+independent things of different devices (never the alarm mode, which other rules depend on);
+compositional tasks read before they act ("switch on the floodlight where the last event
+happened"), branch on the state ("lock every unlocked door that is closed") or need a
+prerequisite (disarming before unlocking, motion recording before motion sensitivity).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from toolprism.domains._base import TaskDraft, TaskKind
+from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains.security._ops import OPERATIONS, _arming_problem
+from toolprism.domains.security._state import (
+    ARMED,
+    CAMERAS,
+    DAYS,
+    DOORS,
+    ENTRY_DELAYS,
+    FLOODLIGHTS,
+    LOCKED_WHEN_ARMED,
+    RECORDINGS,
+    SCHEDULE_MODES,
+    SENSITIVITIES,
+    SENSORS,
+    Camera,
+    Door,
+    Floodlight,
+    SecurityState,
+    Sensor,
+)
+from toolprism.errors import DomainError
+from toolprism.schema import JSON
+
+Gold = tuple[tuple[str, dict[str, JSON]], ...]
+Plan = tuple[list[Request | None] | None, TaskKind | None]
+"""What a template proposes: its requests (None: not applicable to this world) and kind."""
+Step = Callable[[SecurityState], Request | None]
+
+_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
+_READS = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "read"}  # type: ignore[attr-defined]
+
+
+def _w(value: str) -> str:
+    return value.replace("_", " ")
+
+
+def apply(state: SecurityState, gold: Gold) -> bool:
+    """Run ``gold`` on ``state`` in place; False if an action is refused or a write changes nothing."""
+    for op, args in gold:
+        before = state.model_dump()
+        try:
+            _FUNCTIONS[op](state, **args)
+        except DomainError:
+            return False
+        if op not in _READS and state.model_dump() == before:
+            return False
+    return True
+
+
+# --- device requests: one change each, phrased from the current state --------------------------
+
+
+def _lock(rng: random.Random, state: SecurityState, door: Door) -> Request | None:
+    d = _w(door)
+    if state.doors[door].lock == "unlocked":
+        if state.sensors[door].contact == "open":
+            return None
+        return request(
+            [f"lock the {d}", f"make sure the {d} is locked"],
+            [f"lock the {d}, I don't want anyone wandering in", f"get the {d} locked up for the night"],
+            ("set_lock", {"door": door, "lock": "locked"}),
+        )
+    if state.mode in LOCKED_WHEN_ARMED:
+        return None
+    return request(
+        [f"unlock the {d}", f"set the {d} to unlocked"],
+        [f"unlock the {d}, a friend is dropping by", f"leave the {d} unlocked for the cleaner"],
+        ("set_lock", {"door": door, "lock": "unlocked"}),
+    )
+
+
+def _bypass(rng: random.Random, state: SecurityState, sensor: Sensor) -> Request | None:
+    if state.mode != "disarmed":
+        return None
+    s = _w(sensor)
+    if state.sensors[sensor].status == "monitored":
+        return request(
+            [f"bypass the {s} sensor", f"set the {s} sensor to bypassed"],
+            f"bypass the {s} sensor so it can stay open without tripping the alarm",
+            ("set_bypass", {"sensor": sensor, "status": "bypassed"}),
+        )
+    return request(
+        [f"monitor the {s} sensor again", f"set the {s} sensor back to monitored"],
+        f"monitor the {s} sensor again, I want to know whenever it opens",
+        ("set_bypass", {"sensor": sensor, "status": "monitored"}),
+    )
+
+
+def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
+    power = "off" if state.cameras[camera].power == "on" else "on"
+    if power == "off" and state.mode == "away":
+        return None
+    goal = (
+        f"switch the {camera} camera off, we want some privacy out there today"
+        if power == "off"
+        else f"switch the {camera} camera on, I want eyes on that spot"
+    )
+    return request(
+        [f"turn {power} the {camera} camera", f"switch the {camera} camera {power}"],
+        goal,
+        ("set_power", {"camera": camera, "power": power}),
+    )
+
+
+_RECORDING_GOALS = {
+    "continuous": "have the {} camera record continuous footage, I want every minute of it",
+    "motion": "have the {} camera record on motion only, to save storage",
+    "off": "set the {} camera recording to off, the storage is full",
+}
+
+
+def _recording(rng: random.Random, state: SecurityState, camera: Camera, value: str | None = None) -> Request | None:
+    current = state.cameras[camera]
+    if current.power == "off":
+        return None
+    value = value or rng.choice([r for r in RECORDINGS if r != current.recording])
+    direct = (
+        [f"set the {camera} camera recording to off", f"turn the {camera} camera recording off"]
+        if value == "off"
+        else [f"set the {camera} camera to {value} recording", f"change the {camera} camera recording to {value}"]
+    )
+    return request(
+        direct,
+        _RECORDING_GOALS[value].format(camera),
+        ("set_recording", {"camera": camera, "recording": value}),
+    )
+
+
+_SENSITIVITY_GOALS = {
+    "high": "make the {} camera's sensitivity high, it missed someone yesterday",
+    "low": "turn the {} camera's sensitivity down to low, the trees keep setting it off",
+    "medium": "put the {} camera's sensitivity on medium, somewhere in between",
+}
+
+
+def _sensitivity(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
+    current = state.cameras[camera]
+    if current.power == "off" or current.recording != "motion":
+        return None
+    value = rng.choice([s for s in SENSITIVITIES if s != current.sensitivity])
+    return request(
+        [
+            f"set the {camera} camera sensitivity to {value}",
+            f"change the {camera} camera's motion sensitivity to {value}",
+        ],
+        _SENSITIVITY_GOALS[value].format(camera),
+        ("set_sensitivity", {"camera": camera, "sensitivity": value}),
+    )
+
+
+_LIGHT_GOALS = {
+    "on": "turn on the {} floodlight, it's pitch black out there",
+    "off": "turn off the {} floodlight, it shines into the neighbours' windows",
+    "motion": "have the {} floodlight come on only with motion",
+}
+
+
+def _floodlight(rng: random.Random, state: SecurityState, light: Floodlight, mode: str | None = None) -> Request | None:
+    mode = mode or rng.choice([m for m in ("off", "on", "motion") if m != state.floodlights[light].mode])
+    direct = (
+        [f"set the {light} floodlight to motion", f"switch the {light} floodlight to motion mode"]
+        if mode == "motion"
+        else [f"turn {mode} the {light} floodlight", f"switch the {light} floodlight {mode}"]
+    )
+    return request(direct, _LIGHT_GOALS[mode].format(light), ("set_floodlight", {"light": light, "mode": mode}))
+
+
+def _brightness(rng: random.Random, state: SecurityState, light: Floodlight) -> Request | None:
+    current = state.floodlights[light]
+    if current.mode == "off":
+        return None
+    level = rng.choice([b for b in range(10, 101, 10) if b != current.brightness])
+    goal = (
+        f"brighten the {light} floodlight to {level}%, I can't see the path"
+        if level > current.brightness
+        else f"dim the {light} floodlight to {level}%, it's far too harsh"
+    )
+    return request(
+        [f"set the {light} floodlight to {level}% brightness", f"change the {light} floodlight brightness to {level}%"],
+        goal,
+        ("set_brightness", {"light": light, "brightness": level}),
+    )
+
+
+def _volume(rng: random.Random, state: SecurityState, level: int | None = None) -> Request | None:
+    levels = [v for v in range(0 if state.mode == "disarmed" else 10, 101, 10) if v != state.siren_volume]
+    level = rng.choice(levels) if level is None else level
+    if level == 0:
+        direct = ["mute the siren by setting its volume to 0%", "set the siren volume to 0%"]
+        goal = "silence the siren completely, volume 0%, while we test the sensors"
+    else:
+        direct = [f"set the siren volume to {level}%", f"change the siren to {level}% volume"]
+        goal = (
+            f"turn the siren up to {level}% so we can hear it upstairs"
+            if level > state.siren_volume
+            else f"turn the siren down to {level}%, it scares the dog"
+        )
+    return request(direct, goal, ("set_volume", {"volume": level}))
+
+
+def _delay(rng: random.Random, state: SecurityState) -> Request | None:
+    if state.mode != "disarmed":
+        return None
+    delay = rng.choice([d for d in ENTRY_DELAYS if d != state.entry_delay])
+    d = _w(delay)
+    longer = ENTRY_DELAYS.index(delay) > ENTRY_DELAYS.index(state.entry_delay)
+    goal = (
+        f"give me {d} to disarm after coming in, the keypad is far from the door"
+        if longer
+        else f"cut the entry delay to {d}, that's plenty of time"
+    )
+    return request(
+        [f"set the entry delay to {d}", f"change the entry delay to {d}"],
+        goal,
+        ("set_entry_delay", {"delay": delay}),
+    )
+
+
+_SCHEDULE_GOALS = {
+    "away": "arm the house in away mode automatically on {}, nobody's home then",
+    "home": "have the alarm arm itself in home mode on {} nights",
+    "night": "arm in night mode automatically on {}, once we're asleep",
+    "off": "stop the automatic arming on {} by turning it off",
+}
+
+
+def _schedule(rng: random.Random, state: SecurityState) -> Request | None:
+    days = rng.choice(DAYS)
+    mode = rng.choice([m for m in SCHEDULE_MODES if m != state.schedule[days]])
+    direct = (
+        [f"set the {days} arming schedule to off", f"turn off automatic arming on {days}"]
+        if mode == "off"
+        else [f"set the {days} arming schedule to {mode}", f"have the alarm arm in {mode} mode automatically on {days}"]
+    )
+    return request(direct, _SCHEDULE_GOALS[mode].format(days), ("set_schedule", {"days": days, "mode": mode}))
+
+
+_MODE_GOALS = {
+    "away": "arm the alarm in away mode, we're heading out",
+    "night": "arm the alarm in night mode, we're off to bed",
+    "home": "arm the alarm in home mode, we're staying in tonight",
+    "disarmed": "disarm the alarm, we're back home",
+}
+
+
+def _mode(rng: random.Random, state: SecurityState, mode: str | None = None) -> Request | None:
+    choices = [m for m in ("disarmed", *ARMED) if m != state.mode]
+    mode = mode or rng.choice(choices)
+    if mode == state.mode or (mode in ARMED and _arming_problem(state, mode)):  # type: ignore[arg-type]
+        return None
+    direct = (
+        ["disarm the alarm", "switch the alarm to disarmed"]
+        if mode == "disarmed"
+        else [f"arm the alarm in {mode} mode", f"set the alarm to {mode} mode"]
+    )
+    return request(direct, _MODE_GOALS[mode], ("set_mode", {"mode": mode}))
+
+
+def _status(rng: random.Random, state: SecurityState) -> Request | None:
+    return request(
+        ["tell me the alarm status", "check whether the doors are locked"],
+        ["find out whether the house is secure right now", "look up how the alarm and doors are set"],
+        ("get_status", {}),
+    )
+
+
+def _camera_status(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
+    return request(
+        [f"tell me how the {camera} camera is set", f"check the {camera} camera settings"],
+        [f"find out whether the {camera} camera is recording", f"look up what the {camera} camera is doing"],
+        ("get_camera", {"camera": camera}),
+    )
+
+
+def _events(rng: random.Random, state: SecurityState) -> Request | None:
+    return request(
+        ["list today's events", "show me the recent events"],
+        ["find out what the cameras picked up today", "run through what happened outside today"],
+        ("list_events", {}),
+    )
+
+
+def _camera_change(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
+    for builder in rng.sample((_camera_power, _recording, _sensitivity), 3):
+        made = builder(rng, state, camera)
+        if made is not None:
+            return made
+    return None
+
+
+def _light_change(rng: random.Random, state: SecurityState, light: Floodlight) -> Request | None:
+    return (_brightness(rng, state, light) if rng.random() < 0.4 else None) or _floodlight(rng, state, light)
+
+
+SLOTS: dict[str, Callable[[random.Random, SecurityState], Request | None]] = {
+    **{f"door:{d}": (lambda rng, s, d=d: _lock(rng, s, d)) for d in DOORS},
+    **{f"sensor:{x}": (lambda rng, s, x=x: _bypass(rng, s, x)) for x in SENSORS},
+    **{f"camera:{c}": (lambda rng, s, c=c: _camera_change(rng, s, c)) for c in CAMERAS},
+    **{f"light:{f}": (lambda rng, s, f=f: _light_change(rng, s, f)) for f in FLOODLIGHTS},
+    "volume": _volume,
+    "delay": _delay,
+    "schedule": _schedule,
+}
+"""Independent things a compound task may ask for: no request in one slot affects another slot's
+rules while the alarm mode stays as it is."""
+
+
+# --- templates ---------------------------------------------------------------------------------
+
+
+def _single(rng: random.Random, state: SecurityState) -> Plan:
+    if rng.random() < 0.1:
+        return [_mode(rng, state)], None
+    slot = rng.choice(list(SLOTS))
+    return [SLOTS[slot](rng, state)], None
+
+
+def _question(rng: random.Random, state: SecurityState) -> Plan:
+    pick = rng.random()
+    if pick < 0.4:
+        return [_camera_status(rng, state, rng.choice(CAMERAS))], None
+    return [_status(rng, state) if pick < 0.7 else _events(rng, state)], None
+
+
+def _compound(count: int) -> Callable[[random.Random, SecurityState], Plan]:
+    def template(rng: random.Random, state: SecurityState) -> Plan:
+        available = [slot for slot in SLOTS if SLOTS[slot](random.Random(0), state) is not None]
+        if len(available) < count:
+            return None, None
+        return [SLOTS[slot](rng, state) for slot in rng.sample(available, count)], "compound"
+
+    return template
+
+
+def _chain(state: SecurityState, steps: Sequence[Step]) -> list[Request] | None:
+    """Requests built one after another, each on the state the earlier ones leave (None: not possible)."""
+    scratch = state.model_copy(deep=True)
+    out = []
+    for step in steps:
+        made = step(scratch)
+        if made is None or not apply(scratch, made.gold):
+            return None
+        out.append(made)
+    return out
+
+
+def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
+    """Read the doors, lock the closed unlocked ones, bypass what is open, then arm away or night."""
+    target = rng.choice([m for m in LOCKED_WHEN_ARMED if m != state.mode])
+    if state.mode == "disarmed":
+        bypass = [s for s in SENSORS if state.sensors[s].contact == "open" and state.sensors[s].status == "monitored"]
+    else:
+        bypass = []  # an armed alarm already ignores every open sensor
+    locks = [d for d in DOORS if state.doors[d].lock == "unlocked" and state.sensors[d].contact == "closed"]
+    gold = (
+        ("get_status", {}),
+        *(("set_lock", {"door": d, "lock": "locked"}) for d in locks),
+        *(("set_bypass", {"sensor": s, "status": "bypassed"}) for s in bypass),
+    )
+    secure = request(
+        [
+            "check the doors and windows, lock every unlocked door that is closed and bypass the sensor of "
+            "anything left open",
+            "look at the doors and windows, then lock each closed door that is unlocked and bypass any open one",
+        ],
+        "see what is open or unlocked, lock what can be locked and bypass whatever stays open",
+        *gold,
+    )
+    return _chain(state, [lambda s: secure, lambda s: _mode(rng, s, target)]), "compositional"
+
+
+def _arm_step(rng: random.Random) -> Step:
+    """Arm in a mode the state then allows (None when none is allowed)."""
+
+    def step(s: SecurityState) -> Request | None:
+        allowed = [m for m in ARMED if m != s.mode and _arming_problem(s, m) is None]
+        return _mode(rng, s, rng.choice(allowed)) if allowed else None
+
+    return step
+
+
+def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
+    """Disarm, then do what only a disarmed alarm allows (maybe re-arm); or set up, bypass, then arm."""
+    steps: list[Step] = []
+    if state.mode != "disarmed":
+        steps.append(lambda s: _mode(rng, s, "disarmed"))
+        options: list[Step] = [
+            lambda s: _delay(rng, s),
+            lambda s: _bypass(rng, s, rng.choice(SENSORS)),
+            lambda s: _lock(rng, s, rng.choice([d for d in DOORS if s.doors[d].lock == "locked"] or DOORS)),
+            lambda s: _volume(rng, s, 0),
+        ]
+        steps.extend(rng.sample(options, rng.randint(1, 2)))
+        if rng.random() < 0.5:
+            steps.append(_arm_step(rng))
+        return _chain(state, steps), "compositional"
+    steps.append(lambda s: _delay(rng, s) if rng.random() < 0.5 else _volume(rng, s, rng.randrange(50, 101, 10)))
+    for sensor in SENSORS:
+        if state.sensors[sensor].contact == "open" and state.sensors[sensor].status == "monitored":
+            steps.append(lambda s, x=sensor: _bypass(rng, s, x))
+    steps.append(_arm_step(rng))
+    return _chain(state, steps), "compositional"
+
+
+def _event_response(rng: random.Random, state: SecurityState) -> Plan:
+    """Read the event log, then act where the latest event happened (floodlight or camera)."""
+    place = state.events[-1].source
+    read = request(
+        ["check the latest event", "look up the most recent event"],
+        "find out where the last thing was spotted outside",
+        ("list_events", {}),
+    )
+    steps: list[Step] = [lambda s: read]
+    if rng.random() < 0.5:
+        light = state.floodlights[place]
+        if light.mode != "on":
+            gold = (("set_floodlight", {"light": place, "mode": "on"}),)
+            steps.append(
+                lambda s: request(
+                    ["turn on the floodlight where it happened", "switch on the floodlight at that spot"],
+                    "light up that spot by turning its floodlight on",
+                    *gold,
+                )
+            )
+        level = rng.choice([b for b in range(60, 101, 10) if b != light.brightness])
+        steps.append(
+            lambda s: request(
+                [f"set that floodlight to {level}% brightness", f"make that floodlight {level}% bright"],
+                f"brighten that floodlight to {level}%",
+                ("set_brightness", {"light": place, "brightness": level}),
+            )
+        )
+    else:
+        camera = state.cameras[place]
+        if camera.power == "off":
+            gold_on = (("set_power", {"camera": place, "power": "on"}),)
+            steps.append(
+                lambda s: request(
+                    ["turn on the camera there", "switch on the camera at that spot"],
+                    "get the camera covering that spot on",
+                    *gold_on,
+                )
+            )
+        value = rng.choice([r for r in ("continuous", "motion") if r != camera.recording])
+        steps.append(
+            lambda s: request(
+                [f"set that camera to {value} recording", f"switch the camera there to {value} recording"],
+                f"have the camera covering that spot record {value} footage",
+                ("set_recording", {"camera": place, "recording": value}),
+            )
+        )
+    return _chain(state, steps), "compositional"
+
+
+def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
+    """One or two cameras: switch on if off, record on motion, set the motion sensitivity."""
+    steps: list[Step] = []
+    for camera in rng.sample(CAMERAS, rng.choice((1, 1, 2))):
+        current = state.cameras[camera]
+        if current.power == "off":
+            steps.append(lambda s, c=camera: _camera_power(rng, s, c))
+        if current.recording != "motion":
+            steps.append(lambda s, c=camera: _recording(rng, s, c, "motion"))
+        steps.append(lambda s, c=camera: _sensitivity(rng, s, c))
+    if len(steps) < 2:
+        return None, None
+    return _chain(state, steps), "compositional"
+
+
+def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
+    """Read camera A, then give camera B the same recording (or sensitivity)."""
+    source, target = rng.sample(CAMERAS, 2)
+    a = state.cameras[source]
+    read = request(
+        [f"check the {source} camera settings", f"look up how the {source} camera is set"],
+        f"find out how the {source} camera is set up",
+        ("get_camera", {"camera": source}),
+    )
+    steps: list[Step] = [lambda s: read]
+    if state.cameras[target].power == "off":
+        steps.append(lambda s: _camera_power(rng, s, target))
+    if a.recording == "motion" and rng.random() < 0.6:
+        if state.cameras[target].recording != "motion":
+            steps.append(lambda s: _recording(rng, s, target, "motion"))
+        steps.append(
+            lambda s: request(
+                [
+                    f"give the {target} camera the same sensitivity as the {source} camera",
+                    f"match the {target} camera's sensitivity to the {source} one",
+                ],
+                f"make the {target} camera exactly as sensitive as the {source} one",
+                ("set_sensitivity", {"camera": target, "sensitivity": a.sensitivity}),
+            )
+        )
+    else:
+        steps.append(
+            lambda s: request(
+                [
+                    f"set the {target} camera to record the same way as the {source} camera",
+                    f"match the {target} camera's recording to the {source} one",
+                ],
+                f"have the {target} camera record just like the {source} one does",
+                ("set_recording", {"camera": target, "recording": a.recording}),
+            )
+        )
+    return _chain(state, steps), "compositional"
+
+
+def _floodlight_setup(rng: random.Random, state: SecurityState) -> Plan:
+    """One or two floodlights: switch on or to motion (needed when off), then set the brightness."""
+    steps: list[Step] = []
+    for light in rng.sample(FLOODLIGHTS, rng.choice((1, 2))):
+        mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
+        steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
+        steps.append(lambda s, f=light: _brightness(rng, s, f))
+    return _chain(state, steps), "compositional"
+
+
+def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
+    """Six calls outside: two floodlights (mode, then brightness) and a camera in two dependent steps."""
+    cameras = [c for c in CAMERAS if state.cameras[c].power == "off" or state.cameras[c].recording != "motion"]
+    if not cameras:
+        return None, None
+    camera = rng.choice(cameras)
+    steps: list[Step] = []
+    for light in rng.sample(FLOODLIGHTS, 2):
+        mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
+        steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
+        steps.append(lambda s, f=light: _brightness(rng, s, f))
+    if state.cameras[camera].power == "off":
+        steps.append(lambda s: _camera_power(rng, s, camera))
+        steps.append(lambda s: _recording(rng, s, camera))
+    else:
+        steps.append(lambda s: _recording(rng, s, camera, "motion"))
+        steps.append(lambda s: _sensitivity(rng, s, camera))
+    return _chain(state, steps), "compositional"
+
+
+def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
+    """Read the alarm; if it is armed set the siren to a level, otherwise mute it."""
+    level = rng.choice([v for v in range(30, 101, 10) if v != state.siren_volume])
+    value = level if state.mode in ARMED else 0
+    if value == state.siren_volume:
+        return None, None
+    read = request(
+        ["check the alarm status", "look up whether the alarm is armed"],
+        "find out whether the alarm is armed",
+        ("get_status", {}),
+    )
+    conditional = request(
+        [
+            f"if it is armed, set the siren to {level}%, otherwise mute it at 0%",
+            f"set the siren to {level}% if the alarm is armed, or to 0% if it is disarmed",
+        ],
+        f"have the siren at {level}% when armed, and silent at 0% when disarmed",
+        ("set_volume", {"volume": value}),
+    )
+    return _chain(state, [lambda s: read, lambda s: conditional]), "compositional"
+
+
+def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
+    """Read the doors and lock every unlocked one that is closed, maybe switch a floodlight to motion."""
+    locks = [d for d in DOORS if state.doors[d].lock == "unlocked" and state.sensors[d].contact == "closed"]
+    if not locks:
+        return None, None
+    sweep = request(
+        ["check the doors and lock every unlocked one that is closed", "lock any closed door that is still unlocked"],
+        "make sure every closed door is locked, locking the ones that are not",
+        ("get_status", {}),
+        *(("set_lock", {"door": d, "lock": "locked"}) for d in locks),
+    )
+    steps: list[Step] = [lambda s: sweep]
+    if rng.random() < 0.5:
+        light = rng.choice(FLOODLIGHTS)
+        steps.append(lambda s: _floodlight(rng, s, light, "motion"))
+    return _chain(state, steps), "compositional"
+
+
+TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, SecurityState], Plan]], ...] = (
+    ("single", 20, _single),
+    ("question", 8, _question),
+    ("compound_2", 20, _compound(2)),
+    ("compound_3", 25, _compound(3)),
+    ("compound_4", 20, _compound(4)),
+    ("compound_5", 11, _compound(5)),
+    ("lock_sweep", 3, _lock_sweep),
+    ("siren_check", 2, _siren_check),
+    ("secure_and_arm", 4, _secure_and_arm),
+    ("alarm_change", 4, _alarm_change),
+    ("floodlight_setup", 2, _floodlight_setup),
+    ("outdoor_setup", 2, _outdoor_setup),
+    ("event_response", 3, _event_response),
+    ("camera_setup", 3, _camera_setup),
+    ("copy_camera", 2, _copy_camera),
+)
+"""Template name, drafts wanted per seed, generator of one candidate. A compositional template
+that finds too few candidates in a world passes its shortfall on to the next one."""
+
+
+_PASS_ON = {name for name, _, _ in TEMPLATES[TEMPLATES.index(next(t for t in TEMPLATES if t[0] == "lock_sweep")) :]}
+"""The compositional templates, which pass a shortfall on (in template order)."""
+
+
+def _acceptable(state: SecurityState, candidate: TaskDraft) -> bool:
+    if not 1 <= len(candidate.gold) <= 6 or (len(candidate.gold) == 1) != (candidate.kind == "single"):
+        return False
+    scratch = state.model_copy(deep=True)
+    writes = any(op not in _READS for op, _ in candidate.gold)
+    return apply(scratch, tuple(candidate.gold)) and (scratch != state) == writes
+
+
+def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
+    """Every task on the fresh world ``state`` of ``world_seed``, in template order (deterministic).
+
+    A template proposes candidates until it has its count (or a bounded number of tries); a
+    candidate is kept if it is applicable, replays without refusal, changes the state with every
+    write, and has two queries not seen before.
+    """
+    rng = random.Random(f"security/tasks/{world_seed}")
+    out: list[TaskDraft] = []
+    seen: set[str] = set()
+    shortfall = 0
+    for name, wanted, template in TEMPLATES:
+        passes_on = name in _PASS_ON
+        count = wanted + shortfall if passes_on else wanted
+        made = 0
+        for _ in range(count * 30):
+            if made == count:
+                break
+            requests, kind = template(rng, state)
+            if not requests or any(r is None for r in requests):
+                continue
+            candidate = draft(rng, name, requests, kind=kind)  # type: ignore[arg-type]
+            if candidate.query in seen or candidate.hard in seen or not _acceptable(state, candidate):
+                continue
+            seen.update((candidate.query, candidate.hard or ""))
+            out.append(candidate)
+            made += 1
+        shortfall = count - made if passes_on else 0
+    return out
