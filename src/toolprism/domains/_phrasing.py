@@ -61,8 +61,9 @@ class Request:
         direct: direct phrasings, lowercase clauses without final punctuation
             (``"turn off the kitchen lights"``); at least one.
         indirect: indirect phrasings of the same request, naming the goal rather than the
-            setting where possible but still stating every gold value
-            (``"the kitchen lights can go off now"``); at least one.
+            setting where possible but still stating every gold value; at least one. Each is a
+            verb-first clause, because the hard form puts it inside an opener such as
+            ``"Could you {}?"`` (``"switch the kitchen lights off, nobody is in there now"``).
         gold: ``(operation, arguments)`` pairs, in execution order.
     """
 
