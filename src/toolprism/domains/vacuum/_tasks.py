@@ -1,0 +1,632 @@
+"""Task generator of the robot-vacuum domain: single, compound and compositional drafts.
+
+Every draft is built with :mod:`toolprism.domains._phrasing` (an easy and a hard form). Requests
+are written from the seed's fresh world: each asks for a value different from the current one
+and only for what the robot accepts in that state (no start while a clean runs, no water level
+in vacuum-only mode...), so every gold write succeeds and changes the state. Each request claims
+the parts of the world it reads or writes; a compound draft combines requests with disjoint
+claims, so they can run in any order. Compositional drafts chain requests where a later call
+needs an earlier one (switch maps before cleaning a room there, stop a clean before changing a
+no-go zone, switch mode before setting the water level) or uses an earlier reply (copy a day's
+schedule, act on what a room or status read shows).
+
+Mix per seed (:data:`MIX`): 29 single, 76 compound and 25 compositional drafts (130; 260 tasks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains.vacuum import _ops as ops
+from toolprism.domains.vacuum._state import (
+    DAYS,
+    FLOOR_OF,
+    MAPS,
+    MODES,
+    MOP_MODES,
+    PRESET_TABLE,
+    PRESETS,
+    ROOMS,
+    SUCTIONS,
+    WATER_LEVELS,
+    ZONE_ROOM,
+    ZONES,
+    Preset,
+    VacuumState,
+    rooms_of,
+)
+
+MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
+"""Drafts per kind and seed (22 % / 58 % / 19 %)."""
+MAX_CALLS = 5
+"""Gold calls per task at most: 6 would not fit the 16-turn limit under ``transaction`` (three
+turns per call plus the answer); see the smart-home generator."""
+
+Gold = list[tuple[str, dict]]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A request and the parts of the world it reads or writes (``"mode"``, ``"room:kitchen"``...)."""
+
+    request: Request
+    claims: frozenset[str]
+
+
+Maker = Callable[[random.Random, VacuumState, set[str]], Ask | None]
+"""Builds one request touching nothing in the taken set (None: not posable)."""
+Chain = list[Request]
+"""Requests in dependency order."""
+
+
+def _w(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _other(rng: random.Random, values: tuple | list | range, current: object) -> object:
+    return rng.choice([v for v in values if v != current])
+
+
+def _after(state: VacuumState, gold: Gold) -> VacuumState:
+    """The state after ``gold`` (to phrase a request that follows it)."""
+    state = state.model_copy(deep=True)
+    for op, args in gold:
+        getattr(ops, op)(state, **args)
+    return state
+
+
+def _gold(chain: Chain) -> Gold:
+    return [action for r in chain for action in r.gold]
+
+
+def _room_claims(target: str, state: VacuumState) -> frozenset[str]:
+    rooms = rooms_of(state.robot.active_map) if target == "whole_map" else (target,)
+    return frozenset(f"room:{r}" for r in rooms)
+
+
+def _modes(state: VacuumState) -> tuple[str, ...]:
+    return MODES if state.robot.mop_pad == "attached" else ("vacuum",)
+
+
+# --- cleaning ----------------------------------------------------------------------------------
+
+
+def _cleanable(state: VacuumState) -> list[str]:
+    """Targets a clean may start on now (rooms of the active map, or whole_map), given the mode."""
+    robot = state.robot
+    if robot.job is not None:
+        return []
+    rooms = rooms_of(robot.active_map)
+    if robot.mode == "mop":
+        return [r for r in rooms if FLOOR_OF[r] != "carpet"]
+    return [*rooms, "whole_map"]
+
+
+def _start_request(target: str, passes: int) -> Request:
+    t, word = _w(target), "pass" if passes == 1 else "passes"
+    direct = (f"clean the {t} with {passes} {word}", f"start a {passes}-pass clean of the {t}")
+    indirect = (
+        f"give the {t} {passes} {word}, the floor is a mess after the party",
+        f"get the crumbs out of the {t} with {passes} {word}",
+    )
+    return request(direct, indirect, ("start", {"room": target, "passes": passes}))
+
+
+def _start(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    targets = [t for t in _cleanable(state) if not _room_claims(t, state) & taken]
+    if not targets or {"job", "mode", "map"} & taken:
+        return None
+    target = rng.choice(targets)
+    claims = frozenset({"job", "mode", "map"}) | _room_claims(target, state)
+    return Ask(_start_request(target, rng.randint(1, 3)), claims)
+
+
+def _job_claims(state: VacuumState) -> frozenset[str]:
+    return frozenset({"job"}) | _room_claims(state.robot.job.target, state)
+
+
+def _pause(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.status != "cleaning" or "job" in taken:
+        return None
+    direct = ("pause the robot", "pause the current clean")
+    indirect = ("hold the robot where it is for a moment by pausing it, I'm on a call",)
+    return Ask(request(direct, indirect, ("pause", {})), _job_claims(state))
+
+
+def _resume(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.status != "paused" or "job" in taken:
+        return None
+    direct = ("resume the clean", "let the robot resume cleaning")
+    indirect = ("let the robot carry on where it left off by resuming it",)
+    return Ask(request(direct, indirect, ("resume", {})), _job_claims(state))
+
+
+def _stop_request(then: str) -> Request:
+    if then == "dock":
+        direct = ("stop the clean and send the robot to the dock", "stop cleaning and have it go back to the dock")
+        indirect = "call off the clean and get the robot back on its dock"
+    else:
+        direct = ("stop the clean and let the robot stay where it is", "stop cleaning but have it stay put")
+        indirect = "call off the clean, the robot can just stay where it is"
+    return request(direct, indirect, ("stop", {"then": then}))
+
+
+def _stop(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.job is None or "job" in taken:
+        return None
+    return Ask(_stop_request(rng.choice(("dock", "stay"))), _job_claims(state))
+
+
+def _map_request(map_name: str) -> Request:
+    m = _w(map_name)
+    direct = (f"switch to the {m} map", f"make the {m} map the active one")
+    indirect = f"load the {m} map, I'm carrying the robot to the {m}"
+    return request(direct, indirect, ("set_map", {"map": map_name}))
+
+
+def _set_map(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.job is not None or {"job", "map"} & taken:
+        return None
+    map_name = _other(rng, MAPS, state.robot.active_map)
+    return Ask(_map_request(map_name), frozenset({"job", "map"}))
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+_MODE_INDIRECT = {
+    "vacuum": "stick to vacuum mode, it only needs to pick up dust today",
+    "mop": "put it in mop mode, the tiles are sticky",
+    "vacuum_and_mop": "do both at once with vacuum and mop mode",
+}
+SETTINGS = frozenset({"mode", "suction", "water"})
+
+
+def _mode_request(mode: str) -> Request:
+    m = _w(mode)
+    direct = (f"switch the robot to {m} mode", f"set the cleaning mode to {m}")
+    return request(direct, _MODE_INDIRECT[mode], ("set_mode", {"mode": mode}))
+
+
+def _mode(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    choices = [m for m in _modes(state) if m != state.robot.mode]
+    if not choices or SETTINGS & taken:
+        return None
+    return Ask(_mode_request(rng.choice(choices)), SETTINGS)
+
+
+def _suction_request(level: str, current: str) -> Request:
+    direct = (f"set the suction to {level}", f"change the suction power to {level}")
+    if SUCTIONS.index(level) > SUCTIONS.index(current):
+        indirect = f"turn the suction up to {level}, there's pet hair everywhere"
+    else:
+        indirect = f"turn the suction down to {level}, the robot is too loud"
+    return request(direct, indirect, ("set_suction", {"level": level}))
+
+
+def _suction(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.mode == "mop" or {"suction", "mode"} & taken:
+        return None
+    current = state.robot.suction
+    return Ask(_suction_request(_other(rng, SUCTIONS, current), current), frozenset({"suction", "mode"}))
+
+
+def _water_request(level: str, current: str) -> Request:
+    direct = (f"set the water level to {level}", f"make the mop water level {level}")
+    if WATER_LEVELS.index(level) > WATER_LEVELS.index(current):
+        indirect = f"raise the water to {level}, the floor needs a proper scrub"
+    else:
+        indirect = f"lower the water to {level}, it's leaving puddles"
+    return request(direct, indirect, ("set_water_level", {"level": level}))
+
+
+def _water(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if state.robot.mode == "vacuum" or {"water", "mode"} & taken:
+        return None
+    current = state.robot.water_level
+    return Ask(_water_request(_other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
+
+
+def _child_lock(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if "child_lock" in taken:
+        return None
+    lock = "off" if state.robot.child_lock == "on" else "on"
+    direct = (f"turn {lock} the child lock", f"switch the child lock {lock}")
+    if lock == "on":
+        indirect = "switch the child lock on, the kids keep pressing its buttons"
+    else:
+        indirect = "switch the child lock off, I can't use its buttons"
+    return Ask(request(direct, indirect, ("set_child_lock", {"lock": lock})), frozenset({"child_lock"}))
+
+
+_PRESET_INDIRECT = {
+    "quick": "go with the quick preset, I'm in a hurry",
+    "deep": "go with the deep preset, guests are coming",
+    "quiet_night": "use the quiet night preset, the baby is asleep",
+    "pet_hair": "use the pet hair preset, the dog is shedding",
+    "mop_only": "just wash the floors with the mop only preset",
+}
+
+
+def _preset_request(preset: str) -> Request:
+    p = _w(preset)
+    direct = (f"apply the {p} preset", f"use the {p} preset")
+    return request(direct, _PRESET_INDIRECT[preset], ("apply_preset", {"preset": preset}))
+
+
+def _presets_that_change(state: VacuumState) -> list[str]:
+    """Presets the robot accepts now (mop pad) that would change at least one setting."""
+    robot = state.robot
+    current = (robot.mode, robot.suction, robot.water_level)
+
+    def applied(p: Preset) -> tuple:
+        return (p.mode, p.suction or robot.suction, p.water_level or robot.water_level)
+
+    return [n for n in PRESETS if PRESET_TABLE[n].mode in _modes(state) and applied(PRESET_TABLE[n]) != current]
+
+
+def _preset(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    choices = _presets_that_change(state)
+    if not choices or SETTINGS & taken:
+        return None
+    return Ask(_preset_request(rng.choice(choices)), SETTINGS)
+
+
+# --- zones and schedule ------------------------------------------------------------------------
+
+
+def _zone_request(zone: str, status: str) -> Request:
+    z = _w(zone)
+    direct = (f"turn {status} the {z} no-go zone", f"switch the {z} no-go zone {status}")
+    if status == "on":
+        indirect = f"keep the robot away from the {z} by turning that no-go zone on"
+    else:
+        indirect = f"let the robot clean around the {z} again by switching that no-go zone off"
+    return request(direct, indirect, ("set_no_go_zone", {"zone": zone, "status": status}))
+
+
+def _zone_free(state: VacuumState, zone: str) -> bool:
+    job = state.robot.job
+    return job is None or f"room:{ZONE_ROOM[zone]}" not in _room_claims(job.target, state)
+
+
+def _zone(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    zones = [z for z in ZONES if _zone_free(state, z) and not {f"zone:{z}", f"room:{ZONE_ROOM[z]}"} & taken]
+    if not zones:
+        return None
+    zone = rng.choice(zones)
+    status = "off" if state.zones[zone] == "on" else "on"
+    return Ask(_zone_request(zone, status), frozenset({f"zone:{zone}", f"room:{ZONE_ROOM[zone]}"}))
+
+
+def _schedule(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    days = [d for d in DAYS if f"day:{d}" not in taken]
+    if not days:
+        return None
+    day = rng.choice(days)
+    current = state.schedule[day]
+    while True:
+        hour, mode = rng.randint(7, 21), rng.choice(_modes(state))
+        if current is None or (hour, mode) != (current.hour, current.mode):
+            break
+    m = _w(mode)
+    direct = (f"schedule a {m} clean on {day} at {hour}:00", f"set the {day} clean to {m} mode at {hour}:00")
+    indirect = f"make sure the floors get a {m} clean every {day} at {hour}:00"
+    gold = ("set_schedule", {"day": day, "hour": hour, "mode": mode})
+    return Ask(request(direct, indirect, gold), frozenset({f"day:{day}"}))
+
+
+# --- questions ---------------------------------------------------------------------------------
+
+
+def _status_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    claims = frozenset({"job", "map", "child_lock", *SETTINGS, *(f"day:{d}" for d in DAYS)})
+    if claims & taken:
+        return None
+    direct = ("tell me what the robot is doing", "check the robot's status and battery")
+    indirect = "see whether the robot has enough battery left, I'm curious"
+    return Ask(request(direct, indirect, ("get_status", {})), claims)
+
+
+def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    rooms = [r for r in ROOMS if f"room:{r}" not in taken]
+    if not rooms:
+        return None
+    room = rng.choice(rooms)
+    r = _w(room)
+    direct = (f"tell me when the {r} was last cleaned", f"check the {r} details")
+    indirect = f"see whether the {r} has been cleaned lately"
+    claims = frozenset({f"room:{room}"} | {f"zone:{z}" for z, zr in ZONE_ROOM.items() if zr == room})
+    return Ask(request(direct, indirect, ("get_room", {"room": room})), claims)
+
+
+def _presets_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
+    if SETTINGS & taken:
+        return None
+    direct = ("list the cleaning presets", "show me the presets the robot has")
+    indirect = "remind me which presets the robot knows by listing them"
+    return Ask(request(direct, indirect, ("list_presets", {})), SETTINGS)
+
+
+WRITES: dict[str, Maker] = {
+    "start": _start,
+    "pause": _pause,
+    "resume": _resume,
+    "stop": _stop,
+    "set_map": _set_map,
+    "mode": _mode,
+    "suction": _suction,
+    "water": _water,
+    "child_lock": _child_lock,
+    "preset": _preset,
+    "no_go_zone": _zone,
+    "schedule": _schedule,
+}
+"""Single-call write requests, by template name."""
+
+QUESTIONS: dict[str, Maker] = {
+    "status_question": _status_question,
+    "room_question": _room_question,
+    "presets_question": _presets_question,
+}
+"""Read-only requests (one read each), by template name."""
+
+
+# --- compositional templates -------------------------------------------------------------------
+
+
+def _map_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Switch maps, (switch out of mop-only mode for a carpet,) then clean a room there."""
+    if state.robot.job is not None:
+        return None
+    map_name = _other(rng, MAPS, state.robot.active_map)
+    chain = [_map_request(map_name)]
+    after = _after(state, _gold(chain))
+    if after.robot.mode == "mop" and rng.random() < 0.5:
+        mode = rng.choice(("vacuum", "vacuum_and_mop"))
+        chain.append(_mode_request(mode))
+        after = _after(after, [("set_mode", {"mode": mode})])
+    targets = [t for t in _cleanable(after) if t != "whole_map"]
+    chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
+    return chain
+
+
+def _stop_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Stop the clean in progress, maybe switch maps, then start another."""
+    if state.robot.job is None:
+        return None
+    chain = [_stop_request(rng.choice(("dock", "stay")))]
+    if rng.random() < 0.4:
+        chain.append(_map_request(_other(rng, MAPS, state.robot.active_map)))
+    after = _after(state, _gold(chain))
+    targets = [t for t in _cleanable(after) if t != state.robot.job.target]
+    chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
+    return chain
+
+
+def _mode_then_setting(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Switch mode, then set the suction or water level only the new mode uses."""
+    robot = state.robot
+    if robot.mode == "vacuum" and robot.mop_pad == "attached":
+        mode = rng.choice(MOP_MODES)
+        return [_mode_request(mode), _water_request(_other(rng, WATER_LEVELS, robot.water_level), robot.water_level)]
+    if robot.mode == "mop":
+        mode = rng.choice(("vacuum", "vacuum_and_mop"))
+        return [_mode_request(mode), _suction_request(_other(rng, SUCTIONS, robot.suction), robot.suction)]
+    return None
+
+
+def _mop_mode_then_carpet(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Leave mop-only mode, then clean a carpeted room (mop-only would soak it)."""
+    if state.robot.mode != "mop" or state.robot.job is not None:
+        return None
+    carpets = [r for r in rooms_of(state.robot.active_map) if FLOOR_OF[r] == "carpet"]
+    mode = rng.choice(("vacuum", "vacuum_and_mop"))
+    return [_mode_request(mode), _start_request(rng.choice([*carpets, "whole_map"]), rng.randint(1, 3))]
+
+
+def _zone_if(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Read a room, then flip its no-go zone if it is in the state the query names."""
+    zones = [z for z in ZONES if _zone_free(state, z)]
+    if not zones:
+        return None
+    zone = rng.choice(zones)
+    room, current = ZONE_ROOM[zone], state.zones[zone]
+    status = "off" if current == "on" else "on"
+    r, z = _w(room), _w(zone)
+    read = request(
+        (f"check the {r}", f"look up the {r} details"),
+        f"take a look at the {r} first",
+        ("get_room", {"room": room}),
+    )
+    act = request(
+        (f"if its {z} no-go zone is {current}, turn it {status}", f"turn the {z} zone {status} if it is {current}"),
+        f"switch the {z} no-go zone {status} in case it is {current}",
+        ("set_no_go_zone", {"zone": zone, "status": status}),
+    )
+    return [read, act]
+
+
+def _copy_schedule(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Read the schedule, then give one day the same clean as another."""
+    pairs = [
+        (a, b)
+        for a in DAYS
+        for b in DAYS
+        if state.schedule[a] is not None and a != b and state.schedule[b] != state.schedule[a]
+    ]
+    if not pairs:
+        return None
+    source, target = rng.choice(pairs)
+    copied = state.schedule[source]
+    read = request(
+        ("check the cleaning schedule", "look up the weekly schedule"),
+        "pull up the weekly schedule first",
+        ("get_status", {}),
+    )
+    write = request(
+        (f"give {target} the same clean as {source}", f"copy the {source} clean to {target}"),
+        f"make {target} match whatever {source} has",
+        ("set_schedule", {"day": target, "hour": copied.hour, "mode": copied.mode}),
+    )
+    return [read, write]
+
+
+def _status_if(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Read the status, then act on it: pause a running clean, resume a paused one, or start one."""
+    read = request(
+        ("check on the robot", "look at the robot's status"),
+        "see what the robot is up to first",
+        ("get_status", {}),
+    )
+    status = state.robot.status
+    if status == "cleaning":
+        act = request(("pause it if it is cleaning",), "pause it in case it is cleaning", ("pause", {}))
+    elif status == "paused":
+        act = request(("resume it if it is paused",), "have it resume in case it is paused", ("resume", {}))
+    else:
+        target = rng.choice(_cleanable(state))
+        passes = rng.randint(1, 3)
+        t, word = _w(target), "pass" if passes == 1 else "passes"
+        act = request(
+            (f"if it is {status}, clean the {t} with {passes} {word}",),
+            f"give the {t} {passes} {word} in case it is {status}",
+            ("start", {"room": target, "passes": passes}),
+        )
+    return [read, act]
+
+
+def _stop_then_zone(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Stop the clean in progress, then change a no-go zone in the room it was cleaning."""
+    if state.robot.job is None:
+        return None
+    zones = [z for z in ZONES if not _zone_free(state, z)]
+    if not zones:
+        return None
+    zone = rng.choice(zones)
+    status = "off" if state.zones[zone] == "on" else "on"
+    return [_stop_request(rng.choice(("dock", "stay"))), _zone_request(zone, status)]
+
+
+def _preset_then_tweak(rng: random.Random, state: VacuumState) -> Chain | None:
+    """Apply a preset, then override one of the settings it sets."""
+    presets = [p for p in _presets_that_change(state) if PRESET_TABLE[p].suction or PRESET_TABLE[p].water_level]
+    if not presets:
+        return None
+    preset = rng.choice(presets)
+    chosen = PRESET_TABLE[preset]
+    # the override differs from the preset's value and from the value before (or nothing changes)
+    robot = state.robot
+    if chosen.suction is not None:
+        level = rng.choice([s for s in SUCTIONS if s not in (chosen.suction, robot.suction)])
+        tweak = _suction_request(level, chosen.suction)
+    else:
+        level = rng.choice([w for w in WATER_LEVELS if w not in (chosen.water_level, robot.water_level)])
+        tweak = _water_request(level, chosen.water_level)
+    return [_preset_request(preset), tweak]
+
+
+COMPOSITIONAL: dict[str, Callable[[random.Random, VacuumState], Chain | None]] = {
+    "map_then_clean": _map_then_clean,
+    "stop_then_clean": _stop_then_clean,
+    "mode_then_setting": _mode_then_setting,
+    "mop_mode_then_carpet": _mop_mode_then_carpet,
+    "zone_if": _zone_if,
+    "copy_schedule": _copy_schedule,
+    "status_if": _status_if,
+    "stop_then_zone": _stop_then_zone,
+    "preset_then_tweak": _preset_then_tweak,
+}
+"""Compositional templates: each returns a chain of dependent requests (None: not posable)."""
+
+
+# --- assembling drafts -------------------------------------------------------------------------
+
+
+class _Drafts:
+    """Collects drafts, skipping any whose easy or hard query repeats an earlier one."""
+
+    def __init__(self) -> None:
+        self.items: list[TaskDraft] = []
+        self._queries: set[str] = set()
+
+    def add(self, item: TaskDraft) -> None:
+        if item.query not in self._queries and item.hard not in self._queries:
+            self._queries.update((item.query, item.hard))
+            self.items.append(item)
+
+
+def _is_write(op: str) -> bool:
+    return getattr(ops, op).__toolprism_operation__[0] == "write"
+
+
+def _compound(rng: random.Random, state: VacuumState) -> list[Ask] | None:
+    """2-5 independent requests with disjoint claims, at most :data:`MAX_CALLS` calls."""
+    size = rng.choices((2, 3, 4, 5), weights=(2, 4, 4, 2))[0]
+    asks: list[Ask] = []
+    taken: set[str] = set()
+    for _ in range(4 * size):
+        if len(asks) == size:
+            break
+        pool = QUESTIONS if rng.random() < 0.1 else WRITES
+        ask = pool[rng.choice(sorted(pool))](rng, state, taken)
+        if (
+            ask is None
+            or ask.claims & taken
+            or sum(len(a.request.gold) for a in asks) + len(ask.request.gold) > MAX_CALLS
+        ):
+            continue
+        asks.append(ask)
+        taken |= ask.claims
+    writes = any(_is_write(op) for a in asks for op, _ in a.request.gold)
+    return asks if len(asks) >= 2 and writes else None
+
+
+def _chain(rng: random.Random, state: VacuumState) -> tuple[str, Chain] | None:
+    """One compositional template, or (sometimes) two, the second posed on the state after the first."""
+    name = rng.choice(sorted(COMPOSITIONAL))
+    chain = COMPOSITIONAL[name](rng, state)
+    if chain is None:
+        return None
+    if rng.random() < 0.3:
+        after = _after(state, _gold(chain))
+        second = COMPOSITIONAL[rng.choice(sorted(COMPOSITIONAL))](rng, after)
+        if second is not None and _chains_fit(state, chain, second):
+            return "chained", chain + second
+    return name, chain
+
+
+def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
+    ops_first = {op for op, _ in _gold(first) if _is_write(op)}
+    ops_second = {op for op, _ in _gold(second) if _is_write(op)}
+    calls = len(_gold(first)) + len(_gold(second))
+    return calls <= MAX_CALLS and not ops_first & ops_second and _after(state, _gold(first + second)) != state
+
+
+def drafts(state: VacuumState, world_seed: int) -> list[TaskDraft]:
+    """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
+
+    Deterministic in ``world_seed`` (task RNG ``vacuum/tasks/<seed>``, apart from the world's).
+    Singles come first, then compound, then compositional drafts.
+    """
+    rng = random.Random(f"vacuum/tasks/{world_seed}")
+    out = _Drafts()
+    while len(out.items) < MIX["single"]:
+        # about one question in four singles
+        pool = QUESTIONS if rng.random() < 0.25 else WRITES
+        name = rng.choice(sorted(pool))
+        ask = pool[name](rng, state, set())
+        if ask is not None:
+            out.add(draft(rng, name, [ask.request], kind="single"))
+    while len(out.items) < MIX["single"] + MIX["compound"]:
+        asks = _compound(rng, state)
+        if asks is not None:
+            out.add(draft(rng, "compound", [a.request for a in asks], kind="compound"))
+    while len(out.items) < sum(MIX.values()):
+        chained = _chain(rng, state)
+        if chained is not None:
+            out.add(draft(rng, chained[0], chained[1], kind="compositional"))
+    return out.items
