@@ -45,9 +45,8 @@ def _tiny_pack(tmp_path: Path) -> str:
 
 
 def _export(out: Path, fmt: str, domains: str, *extra: str) -> dict:
-    result = runner.invoke(
-        app, ["export", "tasks", "--format", fmt, "--out", str(out), "-d", domains, "-v", VARIANTS, "--json", *extra]
-    )
+    args = ["export", "tasks", "--format", fmt, "--out", str(out), "-d", domains, "-v", VARIANTS, "--limit", "8"]
+    result = runner.invoke(app, [*args, "--json", *extra])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -59,13 +58,15 @@ def domains(tmp_path: Path) -> str:
 
 def _check_records(records: list[dict], domains: str) -> None:
     """Records are the domains' tasks in order, and each encoding decodes to the task's gold."""
-    expected = [t for name in domains.split(",") for t in get_domain(name).tasks(0)]
+    loaded = {d.name: d for d in map(get_domain, domains.split(","))}
+    variants = {(d.name, v): Variant.build(v, d.action_space()) for d in loaded.values() for v in VARIANTS.split(",")}
+    expected = [t for domain in loaded.values() for t in domain.tasks(0, limit=8)]
     assert [task_from_json(r) for r in records] == expected
     for record, task in zip(records, expected, strict=True):
-        domain = get_domain(next(d for d in domains.split(",") if get_domain(d).name == task.domain))
+        domain = loaded[task.domain]
         assert sorted(record["encodings"]) == sorted(VARIANTS.split(","))  # keys sorted in the file
         for name, encoding in record["encodings"].items():
-            variant = Variant.build(name, domain.action_space())
+            variant = variants[task.domain, name]
             assert encoding["spec"] == variant.spec
             session = AdapterSession(variant, domain.environment(task.world_seed).execute)
             decisions = [session.handle(ToolCall(c["name"], c["arguments"])) for c in encoding["calls"]]
@@ -90,7 +91,7 @@ def test_hf_directory_loads_with_pyarrow_and_matches_jsonl(tmp_path: Path, domai
     assert files == ["README.md", "data/lamps.parquet", "data/smart_home.parquet"]
     assert summary["bytes"] == sum((tmp_path / "hf" / f).stat().st_size for f in files)
     table = pq.read_table(tmp_path / "hf" / "data" / "lamps.parquet")
-    assert table.column_names == list(HF_COLUMNS) and table.num_rows == 6
+    assert table.column_names == list(HF_COLUMNS) and table.num_rows == 6  # fewer than the limit
     records = read_hf_records(tmp_path / "hf")
     by_domain = {r["domain"]: [] for r in records}
     for r in records:
@@ -123,6 +124,7 @@ def test_existing_targets_need_overwrite(tmp_path: Path) -> None:
         (["--format", "csv"], "format must be one of"),
         (["-d", "no_such_domain"], "unknown domain 'no_such_domain'"),
         (["-v", "merge(by=nothing)"], "merge(by=nothing)"),
+        (["--limit", "0"], "limit must be at least 1"),
     ],
 )
 def test_bad_options_are_clear_errors_and_write_nothing(tmp_path: Path, args: list[str], words: str) -> None:

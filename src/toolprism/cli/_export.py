@@ -32,6 +32,7 @@ def tasks(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Task and world seed.")] = 0,
+    limit: Annotated[int | None, typer.Option(help="At most this many tasks per domain (default: all).")] = None,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing export at --out.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
@@ -60,6 +61,7 @@ def tasks(
             domains=_split(domains),
             variants=expand_variants(_split(variants) or ["native"]),
             seed=seed,
+            limit=limit,
             overwrite=overwrite,
             progress=advance,
         )

@@ -82,6 +82,7 @@ def export_tasks(
     domains: Sequence[str] | None = None,
     variants: Sequence[str] = ("native",),
     seed: int = 0,
+    limit: int | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
 ) -> ExportSummary:
@@ -95,6 +96,7 @@ def export_tasks(
         domains: built-in names or domain pack paths (default: every built-in domain).
         variants: variant names or spec strings (default: native only).
         seed: task and world seed.
+        limit: at most this many tasks per domain (the first ones: easy forms come first).
         overwrite: replace an existing export at ``out`` (for ``hf``: its ``README.md`` and
             ``data/*.parquet``); without it an existing target is an error.
         progress: see :data:`Progress`.
@@ -105,7 +107,7 @@ def export_tasks(
         ToolprismError: the oracle failed to reproduce a gold trace (a bug, not a user error).
     """
     out = Path(out)
-    sources = _sources(format, domains or domain_names(), variants, seed)
+    sources = _sources(format, domains or domain_names(), variants, seed, limit)
     _check_target(out, format, overwrite)
     total = sum(len(s.tasks) for s in sources)
     records = _records(sources, total, progress)
@@ -172,12 +174,16 @@ def read_hf_records(directory: str | Path) -> list[dict[str, JSON]]:
 # what to export
 
 
-def _sources(format: str, domains: Sequence[str], variants: Sequence[str], seed: int) -> list[_Source]:
+def _sources(
+    format: str, domains: Sequence[str], variants: Sequence[str], seed: int, limit: int | None
+) -> list[_Source]:
     problems: list[str] = []
     if format not in FORMATS:
         problems.append(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
     if seed < 0:
         problems.append(f"seed must be at least 0, got {seed}")
+    if limit is not None and limit < 1:
+        problems.append(f"limit must be at least 1, got {limit}")
     if not domains or not variants:
         problems.append("at least one domain and one variant are needed")
     for kind, names in (("domain", domains), ("variant", variants)):
@@ -186,7 +192,7 @@ def _sources(format: str, domains: Sequence[str], variants: Sequence[str], seed:
     for name in dict.fromkeys(domains):
         try:
             domain = get_domain(name)
-            tasks = domain.tasks(seed)
+            tasks = domain.tasks(seed, limit)
         except ConfigError as e:
             named = len(e.problems) == 1 and name in e.problems[0]  # "unknown domain 'x' ..." names it already
             problems += e.problems if named else [f"{name}: {p}" for p in e.problems]
