@@ -280,13 +280,14 @@ def modify_user_address(
     country: Country,
     zip: Zip,
 ) -> JSON:
-    """Change a user's default address (existing orders keep theirs)."""
+    """Change a user's default address (existing orders keep theirs); the reply is the user id and
+    the new address."""
     user = get_user(db, user_id)
     new = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
     if new == user.address:
         raise DomainError(f"this is already the default address of {user_id}")
     user.address = new
-    return user.model_dump(mode="json")
+    return {"user_id": user_id, "address": new.model_dump(mode="json")}
 
 
 @operation(kind="write", group="orders")

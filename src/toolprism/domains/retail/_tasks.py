@@ -22,6 +22,10 @@ from toolprism.domains.retail._rules import paid_with, price_difference
 from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
 from toolprism.domains.retail._world import random_address
 
+MAX_GOLD = 5
+"""Most gold calls per task: under the ``transaction`` variant each call takes three turns, and
+five calls plus the answer just fit the default limit of sixteen turns."""
+
 Template = Callable[[random.Random, RetailState], Iterator[TaskDraft]]
 TEMPLATES: dict[str, tuple[Template, int]] = {}
 """Template name → (generator, most drafts kept), in task order."""
@@ -70,8 +74,14 @@ def _introduce(rng: random.Random, user: User) -> tuple[str, str, tuple[str, dic
 def _conversation(
     rng: random.Random, template: str, user: User, requests: list[Request], kind: str = "compositional"
 ) -> TaskDraft:
-    """A draft for ``user``'s ``requests``, introduced first and identified first in the gold."""
+    """A draft for ``user``'s ``requests``, introduced first and identified first in the gold.
+
+    Raises:
+        ValueError: the gold would have more than :data:`MAX_GOLD` calls (a template bug).
+    """
     body = draft(rng, template, requests, kind=kind)  # type: ignore[arg-type]
+    if len(body.gold) + 1 > MAX_GOLD:
+        raise ValueError(f"{template}: {len(body.gold) + 1} gold calls, at most {MAX_GOLD}")
     easy, hard, lookup = _introduce(rng, user)
     return dataclasses.replace(
         body, query=f"{easy} {body.query}", hard=f"{hard} {body.hard}", gold=[lookup, *body.gold]
@@ -137,13 +147,13 @@ def payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
             yield _conversation(rng, "payment", state.users[order.user_id], [ask.payment(order, method)])
 
 
-def _return_request(rng: random.Random, state: RetailState, order: Order) -> Request:
+def _return_request(rng: random.Random, state: RetailState, order: Order, *, gift: bool = True) -> Request:
     items = sorted(rng.sample(order.items, min(len(order.items), rng.choice([1, 1, 2]))), key=order.items.index)
     user = state.users[order.user_id]
     cards = [
         m for m in user.payment_methods.values() if m.source == "gift_card" and m.payment_method_id != paid_with(order)
     ]
-    gift_card = cards[0] if cards and rng.random() < 0.4 else None
+    gift_card = cards[0] if cards and gift and rng.random() < 0.4 else None
     return ask.return_items(order, items, gift_card)
 
 
@@ -159,7 +169,7 @@ def _swap_request(rng: random.Random, state: RetailState, order: Order, count: i
     if not swaps:
         return None
     difference = price_difference(order, [old.item_id for old, _ in swaps], [new for _, new in swaps])
-    method = ask.other_payer(rng, state, order, difference) if rng.random() < 0.4 else None
+    method = ask.other_payer(rng, state, order, difference) if len(swaps) == 1 and rng.random() < 0.4 else None
     if method is None and not ask.can_pay(state, order, paid_with(order), difference):
         return None
     return ask.swap_items(order, swaps, method)
@@ -213,8 +223,8 @@ def swap_by_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft
 
 @_template(4)
 def cancel_all_pending(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Cancel every pending order of a user with one or two of them."""
-    users = [u for u in state.users.values() if 1 <= len(_user_orders(state, u, OrderStatus.PENDING)) <= 2]
+    """Cancel every pending order of a user who has one (the id comes from the order list)."""
+    users = [u for u in state.users.values() if len(_user_orders(state, u, OrderStatus.PENDING)) == 1]
     for user in _pick(rng, users, 4):
         request = ask.cancel_all(state, user.user_id, rng.choice(sorted(ask.REASONS)))
         yield _conversation(rng, "cancel_all_pending", user, [request])
@@ -298,19 +308,22 @@ def catalog_lookup(rng: random.Random, state: RetailState) -> Iterator[TaskDraft
 def cancel_and_return(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Cancel a pending order and return items of a delivered one."""
     for pending, delivered in _pick(rng, _pairs(state, OrderStatus.PENDING, OrderStatus.DELIVERED), 5):
-        requests = [ask.cancel(pending, rng.choice(sorted(ask.REASONS))), _return_request(rng, state, delivered)]
+        requests = [
+            ask.cancel(pending, rng.choice(sorted(ask.REASONS))),
+            _return_request(rng, state, delivered, gift=False),
+        ]
         yield _conversation(rng, "cancel_and_return", state.users[pending.user_id], requests, "compound")
 
 
 @_template(4)
-def address_and_payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Ship one pending order elsewhere and pay another with a different method."""
-    pairs = _pairs(state, OrderStatus.PENDING, OrderStatus.PENDING)
-    for first, second in rng.sample(pairs, len(pairs)):
-        method = ask.other_payer(rng, state, second, ask.order_total(second))
+def move_and_pay(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
+    """Change the default address and pay a pending order with a different method."""
+    orders = _orders(state, OrderStatus.PENDING)
+    for order in rng.sample(orders, len(orders)):
+        method = ask.other_payer(rng, state, order, ask.order_total(order))
         if method is not None:
-            requests = [ask.order_address(first, random_address(rng)), ask.payment(second, method)]
-            yield _conversation(rng, "address_and_payment", state.users[first.user_id], requests, "compound")
+            requests = [ask.user_address(order.user_id, random_address(rng)), ask.payment(order, method)]
+            yield _conversation(rng, "move_and_pay", state.users[order.user_id], requests, "compound")
 
 
 @_template(3)
