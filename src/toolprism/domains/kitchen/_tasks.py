@@ -360,8 +360,11 @@ def _compound(rng: random.Random, s: KitchenState) -> list[Ask] | None:
 def _compositional(rng: random.Random, s: KitchenState) -> list[Ask] | None:
     count = rng.choices((1, 2, 3), (40, 45, 15))[0]
     chains = [chain(rng, s) for chain in rng.sample(CHAINS, count)]
-    asks = [a for chain in chains if chain is not None for a in chain]
-    if any(c is None for c in chains) or not _independent(asks) or not 2 <= len(_gold(asks)) <= 6:
+    if any(c is None for c in chains):
+        return None
+    asks = [a for chain in chains for a in chain]
+    whole = [Ask(a.request, frozenset().union(*(b.touches for b in chain))) for chain in chains for a in chain[:1]]
+    if not _independent(whole) or not 2 <= len(_gold(asks)) <= 6:
         return None
     return asks
 

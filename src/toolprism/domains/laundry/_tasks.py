@@ -1,0 +1,394 @@
+"""Task generation for the laundry room: single, compound and compositional drafts from the fresh world.
+
+Each draft is built from :mod:`._requests` asks and phrased by :func:`~toolprism.domains._phrasing.draft`
+(easy and hard forms). A candidate is kept only if its gold replays on the world without a refusal,
+every gold write changes the state, a writing task leaves the state changed, a compound task's
+requests are independent (disjoint touches; the reversed order replays too), and both queries are
+new. Mix per seed (:data:`PLAN`): 28 single (9 of them questions), 74 compound (2-5 requests), 24
+compositional (chains in which later calls need earlier ones or follow from read state).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from toolprism.domains._base import TaskDraft, TaskKind
+from toolprism.domains._phrasing import draft
+from toolprism.domains.laundry import _requests as r
+from toolprism.domains.laundry._ops import OPERATIONS
+from toolprism.domains.laundry._requests import Ask, ask, other, parts, settable, words
+from toolprism.domains.laundry._state import (
+    CYCLE_LIMITS,
+    DRY_PROGRAMS,
+    OPTIONS,
+    WASH_CYCLES,
+    LaundryState,
+    heats,
+    slower,
+)
+from toolprism.errors import DomainError
+
+Picker = Callable[[random.Random, LaundryState], Ask | None]
+Chain = Callable[[random.Random, LaundryState], list[Ask] | None]
+
+_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
+_WRITES = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "write"}
+
+PICKERS: tuple[Picker, ...] = (
+    r.pick_power("washer"),
+    r.pick_power("dryer"),
+    r.pick_cycle,
+    r.pick_temperature,
+    r.pick_temperature,
+    r.pick_spin,
+    r.pick_detergent,
+    r.pick_program,
+    r.pick_dryer_levels,
+    r.pick_option("washer"),
+    r.pick_option("washer"),
+    r.pick_option("dryer"),
+    r.pick_schedule("washer"),
+    r.pick_schedule("dryer"),
+    r.pick_start("washer"),
+    r.pick_start("dryer"),
+    r.pick_pause("washer"),
+    r.pick_pause("dryer"),
+    r.pick_child_lock,
+    r.pick_preset("washer"),
+    r.pick_preset("dryer"),
+)
+"""Single-call requests that need nothing done first (washer temperature and options twice)."""
+
+COMPOUND_PICKERS: tuple[Picker, ...] = (*PICKERS, r.pick_cycle_temperature)
+
+
+# --- compositional chains: later calls need earlier ones, or follow from state read first -------
+
+
+def _settings(rng: random.Random, s: LaundryState, machine: str) -> Ask | None:
+    """One change of ``machine``'s settings, chosen from its current values (power and status aside)."""
+    if machine == "washer":
+        choices = (
+            lambda: r.choose_cycle_temperature(rng, s),
+            lambda: r.choose_preset(rng, s, "washer"),
+            lambda: r.choose_temperature(rng, s),
+            lambda: r.choose_option(rng, s, "washer"),
+        )
+    else:
+        choices = (
+            lambda: r.program(other(rng, DRY_PROGRAMS, s.dryer.program)),
+            lambda: r.choose_preset(rng, s, "dryer"),
+            lambda: r.choose_dryer_levels(rng, s),
+            lambda: r.choose_option(rng, s, "dryer"),
+        )
+    return rng.choice(choices)()
+
+
+def _clear_delay(machine: str) -> Ask:
+    return ask(
+        (f"set the {machine}'s start delay to 0 hours", f"clear the {machine}'s delay by setting it to 0 hours"),
+        f"drop the {machine}'s delay to 0 hours, I need it done now",
+        (("set_schedule", {"machine": machine, "hours": 0}),),
+        r.parts(machine, "schedule"),
+    )
+
+
+def machine_chain(machine: str) -> Chain:
+    """Get ``machine`` ready (unlock, switch on, pause it or clear its delay), change a setting, then
+    start or resume it."""
+
+    def chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+        device = getattr(s, machine)
+        asks = [r.child_lock("off")] if s.child_lock == "on" else []
+        if device.power == "off":
+            asks.append(r.power(machine, "on"))
+        elif device.status == "running":
+            asks.append(r.pause(machine))
+        elif device.status == "scheduled":
+            asks.append(_clear_delay(machine))
+        change = _settings(rng, s, machine)
+        if change is None:
+            return None
+        resume = device.power == "on" and device.status in ("running", "paused")
+        return [*asks, change, r.start(machine, resume)]
+
+    chain.__name__ = f"{machine}_chain"
+    return chain
+
+
+def limit_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    """Look a cycle's limits up, then wash at its hottest temperature or fastest spin."""
+    if not settable(s, "washer"):
+        return None
+    washer, kind = s.washer, rng.choice(("temperature", "spin", "current"))
+    if kind == "current":
+        hottest = CYCLE_LIMITS[washer.cycle].max_temperature
+        if washer.temperature == hottest:
+            return None
+        return [
+            ask(
+                (
+                    "check which cycle the washer is on, look up that cycle's hottest temperature and wash at it",
+                    "find the washer's current cycle, get its limits and set the temperature to the highest allowed",
+                ),
+                "the stains are stubborn, so wash as hot as the washer's current cycle allows, look its limits up",
+                (
+                    ("get_status", {"machine": "washer"}),
+                    ("get_cycle_limits", {"cycle": washer.cycle}),
+                    ("set_temperature", {"temperature": hottest}),
+                ),
+                parts("washer", "temperature"),
+            )
+        ]
+    name = other(rng, WASH_CYCLES, washer.cycle)
+    limits = CYCLE_LIMITS[name]
+    if kind == "temperature":
+        if min(washer.temperature, limits.max_temperature) == limits.max_temperature:
+            return None
+        last, what = ("set_temperature", {"temperature": limits.max_temperature}), "hottest temperature"
+    else:
+        if slower(washer.spin, limits.max_spin) == limits.max_spin:
+            return None
+        last, what = ("set_spin", {"speed": limits.max_spin}), "fastest spin"
+    cycle = words(name)
+    return [
+        ask(
+            (
+                f"look up the {what} the {cycle} cycle allows, then set the washer to {cycle} with it",
+                f"check the {cycle} cycle's limits and put the washer on {cycle} at its {what}",
+            ),
+            f"run the washer on {cycle} at the {what} it allows, look the limit up first",
+            (("get_cycle_limits", {"cycle": name}), ("set_mode", {"machine": "washer", "mode": name}), last),
+            parts("washer", "cycle", "temperature", "spin", "prewash"),
+        )
+    ]
+
+
+def preset_copy_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    """Read the presets, then use one preset's temperature (washer) or dryness (dryer) only."""
+    if rng.random() < 0.5:
+        if not settable(s, "washer"):
+            return None
+        limit = CYCLE_LIMITS[s.washer.cycle].max_temperature
+        names = [
+            n for n, p in s.washer_presets.items() if p.temperature <= limit and p.temperature != s.washer.temperature
+        ]
+        if not names:
+            return None
+        name = rng.choice(names)
+        return [
+            ask(
+                (
+                    f"look up the washer's {words(name)} preset and wash at its temperature, keeping the cycle",
+                    f"check the {words(name)} preset and set the washer to the same temperature without changing cycle",
+                ),
+                f"the {words(name)} preset's temperature is right, use just that on the washer and keep the cycle",
+                (
+                    ("list_presets", {"machine": "washer"}),
+                    ("set_temperature", {"temperature": s.washer_presets[name].temperature}),
+                ),
+                parts("washer", "temperature"),
+            )
+        ]
+    if not settable(s, "dryer"):
+        return None
+    name = rng.choice(sorted(s.dryer_presets))
+    dryness = s.dryer_presets[name].dryness
+    heat = rng.choice([h for h in heats(s.dryer.program) if (dryness, h) != (s.dryer.dryness, s.dryer.heat)] or [None])
+    if heat is None:
+        return None
+    return [
+        ask(
+            (
+                f"look up the dryer's {words(name)} preset and dry to the same dryness at {heat} heat",
+                f"check the {words(name)} preset and set the dryer to its dryness with {heat} heat",
+            ),
+            f"have the dryer dry as much as its {words(name)} preset does, but on {heat} heat",
+            (("list_presets", {"machine": "dryer"}), ("set_dryer", {"dryness": dryness, "heat": heat})),
+            parts("dryer", "heat"),
+        )
+    ]
+
+
+def check_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    """Read a machine, then act on what the query says it finds (the template picks a true case)."""
+    machine = rng.choice(("washer", "dryer"))
+    device = getattr(s, machine)
+    read = ("get_status", {"machine": machine})
+    if device.status == "paused" and s.child_lock == "off":
+        condition, act, gold = "is paused", "resume it", ("start", {"machine": machine})
+    elif device.status == "running":
+        condition, act, gold = "is running", "pause it", ("pause", {"machine": machine})
+    elif settable(s, machine):
+        names = [o for o in OPTIONS[machine] if o != "prewash" or CYCLE_LIMITS[device.cycle].prewash == "allowed"]
+        name = rng.choice(names)
+        current = device.options[name]
+        setting = r.flip(current)
+        condition, act = f"has {words(name)} {current}", f"turn {words(name)} {setting}"
+        gold = ("set_option", {"machine": machine, "option": name, "setting": setting})
+    else:
+        return None
+    return [
+        ask(
+            (
+                f"check the {machine} and if it {condition}, {act}",
+                f"look at the {machine} and, if it {condition}, {act}",
+            ),
+            f"see whether the {machine} {condition}, and if so {act}",
+            (read, gold),
+            parts(machine) | ({"lock"} if gold[0] == "start" else set()),
+        )
+    ]
+
+
+def lock_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    """Locked: unlock, then start or resume the machines that can start. Unlocked: read a machine
+    and lock if the lock is off."""
+    if s.child_lock == "off":
+        return [
+            ask(
+                (
+                    "check the washer and if the child lock is off, turn it on",
+                    "look at the washer and switch the child lock on if it's off",
+                ),
+                "see whether the child lock is off on the washer, and if so turn it on, the kids are visiting",
+                (("get_status", {"machine": "washer"}), ("set_child_lock", {"lock": "on"})),
+                {"lock"},
+            )
+        ]
+    ready = [
+        m for m in ("washer", "dryer") if getattr(s, m).power == "on" and getattr(s, m).status in ("idle", "paused")
+    ]
+    if not ready:
+        return None
+    machines = rng.sample(ready, rng.randint(1, len(ready)))
+    return [r.child_lock("off"), *(r.start(m, getattr(s, m).status == "paused") for m in machines)]
+
+
+def schedule_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    """Set a machine's delay, then start it (it waits, scheduled); unlock first if needed."""
+    machine = rng.choice(("washer", "dryer"))
+    device = getattr(s, machine)
+    if device.power == "off" or device.status != "idle":
+        return None
+    unlock = [r.child_lock("off")] if s.child_lock == "on" else []
+    return [*unlock, r.schedule(machine, other(rng, range(1, 13), device.delay_hours)), r.start(machine, False)]
+
+
+CHAINS: tuple[Chain, ...] = (
+    machine_chain("washer"),
+    machine_chain("dryer"),
+    limit_chain,
+    preset_copy_chain,
+    check_chain,
+    lock_chain,
+    schedule_chain,
+)
+
+
+# --- drafting ----------------------------------------------------------------------------------
+
+PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
+"""Drafts per seed by template family (126 in all)."""
+_COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
+"""Requests per compound task and their weights."""
+
+
+def replays(state: LaundryState, gold: Sequence[tuple[str, dict]]) -> bool:
+    """Whether ``gold`` runs on a copy of ``state`` with no refusal, every write changing the state,
+    and the state changed at the end when anything was written."""
+    world = state.model_copy(deep=True)
+    first = world.model_dump()
+    for op, args in gold:
+        before = world.model_dump()
+        try:
+            _FUNCTIONS[op](world, **args)
+        except DomainError:
+            return False
+        if op in _WRITES and world.model_dump() == before:
+            return False
+    return not any(op in _WRITES for op, _ in gold) or world.model_dump() != first
+
+
+def _independent(asks: Sequence[Ask]) -> bool:
+    seen: set[str] = set()
+    for a in asks:
+        if seen & a.touches:
+            return False
+        seen |= a.touches
+    return True
+
+
+def _gold(asks: Sequence[Ask]) -> list[tuple[str, dict]]:
+    return [action for a in asks for action in a.request.gold]
+
+
+def _compound(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    size = rng.choices(*_COMPOUND_SIZES)[0]
+    asks: list[Ask] = []
+    for _ in range(size * 8):
+        candidate = rng.choice(COMPOUND_PICKERS)(rng, s)
+        if candidate is not None and _independent([*asks, candidate]):
+            asks.append(candidate)
+        if len(asks) == size:
+            break
+    if len(asks) < 2 or len(_gold(asks)) > 6 or not replays(s, _gold(asks[::-1])):
+        return None
+    return asks
+
+
+def _compositional(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    count = rng.choices((1, 2, 3), (40, 45, 15))[0]
+    chains = [chain(rng, s) for chain in rng.sample(CHAINS, count)]
+    if any(c is None for c in chains):
+        return None
+    asks = [a for chain in chains for a in chain]
+    whole = [Ask(a.request, frozenset().union(*(b.touches for b in chain))) for chain in chains for a in chain[:1]]
+    if not _independent(whole) or not 2 <= len(_gold(asks)) <= 6:
+        return None
+    return asks
+
+
+def _single(rng: random.Random, s: LaundryState) -> list[Ask] | None:
+    picked = rng.choice(PICKERS)(rng, s)
+    return [picked] if picked is not None else None
+
+
+def _question(rng: random.Random, s: LaundryState) -> list[Ask]:
+    return [r.question(rng, s)]
+
+
+_FAMILIES: dict[str, tuple[Callable[[random.Random, LaundryState], list[Ask] | None], TaskKind]] = {
+    "question": (_question, "single"),
+    "single": (_single, "single"),
+    "compound": (_compound, "compound"),
+    "compositional": (_compositional, "compositional"),
+}
+
+
+def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
+    """The laundry room's drafts on the fresh world ``state`` of ``world_seed``, family by family.
+
+    Deterministic: one RNG seeded with ``"laundry/tasks/{world_seed}"``. Yields :data:`PLAN`'s
+    counts unless a family runs out of distinct candidates.
+    """
+    rng = random.Random(f"laundry/tasks/{world_seed}")
+    seen: set[str] = set()
+    out: list[TaskDraft] = []
+    for family, want in PLAN.items():
+        make, kind = _FAMILIES[family]
+        made = 0
+        for _ in range(want * 40):
+            if made == want:
+                break
+            asks = make(rng, state)
+            if asks is None or not replays(state, _gold(asks)):
+                continue
+            candidate = draft(rng, family, [a.request for a in asks], kind=kind)
+            if {candidate.query, candidate.hard} & seen or len(candidate.hard) <= len(candidate.query):
+                continue
+            seen.update((candidate.query, candidate.hard))
+            out.append(candidate)
+            made += 1
+    return out
