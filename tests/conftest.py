@@ -37,7 +37,7 @@ def external() -> Path:
 
 
 def _assert_oracle_scores_every_task(
-    domain_name: str, spec: str, max_turns: int = 16, sample: int | None = None
+    domain_name: str, spec: str, max_turns: int = 20, sample: int | None = None
 ) -> None:
     """The end-to-end proof for one variant: the oracle succeeds on every task of the domain with no
     rejected call, and the native replies it sees equal the reference trace's. A hard form shares

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,8 +17,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
-from toolprism.domains import Task, domain_names, get_domain
+from toolprism.domains import Domain, Task, domain_names, get_domain
+from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
+from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, suite
+from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
 from toolprism.schema import Action
 from toolprism.score import score_actions
@@ -25,6 +29,24 @@ from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Variant, parse_spec, r
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+
+
+def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> list[str]:
+    """Perturbation conditions from ``--perturb`` terms and a ``--perturb-suite``.
+
+    Each comma-separated term of ``perturb`` is its own condition (``C2:medium``); ``+`` joins a
+    mixed-family pair into one condition (``A3:medium+C4:medium``). ``perturb_suite``: ``all``
+    (every subtype at every severity) or ``mixed`` (the representative pairs at medium and heavy).
+
+    Raises:
+        ConfigError: an unknown suite.
+    """
+    out = [t.strip() for item in perturb for t in item.split(",") if t.strip()]
+    if perturb_suite == "mixed":
+        out += [f"{a}:{s}+{b}:{s}" for a, b in MIXED_PAIRS for s in ("medium", "heavy")]
+    elif perturb_suite is not None:
+        out += [p.key for p in suite(perturb_suite)]
+    return list(dict.fromkeys(out))
 
 
 def expand_variants(names: list[str]) -> list[str]:
@@ -47,6 +69,8 @@ class RunConfig(BaseModel):
         seed: the run seed (task generation and episode seeds derive from it).
         max_turns: model turns per episode.
         concurrency: episodes in flight at once.
+        perturbations: perturbation conditions (see :func:`expand_conditions`); when any are
+            given, every task also runs clean, as the baseline.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -59,6 +83,7 @@ class RunConfig(BaseModel):
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1
+    perturbations: list[str] = Field(default_factory=list)
 
     @field_validator("variants")
     @classmethod
@@ -67,16 +92,33 @@ class RunConfig(BaseModel):
 
 
 class VariantSummary(BaseModel):
-    """Success of one variant over the run's episodes."""
+    """Success of one variant (under one perturbation condition) over the run's episodes."""
 
     variant: str
     spec: str
+    condition: str = ""
+    """``""`` clean, else the perturbations (``C2:medium``)."""
     episodes: int
     successes: int
     success_rate: float
     rejected_calls: int
     turn_limit: int
     """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
+
+
+class PerturbationSummary(BaseModel):
+    """Success under one subtype at one severity, over every variant (seed 002's breakdown).
+
+    ``skipped`` counts (task, variant) pairs the subtype could not apply to; ``reasons`` gives
+    each distinct reason with its count."""
+
+    subtype: str
+    severity: str
+    episodes: int
+    successes: int
+    success_rate: float | None
+    skipped: int
+    reasons: dict[str, int] = Field(default_factory=dict)
 
 
 class RunSummary(BaseModel):
@@ -87,6 +129,7 @@ class RunSummary(BaseModel):
     episodes: int
     wall_s: float
     variants: list[VariantSummary]
+    perturbations: list[PerturbationSummary] = Field(default_factory=list)
 
 
 def spread(tasks: list[Task], limit: int | None) -> list[Task]:
@@ -104,14 +147,33 @@ def _zip_longest(columns: list[list[Task]]) -> list[list[Task]]:
 
 
 def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
-    """Every episode of the run, in a deterministic order (domain, variant, task).
+    """Every episode of the run, in a deterministic order (domain, variant, task, condition).
 
     Raises:
-        ConfigError: every unknown domain, bad variant spec and bad number, listed together.
+        ConfigError: every unknown domain, bad variant spec, bad perturbation and bad number,
+            listed together.
+    """
+    return plan_run(config)[0]
+
+
+def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
+    """:func:`plan_episodes`, plus one record per (task, variant, condition) a perturbation could
+    not apply to: ``{"task", "variant", "condition", "subtype", "severity", "reason"}``.
+
+    Raises:
+        ConfigError: as :func:`plan_episodes`.
     """
     problems: list[str] = []
     known = domain_names()
-    problems += [f"unknown domain {d!r} (known: {', '.join(known)})" for d in config.domains if d not in known]
+    domains: dict[str, Domain] = {}
+    for name in config.domains:
+        if name not in known and not is_pack_path(name):
+            problems.append(f"unknown domain {name!r} (known: {', '.join(known)}; or a domain pack file)")
+            continue
+        try:
+            domains[name] = get_domain(name)
+        except ConfigError as e:
+            problems += [f"domain {name!r}: {p}" for p in e.problems]
     if config.tasks is not None and config.tasks < 1:
         problems.append(f"tasks must be at least 1, got {config.tasks}")
     if config.max_turns < 1:
@@ -127,9 +189,15 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
             parse_spec(resolve(variant_name))
         except ConfigError as e:
             problems += [f"variant {variant_name!r}: {p}" for p in e.problems]
+    conditions = [[]]
+    for condition in config.perturbations:
+        try:
+            conditions.append(parse_perturbations(condition.replace("+", ",")))
+        except ConfigError as e:
+            problems += [f"perturbation {condition!r}: {p}" for p in e.problems]
     specs: list[EpisodeSpec] = []
-    for name in [d for d in config.domains if d in known]:
-        domain = get_domain(name)
+    skips: list[dict] = []
+    for name, domain in domains.items():
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
         for variant_name in config.variants:
@@ -139,20 +207,44 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
                 if not any(variant_name in p for p in problems):
                     problems += [f"variant {variant_name!r} on {name}: {p}" for p in e.problems]
                 continue
-            specs += [EpisodeSpec(domain, task, variant, config.seed) for task in tasks]
+            for task in tasks:
+                for terms in conditions:
+                    instances, skipped = plan_perturbations(task, space, terms, config.seed, variant)
+                    if skipped:
+                        skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
+                        continue
+                    specs.append(EpisodeSpec(domain, task, variant, config.seed, tuple(instances)))
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
-    return specs
+    return specs, skips
+
+
+def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> dict:
+    condition = "+".join(t.key for t in terms)
+    return {"task": task.id, "variant": variant, "condition": condition, **skip.model_dump()}
+
+
+def expected_gold(spec: EpisodeSpec) -> list[Action]:
+    """The actions a correct agent executes: the task's gold, or under perturbations the
+    multiset intersection of each instance's expected gold (each may only remove actions)."""
+    if not spec.perturbations:
+        return list(spec.task.gold)
+    counts = Counter(spec.task.gold)
+    for instance in spec.perturbations:
+        counts &= Counter(Action.from_json(a) for a in instance.expected_gold)
+    return list(counts.elements())
 
 
 def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
-    """Score a trace on the multiset of its decoded actions; a scorer crash is recorded, not 0."""
+    """Score a trace on the multiset of its decoded actions against :func:`expected_gold`; a
+    scorer crash is recorded, not 0."""
     common = dict(
         episode_id=trace.episode_id,
         task_id=spec.task.id,
         domain=spec.domain.name,
         variant=spec.variant.name,
         spec=spec.variant.spec,
+        condition=spec.condition,
         seed=spec.seed,
         rejected_calls=trace.rejected_calls,
         turns=len(trace.turns),
@@ -161,22 +253,27 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         duration_ms=trace.duration_ms,
     )
     try:
-        score = score_actions(spec.task.gold, [Action.from_json(a) for a in trace.actions])
+        score = score_actions(expected_gold(spec), [Action.from_json(a) for a in trace.actions])
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
         return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
     return EpisodeResult(**common, success=score.success, precision=score.precision, recall=score.recall)
 
 
 def summarize(store: RunStore, wall_s: float) -> RunSummary:
-    """Per-variant success over everything recorded in ``store``."""
-    rows: dict[str, list[EpisodeResult]] = {}
-    for r in store.results():
-        rows.setdefault(r.variant, []).append(r)
-    order = store.header.get("config", {}).get("variants", list(rows))
+    """Per-variant (and per-condition) success over everything recorded in ``store``, and the
+    breakdown by perturbation subtype and severity."""
+    rows: dict[tuple[str, str], list[EpisodeResult]] = {}
+    results = store.results()
+    for r in results:
+        rows.setdefault((r.variant, r.condition or ""), []).append(r)
+    config = store.header.get("config", {})
+    order = config.get("variants", [v for v, _ in rows])
+    conditions = ["", *config.get("perturbations", [])]
     variants = [
         VariantSummary(
             variant=name,
             spec=rs[0].spec,
+            condition=condition,
             episodes=len(rs),
             successes=sum(r.success for r in rs),
             success_rate=sum(r.success for r in rs) / len(rs),
@@ -184,15 +281,40 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
             turn_limit=sum(r.end == "turn_limit" for r in rs),
         )
         for name in order
-        if (rs := rows.get(name))
+        for condition in conditions
+        if (rs := rows.get((name, condition)))
     ]
     return RunSummary(
         run_dir=str(store.run_dir),
-        model=store.header.get("config", {}).get("model", "?"),
+        model=config.get("model", "?"),
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,
+        perturbations=_by_subtype(results, store.header.get("skipped", [])),
     )
+
+
+def _by_subtype(results: list[EpisodeResult], skipped: list[dict]) -> list[PerturbationSummary]:
+    cells: dict[tuple[str, str], list[EpisodeResult]] = {}
+    reasons: dict[tuple[str, str], Counter] = {}
+    for r in results:
+        for term in filter(None, (r.condition or "").split("+")):
+            cells.setdefault(tuple(term.split(":")), []).append(r)
+    for s in skipped:
+        reasons.setdefault((s["subtype"], s["severity"]), Counter())[s["reason"]] += 1
+    keys = sorted(set(cells) | set(reasons))
+    return [
+        PerturbationSummary(
+            subtype=subtype,
+            severity=severity,
+            episodes=len(rs := cells.get((subtype, severity), [])),
+            successes=sum(r.success for r in rs),
+            success_rate=sum(r.success for r in rs) / len(rs) if rs else None,
+            skipped=sum(reasons.get((subtype, severity), Counter()).values()),
+            reasons=dict(reasons.get((subtype, severity), Counter())),
+        )
+        for subtype, severity in keys
+    ]
 
 
 def default_run_dir(model: str) -> Path:
@@ -228,10 +350,10 @@ def evaluate(
     if resume is not None:
         store = RunStore.open(resume)
         config = RunConfig.model_validate(store.header["config"])
-        specs = plan_episodes(config)
+        specs, skips = plan_run(config)
     else:
         config = config or RunConfig()
-        specs = plan_episodes(config)
+        specs, skips = plan_run(config)
         backend = backend or create_backend(config.model, base_url=config.base_url)
         store = None
     backend = backend or create_backend(config.model, base_url=config.base_url)
@@ -244,6 +366,7 @@ def evaluate(
                 "backend": backend.settings(),
                 "variant_specs": variants,
                 "episodes": len(specs),
+                "skipped": skips,
                 "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             },
             unique=run_dir is None,

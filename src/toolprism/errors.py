@@ -64,5 +64,18 @@ class DomainError(ToolprismError):
     """A native operation refused by the domain (not found, not allowed); state is unchanged."""
 
 
+class ToolFault(ToolprismError):
+    """The runtime refused to run a decoded call (a runtime perturbation: unavailable tool,
+    timeout, rate limit). Nothing was executed; ``reply`` is what the model is shown.
+
+    Attributes:
+        reply: the failure reply (JSON; may be a bare string for malformed feedback).
+    """
+
+    def __init__(self, reply: object) -> None:
+        self.reply = reply
+        super().__init__(f"runtime fault: {reply!r}")
+
+
 class BackendError(ToolprismError):
     """A model backend failed (network, provider, runtime); not the model's fault."""

@@ -101,11 +101,6 @@ def test_the_oracle_scores_every_imported_task(imported: dict, variant_name: str
     assert not failures, failures[:3]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="toolprism run checks domains against domain_names() before get_domain: "
-    "plan_episodes must accept pack paths (see the import helper's report)",
-)
 def test_run_accepts_a_pack(imported: dict, tmp_path: Path) -> None:
     pack = imported["domains"][0]["path"]
     result = runner.invoke(

@@ -9,7 +9,7 @@ import pytest
 
 from toolprism.backends import OracleBackend
 from toolprism.domains import domain_names, get_domain
-from toolprism.run import EpisodeSpec, run_episode
+from toolprism.run import MAX_TURNS, EpisodeSpec, run_episode
 from toolprism.shaping import VARIANTS, Variant
 
 COMPOSITIONS = [
@@ -37,7 +37,7 @@ def test_oracle_scores_every_task_natively(domain_name: str, oracle_scores_every
 def test_oracle_scores_sampled_tasks_under_every_variant(
     domain_name: str, variant_name: str, oracle_scores_every_task
 ) -> None:  # noqa: ANN001, E501
-    oracle_scores_every_task(domain_name, variant_name, 16 if variant_name in VARIANTS else 64, sample=SAMPLE)
+    oracle_scores_every_task(domain_name, variant_name, MAX_TURNS if variant_name in VARIANTS else 64, sample=SAMPLE)
 
 
 @pytest.mark.slow
@@ -46,7 +46,7 @@ def test_oracle_scores_sampled_tasks_under_every_variant(
 def test_oracle_scores_every_task_under_every_variant(
     domain_name: str, variant_name: str, oracle_scores_every_task
 ) -> None:  # noqa: ANN001, E501
-    oracle_scores_every_task(domain_name, variant_name, 16 if variant_name in VARIANTS else 64)
+    oracle_scores_every_task(domain_name, variant_name, MAX_TURNS if variant_name in VARIANTS else 64)
 
 
 def test_every_registered_domain_is_covered() -> None:

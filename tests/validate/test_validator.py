@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toolprism.cli import app
-from toolprism.domains import get_domain
+from toolprism.domains import domain_names, get_domain
 from toolprism.errors import RejectionKind
 from toolprism.schema import ToolCall
 from toolprism.shaping import VARIANTS, Forward, NativeLayer, Variant
@@ -125,8 +125,8 @@ def test_sampled_suite_is_equivalent() -> None:
     report = validate(limit=3, seeds=(0,))
     assert isinstance(report, ValidationReport)
     assert report.passed, [f.model_dump() for f in report.failures[:3]]
-    assert sorted(report.suites) == ["retail", "smart_home"]
-    assert len(report.summaries) == 2 * len(VARIANTS.names())
+    assert sorted(report.suites) == domain_names()
+    assert len(report.summaries) == len(domain_names()) * len(VARIANTS.names())
     assert all(s.traces == 3 and s.negatives > 0 and s.failures == 0 for s in report.summaries)
     assert set(report.checks_by_kind) == set(CHECK_KINDS)
     assert report.checks == sum(s.checks for s in report.summaries) == sum(report.checks_by_kind.values())

@@ -3,6 +3,11 @@
 It reacts to replies (a transaction id it was given flows into its next calls) and issues
 independent calls together in one turn, so it succeeds on 100% of tasks under every correct
 variant within the turn limit: the end-to-end proof (DESIGN.md principle 5).
+
+It cannot see perturbations, with one exception any careful client has: a runtime failure (a
+reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that is not JSON at all)
+makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
+runtime faults (D2, D3) and records the attempts against a permanent one (D1).
 """
 
 from __future__ import annotations
@@ -15,6 +20,19 @@ from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.schema import JSON, Action, ToolCall
 from toolprism.shaping import Batch, Plan
 
+MAX_RETRIES = 3
+"""Resends of the same calls after runtime failures, per plan step."""
+
+
+def runtime_failure(reply: JSON) -> bool:
+    """A reply that says the runtime failed, not the tool: an HTTP-like ``status`` ≥ 429 next to
+    an ``error``, or a bare string (malformed feedback)."""
+    if isinstance(reply, str):
+        return True
+    return (
+        isinstance(reply, dict) and "error" in reply and isinstance(reply.get("status"), int) and reply["status"] >= 429
+    )
+
 
 @dataclass
 class OracleAgent:
@@ -25,6 +43,10 @@ class OracleAgent:
     _plan: Plan | None = None
     _batch: bool = False
     _issued: int = 0
+    _step: tuple[ToolCall, ...] = ()
+    _replies: list[JSON] = field(default_factory=list)
+    _waiting: list[int] = field(default_factory=list)
+    _retries: int = 0
 
     def __post_init__(self) -> None:
         self._pending = list(self.context.task.gold)
@@ -32,10 +54,18 @@ class OracleAgent:
     async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
         item: ToolCall | Batch | None = None
         if self._plan is not None:
-            replies = [json.loads(m["content"]) for m in _trailing_tool_messages(messages)]
+            for index, message in zip(self._waiting, _trailing_tool_messages(messages), strict=False):
+                self._replies[index] = json.loads(message["content"])
+            failed = [i for i in self._waiting if runtime_failure(self._replies[i])]
+            if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
+                self._retries += 1
+                return self._issue([self._step[i] for i in failed], failed)
+            replies, self._retries = self._replies, 0
             try:
                 item = self._plan.send(replies if self._batch else replies[-1])
             except StopIteration:
+                self._plan = None
+            except (KeyError, TypeError, IndexError):  # a failed reply the plan cannot read: move on
                 self._plan = None
         while item is None and self._pending:
             self._plan = self.context.variant.plan(self._pending.pop(0))
@@ -43,7 +73,12 @@ class OracleAgent:
         if item is None:
             return ScriptedTurns.answer("Done.")
         self._batch = isinstance(item, Batch)
-        calls = item.calls if isinstance(item, Batch) else (item,)
+        self._step = item.calls if isinstance(item, Batch) else (item,)
+        self._replies = [None] * len(self._step)
+        return self._issue(list(self._step), list(range(len(self._step))))
+
+    def _issue(self, calls: list[ToolCall], indices: list[int]) -> ModelTurn:
+        self._waiting = indices
         raw = []
         for call in calls:
             self._issued += 1

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from toolprism.cli import _domains, _export, _import, _run, _score, _validate, _variants
+from toolprism.cli import _domains, _export, _import, _perturbations, _run, _score, _validate, _variants
 
 app = typer.Typer(
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
@@ -19,6 +19,7 @@ app.add_typer(_variants.app, name="variants")
 app.command("validate")(_validate.validate)
 app.command("score")(_score.score)
 app.command("domains")(_domains.domains)
+app.command("perturbations")(_perturbations.perturbations)
 app.add_typer(_import.app, name="import")
 app.add_typer(_export.app, name="export")
 

@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate
+from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.cli._common import friendly_errors, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
-from toolprism.run import EpisodeResult
+from toolprism.run import MAX_TURNS, EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
 
 
@@ -67,7 +67,7 @@ def run(
         int, typer.Option("--tasks", "-n", help="Tasks per domain, spread across templates.")
     ] = DEFAULT_TASKS,
     seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
-    max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = 16,
+    max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = MAX_TURNS,
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 1,
     base_url: Annotated[
         str | None,
@@ -82,6 +82,21 @@ def run(
             help="Continue the run in this directory with its stored configuration; finished episodes are skipped."
         ),
     ] = None,
+    perturb: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--perturb",
+            "-p",
+            help="Perturbation conditions, e.g. 'C2:medium,D2:light' (each term its own condition; "
+            "'A3:medium+C4:medium' mixes two families). Every task also runs clean. See 'toolprism perturbations'.",
+        ),
+    ] = None,
+    perturb_suite: Annotated[
+        str | None,
+        typer.Option(
+            help="'all': every subtype at every severity (42 conditions); 'mixed': the representative mixed pairs."
+        ),
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
     ] = False,
@@ -89,6 +104,8 @@ def run(
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
     With no options: the embedded offline model, both domains, five variants, two tasks each.
+    With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
+    the summary breaks success down by subtype and severity.
     """
     if resume is not None:
         _refuse_options_with_resume(ctx)
@@ -101,6 +118,7 @@ def run(
         seed=seed,
         max_turns=max_turns,
         concurrency=concurrency,
+        perturbations=expand_conditions(_split(perturb) or [], perturb_suite),
     )
     progress = Progress(
         TextColumn("[bold]episodes"),
@@ -148,7 +166,19 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
     """``--resume`` continues a run with its stored configuration: other run options would be ignored."""
     given = [
         "--" + name.replace("_", "-")
-        for name in ("model", "domains", "variants", "tasks", "seed", "max_turns", "concurrency", "base_url", "run_dir")
+        for name in (
+            "model",
+            "domains",
+            "variants",
+            "tasks",
+            "seed",
+            "max_turns",
+            "concurrency",
+            "base_url",
+            "run_dir",
+            "perturb",
+            "perturb_suite",
+        )  # fmt: skip
         if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
     ]
     if given:
@@ -159,13 +189,17 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
 
 
 def _print_table(summary: RunSummary) -> None:
+    perturbed = any(v.condition for v in summary.variants)
     table = Table(title=f"success per variant — {summary.model}")
-    for column in ("variant", "spec", "episodes", "success", "rate", "rejected calls", "turn limit hit"):
-        table.add_column(column, justify="left" if column in ("variant", "spec") else "right", overflow="fold")
+    columns = ("variant", "spec", *(("condition",) if perturbed else ()), "episodes", "success", "rate")
+    for column in (*columns, "rejected calls", "turn limit hit"):
+        left = column in ("variant", "spec", "condition")
+        table.add_column(column, justify="left" if left else "right", overflow="fold")
     for v in summary.variants:
         table.add_row(
             v.variant,
             v.spec,
+            *((v.condition or "clean",) if perturbed else ()),
             str(v.episodes),
             str(v.successes),
             f"{v.success_rate:.0%}",
@@ -176,4 +210,12 @@ def _print_table(summary: RunSummary) -> None:
     if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
         console = Console(width=max(console.width, 140))
     console.print(table)
+    if summary.perturbations:
+        by_subtype = Table(title="success per perturbation subtype and severity (all variants)")
+        for column in ("subtype", "severity", "episodes", "success", "rate", "skipped"):
+            by_subtype.add_column(column, justify="left" if column in ("subtype", "severity") else "right")
+        for p in summary.perturbations:
+            rate = "—" if p.success_rate is None else f"{p.success_rate:.0%}"
+            by_subtype.add_row(p.subtype, p.severity, str(p.episodes), str(p.successes), rate, str(p.skipped))
+        console.print(by_subtype)
     console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")

@@ -45,7 +45,7 @@ CHATTER: tuple[str, ...] = (
 _OPENERS: tuple[str, ...] = (
     "Could you {}?",
     "I'd like you to {}.",
-    "Would you mind if we {}?",
+    "Would you please {}?",
     "Please {}.",
     "When you get a chance, {}.",
 )

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 
 from toolprism.backends._base import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task
+from toolprism.perturb import Instance, Perturber
 from toolprism.run._trace import CallRecord, Trace, TurnRecord
 from toolprism.schema import ToolCall
 from toolprism.shaping import AdapterSession, Decision, Variant
 
-MAX_TURNS = 16
+MAX_TURNS = 20
+"""Model turns per episode: a 6-call task under `transaction` needs 19 (three calls per action, one answer)."""
 
 SYSTEM_SUFFIX = (
     "Use the tools to do what the user asks. Call one tool at a time and read its result. "
@@ -27,23 +29,33 @@ UNREADABLE = "Your last reply could not be read as a tool call or an answer; ple
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """What one episode runs: a task of a domain under a variant, with a seed."""
+    """What one episode runs: a task of a domain under a condition (a variant plus zero or more
+    perturbation instances), with a seed."""
 
     domain: Domain
     task: Task
     variant: Variant
     seed: int
+    perturbations: tuple[Instance, ...] = ()
+
+    @property
+    def condition(self) -> str:
+        """The perturbations as ``C2:medium`` or ``A3:medium+C4:medium``; ``""`` when clean."""
+        return "+".join(i.key for i in self.perturbations)
 
     @property
     def episode_id(self) -> str:
-        """``<task id>@<variant name>#<seed>``; unique within a run."""
-        return f"{self.task.id}@{self.variant.name}#{self.seed}"
+        """``<task id>@<variant name>#<seed>``, with ``+<condition>`` after the variant when
+        perturbed; unique within a run."""
+        condition = f"+{self.condition}" if self.perturbations else ""
+        return f"{self.task.id}@{self.variant.name}{condition}#{self.seed}"
 
 
-def initial_messages(spec: EpisodeSpec) -> list[Message]:
-    """The system prompt (domain policy + calling instruction) and the user query."""
+def initial_messages(spec: EpisodeSpec, query: str | None = None) -> list[Message]:
+    """The system prompt (domain policy + calling instruction) and the user query (``query``
+    overrides the task's, e.g. a perturbed request)."""
     system = f"{spec.domain.policy.strip()}\n\n{SYSTEM_SUFFIX}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": spec.task.query}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": query or spec.task.query}]
 
 
 async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = MAX_TURNS) -> Trace:
@@ -57,10 +69,12 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     """
     started = time.perf_counter()
     env = spec.domain.environment(spec.task.world_seed)
-    session = AdapterSession(spec.variant, env.execute)
-    agent = backend.agent(EpisodeContext(spec.task, spec.variant, spec.seed))
-    tools = spec.variant.openai_tools
-    messages = initial_messages(spec)
+    perturber = Perturber(spec.task, spec.perturbations, spec.seed)
+    variant = perturber.variant(spec.variant)
+    session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute)
+    agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed))
+    tools = variant.openai_tools
+    messages = initial_messages(spec, perturber.query(spec.task.query))
     turns: list[TurnRecord] = []
     actions: list[dict] = []
     end = "turn_limit"
@@ -93,7 +107,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         for raw in turn.calls:
             call_record = _handle(session, raw)
             record.calls.append(call_record)
-            if call_record.action is not None:
+            if call_record.outcome == "executed":
                 actions.append(call_record.action)
             messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
     return Trace(
@@ -101,6 +115,9 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         task=spec.task.to_json(),
         variant=spec.variant.name,
         spec=spec.variant.spec,
+        condition=spec.condition,
+        perturbations=[i.model_dump(mode="json") for i in spec.perturbations],
+        injections=[i.model_dump(mode="json") for i in perturber.injections],
         model=backend.settings(),
         seed=spec.seed,
         tools=tools,

@@ -29,7 +29,9 @@ class EpisodeResult(BaseModel):
     """One row of ``episodes``: the scores of one finished episode.
 
     Attributes:
-        episode_id: ``<task id>@<variant>#<seed>`` (primary key).
+        episode_id: ``<task id>@<variant>[+<condition>]#<seed>`` (primary key).
+        condition: the perturbations (``C2:medium``, ``A3:medium+C4:medium``), ``""`` when clean;
+            success is then judged against the perturbation's expected gold.
         success / precision / recall: multiset scores (see ``toolprism.score``).
         rejected_calls: calls the adapter rejected.
         turns: model turns used; ``end``: ``answered`` or ``turn_limit``.
@@ -45,6 +47,7 @@ class EpisodeResult(BaseModel):
     domain: str
     variant: str
     spec: str
+    condition: str = ""
     seed: int
     success: bool
     precision: float
@@ -88,6 +91,10 @@ class RunStore:
         self.header = header
         self._db = sqlite3.connect(self.run_dir / DATABASE)
         self._db.executescript(_SCHEMA)
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}
+        with self._db:  # runs written before a column existed get it, empty
+            for column in (c for c in _COLUMNS if c not in present):
+                self._db.execute(f"ALTER TABLE episodes ADD COLUMN {column} DEFAULT ''")
 
     @classmethod
     def create(cls, run_dir: Path, config: dict[str, Any], *, unique: bool = False) -> RunStore:

@@ -23,10 +23,10 @@ class CallRecord(Record):
         name: the tool name as emitted.
         raw_arguments: the arguments text as emitted.
         arguments: the parsed arguments (None when they did not parse).
-        outcome: executed | answered | rejected.
+        outcome: executed | answered | rejected | failed (the runtime refused a decoded call).
         rejection: the rejection kind when rejected (see ``RejectionKind``).
         path: the call at each layer, top first (``{"name", "arguments"}``).
-        action: the decoded native action (``{"op", "args"}``) when executed.
+        action: the decoded native action (``{"op", "args"}``) when executed or failed.
         reply: the JSON the model was shown.
         layer: index of the layer that answered or rejected (0 = native).
     """
@@ -35,7 +35,7 @@ class CallRecord(Record):
     name: str
     raw_arguments: str
     arguments: Any = None
-    outcome: Literal["executed", "answered", "rejected"]
+    outcome: Literal["executed", "answered", "rejected", "failed"]
     rejection: str | None = None
     path: list[dict[str, Any]] = []
     action: dict[str, Any] | None = None
@@ -74,9 +74,15 @@ class Trace(Record):
 
     Attributes:
         version: trace format version.
-        episode_id: ``<task id>@<variant>#<seed>``.
-        task: the task (id, query, gold, reference) as JSON.
+        episode_id: ``<task id>@<variant>[+<condition>]#<seed>``.
+        task: the task (id, query, gold, reference) as JSON (the query as posed, before any
+            perturbation; the perturbed one is the first user message).
         variant: the variant name; ``spec``: its canonical spec string.
+        condition: the perturbations as ``C2:medium`` (``+``-joined when mixed); ``""`` clean.
+        perturbations: the planned instances (``toolprism.perturb.Instance`` as JSON): subtype,
+            severity, strength, target, expected gold, runtime-decision labels, stages.
+        injections: every change the perturbations made, in order
+            (``toolprism.perturb.Injection`` as JSON): site, target, original, replacement.
         model: backend settings (model id, constraint, sampling).
         seed: the episode seed.
         tools: the tools shown, OpenAI format.
@@ -95,6 +101,9 @@ class Trace(Record):
     task: dict[str, Any]
     variant: str
     spec: str
+    condition: str = ""
+    perturbations: list[dict[str, Any]] = []
+    injections: list[dict[str, Any]] = []
     model: dict[str, Any]
     seed: int
     tools: list[dict[str, Any]]
@@ -105,6 +114,11 @@ class Trace(Record):
     max_turns: int
     final_state_hash: str
     duration_ms: float = 0.0
+
+    @property
+    def failed_calls(self) -> int:
+        """How many decoded calls the runtime refused (runtime perturbations)."""
+        return sum(c.outcome == "failed" for t in self.turns for c in t.calls)
 
     @property
     def rejected_calls(self) -> int:

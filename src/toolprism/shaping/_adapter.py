@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.errors import RejectedCall, RejectionKind, ToolFault
 from toolprism.schema import JSON, Action, ToolCall, canonical_json
 from toolprism.shaping._layer import Answer, Execute, Forward
 from toolprism.shaping._pipeline import Variant
 
-Outcome = Literal["executed", "answered", "rejected"]
+Outcome = Literal["executed", "answered", "rejected", "failed"]
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,12 @@ class Decision:
 
     Attributes:
         outcome: ``executed`` (decoded to a native action and run), ``answered`` (by a layer,
-            e.g. ``begin``), or ``rejected``.
+            e.g. ``begin``), ``rejected``, or ``failed`` (decoded, but the runtime refused to run
+            it: a :class:`~toolprism.errors.ToolFault`; the layers' protocol state is restored so
+            the same call can be retried).
         call: the call as the model made it.
         path: the call at each layer from the top down to where it stopped.
-        action: the native action, when executed.
+        action: the native action, when executed (or attempted, when failed).
         reply: what the model is shown (JSON).
         rejection: the rejection kind, when rejected.
         layer: index of the layer that answered or rejected (0 = native), else None.
@@ -95,7 +97,11 @@ class AdapterSession:
         if isinstance(decoded, Answer):
             return Decision("answered", call, tuple(path), decoded.reply, layer=index)
         assert isinstance(decoded, Execute)
-        reply = self.execute(decoded.action)
+        try:
+            reply = self.execute(decoded.action)
+        except ToolFault as fault:
+            self.states = saved
+            return Decision("failed", call, tuple(path), fault.reply, action=decoded.action, layer=0)
         return Decision("executed", call, tuple(path), reply, action=decoded.action)
 
     def reject_malformed(self, name: str, reason: str) -> Decision:

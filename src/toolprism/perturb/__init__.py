@@ -1,0 +1,53 @@
+"""Perturbations: deliberate, non-equivalent changes to an episode (seed 002, ToolRobustBench).
+
+Four families enter at four points of the tool-use pipeline: A tool interface (the tool list),
+B user intent (the request), C tool output (returned payloads), D runtime (the answer to a call).
+Fourteen subtypes ``A1`` … ``D3``, each at ``light``/``medium``/``heavy`` severity, are registered
+in :data:`SUBTYPES`. A condition is a variant plus zero, one or two (mixed-family) perturbations;
+:func:`plan` makes the per-task :class:`Instance` (or a :class:`Skip` with its reason) and a
+:class:`Perturber` applies them to one episode, recording every change as an :class:`Injection`.
+"""
+
+from toolprism.perturb._engine import (
+    MIXED_PAIRS,
+    Perturbation,
+    Perturber,
+    mixing_problem,
+    parse_perturbations,
+    plan,
+    suite,
+)
+from toolprism.perturb._model import (
+    FAMILIES,
+    SEVERITIES,
+    Injection,
+    Instance,
+    RuntimeLabels,
+    Severity,
+    Site,
+    Skip,
+    Stage,
+)
+from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
+
+__all__ = [
+    "FAMILIES",
+    "MIXED_PAIRS",
+    "SEVERITIES",
+    "SUBTYPES",
+    "CallContext",
+    "Injection",
+    "Instance",
+    "Perturbation",
+    "Perturber",
+    "RuntimeLabels",
+    "Severity",
+    "Site",
+    "Skip",
+    "Stage",
+    "Subtype",
+    "mixing_problem",
+    "parse_perturbations",
+    "plan",
+    "suite",
+]

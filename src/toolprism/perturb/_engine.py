@@ -1,0 +1,211 @@
+"""Conditions: parse ``--perturb`` specs, plan instances for a task, and apply them to an episode.
+
+A perturbation spec is ``<subtype>:<severity>`` (``C2:medium``); several, comma-separated, make a
+mixed condition (seed 002, section 6), allowed only across families and when
+:func:`mixing_problem` finds nothing wrong. Everything is deterministic in (task, seed).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from toolprism.domains import Environment, Task
+from toolprism.errors import ConfigError, ToolFault
+from toolprism.perturb._model import SEVERITIES, Injection, Instance, Skip
+from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
+from toolprism.schema import JSON, Action, ActionSpace
+from toolprism.shaping import Variant
+
+MIXED_PAIRS: tuple[tuple[str, str], ...] = (
+    ("A3", "C4"),
+    ("B4", "C4"),
+    ("A2", "B3"),
+    ("B2", "D2"),
+    ("A1", "C1"),
+)
+"""Representative mixed-family pairs (seed 002, section 6: A3+C4, B4+C4, A2+B3, B2+D2)."""
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One ``<subtype>:<severity>`` term of a condition."""
+
+    subtype: str
+    severity: str
+
+    @property
+    def key(self) -> str:
+        """``C2:medium``."""
+        return f"{self.subtype}:{self.severity}"
+
+
+def parse_perturbations(text: str | Sequence[str]) -> list[Perturbation]:
+    """Parse ``"C2:medium,D2:light"`` (or a list of such strings).
+
+    Raises:
+        ConfigError: every malformed term, unknown subtype or severity, and mixing problem.
+    """
+    _load()
+    terms = [t.strip() for part in ([text] if isinstance(text, str) else text) for t in part.split(",") if t.strip()]
+    problems: list[str] = []
+    out: list[Perturbation] = []
+    for term in terms:
+        subtype, _, severity = term.partition(":")
+        subtype, severity = subtype.strip().upper(), (severity.strip().lower() or "medium")
+        if subtype not in SUBTYPES:
+            problems.append(f"{term!r}: unknown subtype {subtype!r} (known: {', '.join(sorted(SUBTYPES.names()))})")
+        elif severity not in SEVERITIES:
+            problems.append(f"{term!r}: unknown severity {severity!r} (known: {', '.join(SEVERITIES)})")
+        else:
+            out.append(Perturbation(subtype, severity))
+    if not problems and (reason := mixing_problem([p.subtype for p in out])):
+        problems.append(reason)
+    if problems:
+        raise ConfigError(problems, what="perturbation spec")
+    return out
+
+
+def mixing_problem(subtypes: Sequence[str]) -> str | None:
+    """Why these subtypes cannot form one condition, or None.
+
+    Rules: at most two subtypes; from different families; a permanently unavailable tool (D1)
+    leaves no returned evidence for a tool-output subtype (C) to act on, and an attributable
+    C+D mixture needs the evidence to arrive (seed 002, section 9: "some C–D mixtures lack a
+    well-defined observation target").
+    """
+    if len(subtypes) <= 1:
+        return None
+    if len(subtypes) > 2:
+        return f"a mixed condition combines two subtypes, got {len(subtypes)}: {', '.join(subtypes)}"
+    a, b = subtypes
+    if a[0] == b[0]:
+        return f"{a}+{b}: a mixed condition combines two families (both are family {a[0]})"
+    if {a[0], b[0]} == {"C", "D"} and "D1" in (a, b):
+        return f"{a}+{b}: an unavailable tool (D1) returns no evidence for a tool-output subtype to change"
+    return None
+
+
+def suite(names: str = "all") -> list[Perturbation]:
+    """``all``: every subtype at every severity; ``mixed``: :data:`MIXED_PAIRS` at medium and heavy
+    are not single terms, so use :func:`mixed_suite` for them."""
+    _load()
+    if names != "all":
+        raise ConfigError(f"unknown perturbation suite {names!r} (known: all)", what="perturbation suite")
+    return [Perturbation(s, v) for s in sorted(SUBTYPES.names()) for v in SEVERITIES]
+
+
+def plan(
+    task: Task,
+    space: ActionSpace,
+    perturbations: Sequence[Perturbation],
+    seed: int,
+    variant: Variant | None = None,
+) -> tuple[list[Instance], list[Skip]]:
+    """Instances of ``perturbations`` for ``task`` (deterministic in task and seed), and a
+    :class:`Skip` with the reason for each one that cannot apply. With ``variant``, a tool-
+    interface subtype that finds nothing to change among the variant's tools is skipped too."""
+    _load()
+    instances, skips = [], []
+    for p in perturbations:
+        subtype = SUBTYPES.get(p.subtype)
+        reason = subtype.applicable(task, space)
+        if reason is None:
+            instance = subtype.plan(task, space, p.severity, _rng("plan", p, task, seed))
+            if variant is not None and subtype.family == "A" and subtype.layer(instance, variant.top) is None:
+                reason = f"no tool shown by variant {variant.name!r} carries what {p.subtype} changes"
+                reason += f" ({instance.target})"
+            else:
+                instances.append(instance)
+                continue
+        skips.append(Skip(subtype=p.subtype, severity=p.severity, reason=reason))
+    return instances, skips
+
+
+def _rng(purpose: str, p: Perturbation | Instance, task: Task, seed: int) -> random.Random:
+    return random.Random(f"perturb/{purpose}/{p.subtype}/{p.severity}/{task.id}/{seed}")
+
+
+@dataclass
+class Perturber:
+    """Applies planned instances to one episode and records every change as data.
+
+    Use :meth:`query` for the user message, :meth:`variant` for the tools, and :meth:`execute`
+    around the environment. :attr:`injections` lists what was changed, in order.
+    """
+
+    task: Task
+    instances: Sequence[Instance]
+    seed: int
+    injections: list[Injection] = field(default_factory=list)
+    _calls: int = 0
+    _attempts: dict[str, int] = field(default_factory=dict)
+
+    def _each(self) -> list[tuple[Subtype, Instance]]:
+        return [(SUBTYPES.get(i.subtype), i) for i in self.instances]
+
+    def query(self, text: str) -> str:
+        """The user request after every family-B instance (in condition order)."""
+        for subtype, instance in self._each():
+            text, changes = subtype.query(instance, text, _rng("query", instance, self.task, self.seed))
+            self.injections += changes
+        return text
+
+    def variant(self, variant: Variant) -> Variant:
+        """``variant`` with each family-A instance's layer on top (the tools the model sees)."""
+        layers = list(variant.layers)
+        for subtype, instance in self._each():
+            if subtype.family != "A":
+                continue
+            layer = subtype.layer(instance, layers[-1])
+            if layer is None:
+                change = f"not applied: no shown tool of {variant.name!r} carries the target"
+                self.injections.append(subtype.injection(instance, "tools", instance.target, change))
+                continue
+            layers.append(layer)
+            before = [t.name for t in layers[-2].tools()]
+            after = [t.name for t in layer.tools()]
+            self.injections.append(
+                subtype.injection(
+                    instance, "tools", instance.target, layer_change(layer), original=before, replacement=after
+                )
+            )
+        if len(layers) == len(variant.layers):
+            return variant
+        return Variant(variant.name, variant.spec, tuple(layers))
+
+    def execute(self, environment: Environment) -> Callable[[Action], JSON]:
+        """``environment.execute`` with family-D failures before and family-C changes after.
+
+        A runtime failure raises :class:`~toolprism.errors.ToolFault` (nothing runs; the adapter
+        records the call as ``failed``)."""
+
+        def run(action: Action) -> JSON:
+            call = CallContext(self._calls, action, self._attempts.get(action.op, 0), environment)
+            self._calls += 1
+            self._attempts[action.op] = call.attempt + 1
+            for subtype, instance in self._each():
+                if (failure := subtype.before(instance, call)) is not None:
+                    reply, changes = failure
+                    self.injections += [c.model_copy(update={"call": call.index}) for c in changes]
+                    raise ToolFault(reply)
+            reply = environment.execute(action)
+            for subtype, instance in self._each():
+                rng = random.Random(f"perturb/after/{instance.key}/{self.task.id}/{self.seed}/{call.index}")
+                reply, changes = subtype.after(instance, call, reply, rng)
+                self.injections += [c.model_copy(update={"call": call.index}) for c in changes]
+            return reply
+
+        return run
+
+
+def layer_change(layer: object) -> str:
+    """A one-line description of a family-A layer (its class docstring's first sentence)."""
+    doc = (type(layer).__doc__ or type(layer).__name__).strip().split("\n")[0]
+    return doc.rstrip(".")
+
+
+def _load() -> None:
+    # Subtype modules register themselves on import.
+    from toolprism.perturb import _intent, _interface, _output, _runtime  # noqa: F401

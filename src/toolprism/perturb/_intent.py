@@ -1,0 +1,249 @@
+"""Family B, user intent: the request the model reads is rewritten (seed 002, B1-B4).
+
+Rewrites work on the query text and on where the gold values appear in it (the same surface
+forms the grounding check uses), so every change is recorded with the words it replaced.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from toolprism.domains import Task
+from toolprism.domains._phrasing import CHATTER, surface_forms
+from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
+from toolprism.perturb._subtype import Subtype, register
+from toolprism.schema import ActionSpace
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where a gold value is written in the query."""
+
+    action: int
+    param: str
+    value: Any
+    start: int
+    end: int
+
+
+def mentions(task: Task) -> list[Mention]:
+    """Gold values written verbatim in the query (first occurrence of each), in text order."""
+    found: dict[tuple[int, str], Mention] = {}
+    lowered = task.query.lower()
+    for index, action in enumerate(task.gold):
+        for name, value in action.arguments.items():
+            if isinstance(value, (dict, list)):
+                continue
+            for form in sorted(surface_forms(value)[0], key=len, reverse=True):
+                match = re.search(rf"(?<![\w.]){re.escape(form)}(?!\w)", lowered)
+                if match and (index, name) not in found:
+                    found[(index, name)] = Mention(index, name, value, match.start(), match.end())
+    spans = sorted(found.values(), key=lambda m: m.start)
+    return [m for i, m in enumerate(spans) if all(m.end <= o.start or m.start >= o.end for o in spans[:i])]
+
+
+def decoy(space: ActionSpace, task: Task, mention: Mention, rng: random.Random) -> Any | None:
+    """Another legal value for the mentioned argument (another enum value, or a nearby integer
+    in range), or None."""
+    param = space.get(task.gold[mention.action].op).param(mention.param)
+    if param.enum is not None:
+        others = [v for v in param.enum if v != mention.value and isinstance(v, str)]
+        return rng.choice(others) if others else None
+    if isinstance(mention.value, int) and not isinstance(mention.value, bool):
+        low, high = param.schema.get("minimum", -(10**9)), param.schema.get("maximum", 10**9)
+        others = [v for v in (mention.value + d for d in (-10, -5, -2, -1, 1, 2, 5, 10)) if low <= v <= high]
+        return rng.choice(others) if others else None
+    return None
+
+
+def _words(value: Any) -> str:
+    return str(value).replace("_", " ")
+
+
+class _Intent(Subtype):
+    primary = "S1"
+    spillover = ("S3", "S5")
+
+    def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
+        return self.instance(task, severity, target="query")
+
+    def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def query(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, list[Injection]]:
+        new, change = self.rewrite(instance, text, rng)
+        return new, [self.injection(instance, "query", "query", change, original=text, replacement=new)]
+
+
+_WISH = ("It would be great if you could {}", "I'd love it if you could {}", "Ideally you would {}")
+_GOAL = (
+    "Here is what I am after, you will know which settings that means: {}",
+    "I'm not sure which option does it, but the end result I want is this: {}",
+)
+
+
+@register
+class IndirectRequest(_Intent):
+    """B1: the goal is stated indirectly: a wish, an outcome to reach, a question about the result."""
+
+    id = "B1"
+    name = "indirect request"
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    levels = {
+        "light": "the request becomes a wish ('It would be great if you could ...')",
+        "medium": "the request is framed as an outcome to reach, not settings to change",
+        "heavy": "outcome framing, phrased as a question about the end state, with a hedge",
+    }
+
+    def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
+        body = text[0].lower() + text[1:]
+        body = body.rstrip(".!?")
+        if instance.severity == "light":
+            return rng.choice(_WISH).format(body) + ".", "wish framing"
+        framed = rng.choice(_GOAL).format(body)
+        if instance.severity == "medium":
+            return framed + ".", "outcome framing"
+        return f"{framed}. Is that something you can make happen? No pressure if not.", "outcome question + hedge"
+
+
+@register
+class Ambiguity(_Intent):
+    """B2: an underspecified request: a value the gold needs is no longer given, so the right
+    action is to ask (the affected action leaves the expected gold)."""
+
+    id = "B2"
+    name = "ambiguity"
+    primary = "S3"
+    spillover = ("S1", "S5")
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    levels = {
+        "light": "one value replaced by 'the usual'",
+        "medium": "one value replaced by a vague reference ('whatever works')",
+        "heavy": "two values of different actions replaced by vague references",
+    }
+
+    def applicable(self, task: Task, space: ActionSpace) -> str | None:
+        return None if mentions(task) else "no gold value is written in the query to leave out"
+
+    def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
+        found = mentions(task)
+        chosen = [rng.choice(found)]
+        if severity == "heavy":
+            others = [m for m in found if m.action != chosen[0].action]
+            chosen += [rng.choice(others)] if others else []
+        dropped = {m.action for m in chosen}
+        asks = ", ".join(f"{task.gold[m.action].op}.{m.param}" for m in chosen)
+        return self.instance(
+            task,
+            severity,
+            target="query",
+            params={"spans": [[m.start, m.end] for m in chosen], "values": [m.value for m in chosen]},
+            expected_gold=[a for i, a in enumerate(task.gold) if i not in dropped],
+            labels=RuntimeLabels(final_result=f"ask the user for {asks} instead of guessing"),
+        )
+
+    def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
+        vague = "the usual" if instance.severity == "light" else "whatever works"
+        for start, end in sorted(instance.params["spans"], reverse=True):
+            text = text[:start] + vague + text[end:]
+        return text, f"left out {instance.params['values']}"
+
+
+@register
+class Conflict(_Intent):
+    """B3: the request contradicts itself or is corrected midway; the last correction stands."""
+
+    id = "B3"
+    name = "conflict"
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    levels = {
+        "light": "a value is first misspoken and corrected on the spot ('D, no wait, V')",
+        "medium": "the query states a wrong value and a correction at the end restores it",
+        "heavy": "two wrong values in turn, and a final correction restores the right one",
+    }
+
+    def applicable(self, task: Task, space: ActionSpace) -> str | None:
+        rng = random.Random(0)
+        if any(decoy(space, task, m, rng) is not None for m in mentions(task)):
+            return None
+        return "no gold value in the query has another legal value to contradict it with"
+
+    def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
+        options = [m for m in mentions(task) if decoy(space, task, m, random.Random(0)) is not None]
+        m = rng.choice(options)
+        decoys = [decoy(space, task, m, rng) for _ in range(2)]
+        return self.instance(
+            task,
+            severity,
+            target="query",
+            params={"span": [m.start, m.end], "value": m.value, "decoys": decoys},
+            labels=RuntimeLabels(final_result=f"use the corrected value {m.value!r}"),
+        )
+
+    def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
+        (start, end), value = instance.params["span"], instance.params["value"]
+        first, second = (_words(d) for d in instance.params["decoys"])
+        said = text[start:end]
+        if instance.severity == "light":
+            return text[:start] + f"{first}, no wait, {said}" + text[end:], f"misspoke {first!r}, corrected"
+        stated = text[:start] + first + text[end:]
+        if instance.severity == "medium":
+            return (
+                f"{stated} Sorry, correction: I meant {said}, not {first}.",
+                f"stated {first!r}, corrected at the end",
+            )
+        return (
+            f"{stated} Hmm, actually make that {second}. No, scratch both of those: {said} is what I want.",
+            f"stated {first!r}, then {second!r}, final correction to {value!r}",
+        )
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    if len(word) < 5 or not word.isalpha():
+        return word
+    i = rng.randrange(1, len(word) - 2)
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+
+
+@register
+class Noise(_Intent):
+    """B4: typos, chatter, reordered sentences and a distractor remark around the same request."""
+
+    id = "B4"
+    name = "noise"
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    levels = {
+        "light": "a chatter sentence before the request",
+        "medium": "chatter, and typos in up to three words that carry no gold value",
+        "heavy": "chatter before and after, up to six typos, and a distractor remark",
+    }
+
+    def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
+        spans = [(m.start, m.end) for m in mentions(task)]
+        safe, position = [], 0
+        for i, word in enumerate(task.query.split(" ")):
+            start, end = position, position + len(word)
+            position = end + 1
+            if len(word) >= 5 and word.isalpha() and all(end <= a or start >= b for a, b in spans):
+                safe.append(i)
+        return self.instance(task, severity, target="query", params={"typo_words": safe})
+
+    def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
+        words = text.split(" ")
+        typos = {"light": 0, "medium": 3, "heavy": 6}[instance.severity]
+        candidates = [i for i in instance.params["typo_words"] if i < len(words)]
+        changed = sorted(rng.sample(candidates, min(typos, len(candidates))))
+        for i in changed:
+            words[i] = _typo(words[i], rng)
+        body = " ".join(words)
+        before = rng.choice(CHATTER)
+        if instance.severity == "light":
+            return f"{before} {body}", "chatter before"
+        if instance.severity == "medium":
+            return f"{before} {body}", f"chatter, {len(changed)} typos"
+        after = rng.choice([c for c in CHATTER if c != before])
+        distractor = "My friend told me to do it the other way around last time, but never mind that."
+        return f"{before} {body} {distractor} {after}", f"chatter, {len(changed)} typos, distractor"

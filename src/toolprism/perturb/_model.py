@@ -1,0 +1,112 @@
+"""Data of the perturbation engine: severities, stages, planned instances and recorded injections.
+
+Source: seed 002 (ToolRobustBench), section 3 ("Instance representation": family, subtype,
+severity, gold targets, expected result) and section 5 ("Runtime feedback": status, failure type,
+retryability, final result).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict
+
+Severity = Literal["light", "medium", "heavy"]
+SEVERITIES: tuple[str, ...] = get_args(Severity)
+Stage = Literal["S1", "S2", "S3", "S4", "S5"]
+"""S1 tool selection, S2 schema grounding, S3 argument binding, S4 output/runtime-feedback
+handling, S5 end-to-end (seed 002, section 3)."""
+Site = Literal["query", "tools", "reply", "runtime"]
+"""Where a change enters the episode: the user request (B), the tool list (A), a returned payload
+(C) or the runtime's answer to a call (D)."""
+FAMILIES: dict[str, str] = {
+    "A": "tool interface",
+    "B": "user intent",
+    "C": "tool output",
+    "D": "runtime",
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RuntimeLabels(_Frozen):
+    """What a correct agent should conclude about the call the perturbation hits.
+
+    Attributes:
+        status: ``success`` when the call's effect can still be achieved, else ``failure``.
+        failure_type: ``None``, or one of ``timeout``, ``unavailable``, ``rate_limited``,
+            ``server_error``, ``incomplete``, ``inconsistent``, ``invalid_request``.
+        retryable: whether retrying the same call can succeed.
+        final_result: what the agent should report or act on, in words.
+    """
+
+    status: Literal["success", "failure"] = "success"
+    failure_type: str | None = None
+    retryable: bool = False
+    final_result: str = "complete the request as asked"
+
+
+class Instance(_Frozen):
+    """One subtype at one severity, planned for one task (deterministic from the seed).
+
+    Attributes:
+        subtype: id ``A1`` … ``D3``; ``family``: its letter; ``severity``: light|medium|heavy.
+        strength: intrinsic strength score of the level (seed 002, "Severity-controlled
+            expansion"): higher is harder; strictly increasing with severity per subtype.
+        target: the native operation (or ``"query"``/``"tools"``) the perturbation aims at.
+        params: the decisions drawn for this task (which call, which field, which value...).
+        expected_gold: the native actions a correct agent executes under the perturbation, as
+            ``{"op", "args"}`` (equal to the task's gold unless the perturbation makes an action
+            impossible or wrong to take, e.g. an unavailable tool or an underspecified request).
+        labels: the runtime-decision labels.
+        primary_stage: the stage the subtype is designed to hit; ``spillover``: stages a failure
+            may legitimately show up in (attribution outside both is a boundary violation).
+    """
+
+    subtype: str
+    family: str
+    severity: Severity
+    strength: float
+    target: str
+    params: dict[str, Any] = {}
+    expected_gold: list[dict[str, Any]]
+    labels: RuntimeLabels = RuntimeLabels()
+    primary_stage: Stage
+    spillover: list[Stage] = []
+
+    @property
+    def key(self) -> str:
+        """``<subtype>:<severity>``, as written on the command line."""
+        return f"{self.subtype}:{self.severity}"
+
+
+class Skip(_Frozen):
+    """A subtype that cannot apply to a task, with the reason (recorded, never silent)."""
+
+    subtype: str
+    severity: Severity
+    reason: str
+
+
+class Injection(_Frozen):
+    """One change a perturbation made during an episode, recorded in the trace as data.
+
+    Attributes:
+        subtype / severity: which perturbation made it.
+        site: where it entered (see :data:`Site`).
+        target: the tool, operation or field path changed.
+        change: what was done, in words (``"dropped field 'status'"``).
+        original / replacement: the value before and after (JSON).
+        call: 0-based index of the native call it hit (reply and runtime sites), else None.
+    """
+
+    subtype: str
+    severity: Severity
+    site: Site
+    target: str
+    change: str
+    original: Any = None
+    replacement: Any = None
+    call: int | None = None
