@@ -16,7 +16,7 @@ from toolprism.domains._base import Environment
 from toolprism.domains.laundry import Laundry
 from toolprism.domains.laundry import _ops as ops
 from toolprism.domains.laundry._state import CYCLE_LIMITS, MAX_HEAT, SPIN_SPEEDS, LaundryState, heats
-from toolprism.domains.laundry._tasks import replays
+from toolprism.domains.laundry._tasks import MAX_CALLS, replays
 from toolprism.errors import DomainError, ToolprismError
 
 DOMAIN = Laundry()
@@ -288,12 +288,13 @@ def test_kind_mix_and_gold_lengths(seed):
     assert 0.55 <= share["compound"] <= 0.60
     assert 0.15 <= share["compositional"] <= 0.20
     lengths = collections.Counter(len(t.gold) for t in easy)
-    assert max(lengths) <= 6 and lengths[3] + lengths[4] >= len(easy) // 3 and lengths[5] > 0
-    assert all(2 <= len(t.gold) <= 6 for t in easy if t.kind != "single")
+    assert max(lengths) <= MAX_CALLS and lengths[3] + lengths[4] >= len(easy) // 3 and lengths[5] > 0
+    assert all(2 <= len(t.gold) <= MAX_CALLS for t in easy if t.kind != "single")
 
 
-def test_some_tasks_have_six_calls_across_seeds():
-    assert any(len(t.gold) == 6 for seed in range(4) for t in DOMAIN.tasks(seed))
+def test_no_task_has_more_calls_than_the_cap_and_some_reach_it():
+    lengths = [len(t.gold) for seed in range(3) for t in DOMAIN.tasks(seed)]
+    assert max(lengths) == MAX_CALLS
 
 
 def test_multi_call_tasks_write():

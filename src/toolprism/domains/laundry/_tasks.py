@@ -289,6 +289,10 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
+MAX_CALLS = 5
+"""Gold calls per task at most. Seed 000 allows 6, but under the transaction variants the oracle
+needs three turns a call plus one to answer, and the oracle end-to-end test allows 16 turns (a
+6-call task needs 19); raise this to 6 once that limit is 19 or more."""
 PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
 """Drafts per seed by template family (126 in all)."""
 _COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
@@ -333,7 +337,7 @@ def _compound(rng: random.Random, s: LaundryState) -> list[Ask] | None:
             asks.append(candidate)
         if len(asks) == size:
             break
-    if len(asks) < 2 or len(_gold(asks)) > 6 or not replays(s, _gold(asks[::-1])):
+    if len(asks) < 2 or len(_gold(asks)) > MAX_CALLS or not replays(s, _gold(asks[::-1])):
         return None
     return asks
 
@@ -345,7 +349,7 @@ def _compositional(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         return None
     asks = [a for chain in chains for a in chain]
     whole = [Ask(a.request, frozenset().union(*(b.touches for b in chain))) for chain in chains for a in chain[:1]]
-    if not _independent(whole) or not 2 <= len(_gold(asks)) <= 6:
+    if not _independent(whole) or not 2 <= len(_gold(asks)) <= MAX_CALLS:
         return None
     return asks
 
