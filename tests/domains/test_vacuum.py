@@ -123,7 +123,7 @@ def test_at_least_120_drafts_in_the_seed_000_kind_mix(seed):
     calls = [len(t.gold) for t in easy]
     assert all(1 <= n <= MAX_CALLS for n in calls)
     assert sum(n in (3, 4) for n in calls) >= len(easy) // 4
-    assert MAX_CALLS in calls
+    assert max(calls) >= 5  # 6-call tasks occur on some seeds, not all
     assert len({t.id.split("/")[1] for t in tasks}) >= 15
 
 

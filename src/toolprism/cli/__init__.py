@@ -20,6 +20,7 @@ app.command("validate")(_validate.validate)
 app.command("score")(_score.score)
 app.command("domains")(_domains.domains)
 app.command("perturbations")(_perturbations.perturbations)
+app.command("fault-arms")(_perturbations.fault_arms_command)
 app.add_typer(_import.app, name="import")
 app.add_typer(_export.app, name="export")
 

@@ -9,7 +9,9 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json
-from toolprism.perturb import FAMILIES, MIXED_PAIRS, SEVERITIES, SUBTYPES, suite
+from toolprism.domains import get_domain
+from toolprism.errors import ConfigError
+from toolprism.perturb import ARMS, FAMILIES, MIXED_PAIRS, SEVERITIES, SUBTYPES, fault_arms, suite
 
 
 def subtype_rows() -> list[dict]:
@@ -55,3 +57,40 @@ def perturbations(
         console = Console(width=max(console.width, 160))
     console.print(table)
     console.print("mixed pairs: " + ", ".join(f"{a}+{b}" for a, b in MIXED_PAIRS))
+
+
+@friendly_errors
+def fault_arms_command(
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Domain whose tasks to scan.")] = "retail",
+    tool: Annotated[str, typer.Option(help="The read tool whose first call at position 2+ is the site.")] = (
+        "get_order_details"
+    ),
+    seed: Annotated[int, typer.Option(help="World and task seed.")] = 0,
+    json_output: Annotated[bool, typer.Option("--json", help="Print every site with its arms as JSON.")] = False,
+) -> None:
+    """Seed 001's fault arms: for each task with an injection site (the first call of TOOL at
+    position 2 or later), the clean (C), failed (F), inconsistent-status (Ns) and
+    inconsistent-identifier (Nm) returns over a replayed, byte-identical prefix."""
+    target = get_domain(domain)
+    if tool not in {op.name for op in target.action_space().operations}:
+        raise ConfigError(f"domain {domain!r} has no tool {tool!r}", what="fault arms")
+    tasks = [t for t in target.tasks(seed) if t.form == "easy"]
+    sites = [s for t in tasks if (s := fault_arms(target, t, tool)) is not None]
+    if json_output:
+        print_json([s.model_dump(mode="json") for s in sites])
+        return
+    table = Table(title=f"fault arms at the first {tool} call at position 2+ ({domain}, seed {seed})")
+    for column in ("arm", "eligible tasks", "note"):
+        table.add_column(column)
+    policy_only = sum(bool(s.arms["Ns"].policy_only) for s in sites if "Ns" in s.arms)
+    verbatim = sum(bool(s.arms["Nm"].verbatim_in_prefix) for s in sites if "Nm" in s.arms)
+    notes = {
+        "C": "the true return",
+        "F": "the environment's own error string",
+        "Ns": f"contradiction visible only through the policy: {policy_only}",
+        "Nm": f"true identifier verbatim in the prefix: {verbatim}",
+    }
+    for arm in ARMS:
+        table.add_row(arm, str(sum(arm in s.arms for s in sites)), notes[arm])
+    Console().print(table)
+    Console().print(f"{len(sites)} of {len(tasks)} tasks have an injection site")

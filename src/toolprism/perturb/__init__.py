@@ -6,8 +6,12 @@ Fourteen subtypes ``A1`` … ``D3``, each at ``light``/``medium``/``heavy`` seve
 in :data:`SUBTYPES`. A condition is a variant plus zero, one or two (mixed-family) perturbations;
 :func:`plan` makes the per-task :class:`Instance` (or a :class:`Skip` with its reason) and a
 :class:`Perturber` applies them to one episode, recording every change as an :class:`Injection`.
+
+:func:`fault_arms` builds seed 001's four arms (clean, failed, inconsistent status, inconsistent
+identifier) at a task's injection site, over a replayed, byte-identical prefix.
 """
 
+from toolprism.perturb._arms import ARMS, FaultArm, InjectionSite, fault_arms, site_position
 from toolprism.perturb._engine import (
     MIXED_PAIRS,
     Perturbation,
@@ -31,6 +35,11 @@ from toolprism.perturb._model import (
 from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
 
 __all__ = [
+    "ARMS",
+    "FaultArm",
+    "InjectionSite",
+    "fault_arms",
+    "site_position",
     "FAMILIES",
     "MIXED_PAIRS",
     "SEVERITIES",

@@ -180,8 +180,8 @@ def environment_error(environment: Environment, call: CallContext) -> JSON | Non
             reply = probe.execute(environment.domain.action_space().action(call.action.op, args))
         except Exception:  # noqa: BLE001 - an argument the schema rejects is not an identifier
             continue
-        if isinstance(reply, dict) and "error" in reply:
-            return reply
+        if isinstance(reply, dict) and "error" in reply:  # the message names the id that was asked for
+            return {**reply, "error": str(reply["error"]).replace(f"{value}_missing", value)}
     return None
 
 

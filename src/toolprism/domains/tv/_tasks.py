@@ -511,9 +511,9 @@ def _dependent_chain(rng: random.Random, s: TvState, calls: int) -> list[Request
 
 
 COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
-POWER_CHAIN_CALLS = (2, 3, 4, 5, 5)
-"""Gold lengths of the power chains. At most 5: under the ``transaction`` variant the oracle takes three
-turns a call plus one to answer, and the end-to-end test allows 16 turns (6 calls would need 19)."""
+POWER_CHAIN_CALLS = (2, 3, 4, 5, 6)
+"""Gold lengths of the power chains (up to 6: under ``transaction`` the oracle needs three turns a call
+plus one to answer, 19 turns, within the episode limit of 20)."""
 DEPENDENT_CHAIN_CALLS = (2, 3, 4, 5, 3)
 SINGLE_WRITES = 20
 QUESTIONS = 8
