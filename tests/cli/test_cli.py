@@ -73,13 +73,13 @@ def test_variants_show_prints_the_tools_a_model_sees() -> None:
     tools = json.loads(result.stdout)
     names = [t["function"]["name"] for t in tools]
     ops = ["find_user_id_by_email", "get_user_details", "get_order_details", "get_product_details"]
-    assert names[:4] == [f"begin_{op}" for op in ops] and len(names) == 12 + 14 + 12
+    assert names[:4] == [f"begin_{op}" for op in ops] and len(names) == 16 + 18 + 16
     assert {"set_email", "set_order_id", "set_item_ids", "commit_cancel_order"} <= set(names)
     assert names[-1] == "commit_exchange_delivered_order_items"
     listing = runner.invoke(app, ["variants", "list", "--json", "--domain", "retail"])
     rows = {row["name"]: row for row in json.loads(listing.stdout)}
     assert rows["merge"]["spec"] == "merge(by=full,args=flat)"
-    assert rows["merge"]["tool_count_ratio"] == round(1 / 12, 3) and rows["native"]["tool_count_ratio"] == 1.0
+    assert rows["merge"]["tool_count_ratio"] == round(1 / 16, 3) and rows["native"]["tool_count_ratio"] == 1.0
 
 
 def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_error_text_is_shown_verbatim() -> None:
 
 
 def test_turn_limit_is_reported_per_variant(tmp_path: Path) -> None:
-    args = ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--json", "--max-turns", "2"]
+    args = ["run", "--model", "oracle", "-n", "1", "-d", "retail", "--json", "--max-turns", "4"]
     result = runner.invoke(app, [*args, "-v", "native,transaction", "--run-dir", str(tmp_path)])
     rows = {v["variant"]: v for v in json.loads(result.stdout)["variants"]}
     assert rows["native"]["turn_limit"] == 0 and rows["transaction"]["turn_limit"] == 1

@@ -229,11 +229,11 @@ def test_canonical_specs(spec: str, canonical: str) -> None:
 LADDER = {
     "merge": (1, 1),
     "merge(by=random,k=2,seed=0)": (2, 2),
-    "merge(by=class)": (8, 3),
+    "merge(by=class)": (8, 4),
     "merge(by=random,k=6,seed=0)": (6, 6),
-    "native": (17, 12),
-    "split": (84, 13),
-    "split(on=all)": (230, 13),
+    "native": (17, 16),
+    "split": (84, 17),
+    "split(on=all)": (230, 17),
 }
 
 
