@@ -22,9 +22,9 @@ from toolprism.domains.retail._rules import paid_with, price_difference
 from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
 from toolprism.domains.retail._world import random_address
 
-MAX_GOLD = 5
-"""Most gold calls per task: under the ``transaction`` variant each call takes three turns, and
-five calls plus the answer just fit the default limit of sixteen turns."""
+MAX_GOLD = 6
+"""Most gold calls per task: under the ``transaction`` variant each call takes three turns, so
+six calls plus the answer (19 turns) fit the episode's default limit of twenty."""
 
 Template = Callable[[random.Random, RetailState], Iterator[TaskDraft]]
 TEMPLATES: dict[str, tuple[Template, int]] = {}
@@ -147,13 +147,13 @@ def payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
             yield _conversation(rng, "payment", state.users[order.user_id], [ask.payment(order, method)])
 
 
-def _return_request(rng: random.Random, state: RetailState, order: Order, *, gift: bool = True) -> Request:
+def _return_request(rng: random.Random, state: RetailState, order: Order) -> Request:
     items = sorted(rng.sample(order.items, min(len(order.items), rng.choice([1, 1, 2]))), key=order.items.index)
     user = state.users[order.user_id]
     cards = [
         m for m in user.payment_methods.values() if m.source == "gift_card" and m.payment_method_id != paid_with(order)
     ]
-    gift_card = cards[0] if cards and gift and rng.random() < 0.4 else None
+    gift_card = cards[0] if cards and rng.random() < 0.4 else None
     return ask.return_items(order, items, gift_card)
 
 
@@ -169,7 +169,7 @@ def _swap_request(rng: random.Random, state: RetailState, order: Order, count: i
     if not swaps:
         return None
     difference = price_difference(order, [old.item_id for old, _ in swaps], [new for _, new in swaps])
-    method = ask.other_payer(rng, state, order, difference) if len(swaps) == 1 and rng.random() < 0.4 else None
+    method = ask.other_payer(rng, state, order, difference) if rng.random() < 0.4 else None
     if method is None and not ask.can_pay(state, order, paid_with(order), difference):
         return None
     return ask.swap_items(order, swaps, method)
@@ -223,8 +223,8 @@ def swap_by_status(rng: random.Random, state: RetailState) -> Iterator[TaskDraft
 
 @_template(4)
 def cancel_all_pending(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
-    """Cancel every pending order of a user who has one (the id comes from the order list)."""
-    users = [u for u in state.users.values() if len(_user_orders(state, u, OrderStatus.PENDING)) == 1]
+    """Cancel every pending order of a user with one or two (the ids come from the order list)."""
+    users = [u for u in state.users.values() if 1 <= len(_user_orders(state, u, OrderStatus.PENDING)) <= 2]
     for user in _pick(rng, users, 4):
         request = ask.cancel_all(state, user.user_id, rng.choice(sorted(ask.REASONS)))
         yield _conversation(rng, "cancel_all_pending", user, [request])
@@ -310,7 +310,7 @@ def cancel_and_return(rng: random.Random, state: RetailState) -> Iterator[TaskDr
     for pending, delivered in _pick(rng, _pairs(state, OrderStatus.PENDING, OrderStatus.DELIVERED), 5):
         requests = [
             ask.cancel(pending, rng.choice(sorted(ask.REASONS))),
-            _return_request(rng, state, delivered, gift=False),
+            _return_request(rng, state, delivered),
         ]
         yield _conversation(rng, "cancel_and_return", state.users[pending.user_id], requests, "compound")
 
