@@ -187,6 +187,9 @@ class Domain:
     aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
     """Enumerated value → other words a query may use for it (``{"F": ("fahrenheit",)}``);
     read by the grounding check (:func:`toolprism.domains._phrasing.ungrounded`)."""
+    reply_values: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Reply field → its legal values, for fields that are not (only) arguments (an order's
+    ``status``); tool-output perturbations swap in another legal value (seed 001's Ns arm)."""
 
     _definitions: ClassVar[dict[str, OperationDef]]
 

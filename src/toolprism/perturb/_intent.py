@@ -118,7 +118,7 @@ class Ambiguity(_Intent):
     name = "ambiguity"
     primary = "S3"
     spillover = ("S1", "S5")
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 1.5, "heavy": 3.0}
     levels = {
         "light": "one value replaced by 'the usual'",
         "medium": "one value replaced by a vague reference ('whatever works')",
@@ -214,7 +214,7 @@ class Noise(_Intent):
 
     id = "B4"
     name = "noise"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.5, "heavy": 6.0}
     levels = {
         "light": "a chatter sentence before the request",
         "medium": "chatter, and typos in up to three words that carry no gold value",

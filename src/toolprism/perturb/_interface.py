@@ -139,7 +139,7 @@ class DistractorSubtype(Subtype):
     name = "similarity / distractors"
     primary = "S1"
     spillover = ("S5",)
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.5}
     levels = {
         "light": "one distractor for one gold tool; it fails with 'deprecated'",
         "medium": "two distractors per gold tool: one fails, one claims success and does nothing",
@@ -251,7 +251,7 @@ class SchemaDriftSubtype(Subtype):
     name = "schema drift"
     primary = "S2"
     spillover = ("S3", "S5")
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 2.5}
     levels = {
         "light": "one parameter of a gold tool accepted under a new name",
         "medium": "renamed and retyped to a string",

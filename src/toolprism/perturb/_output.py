@@ -67,15 +67,15 @@ def _set(value: JSON, path: str, new: Any) -> JSON:
 
 
 def legal_values(space: ActionSpace, extra: dict[str, tuple] | None = None) -> dict[str, tuple]:
-    """Field name → legal values: every enumerated parameter of the action space by name, plus a
-    domain's ``reply_values`` (values of reply fields that are not arguments, e.g. order status)."""
+    """Field name → legal values: every enumerated parameter of the action space by name, with a
+    domain's ``reply_values`` (legal values of reply fields, e.g. an order's status) taking
+    precedence for the fields it names. Fields with fewer than two values are left out."""
     values: dict[str, set] = {}
     for op in space.operations:
         for p in op.params:
             if p.enum is not None and all(isinstance(v, str) for v in p.enum):
                 values.setdefault(p.name, set()).update(p.enum)
-    for key, vals in (extra or {}).items():
-        values.setdefault(key, set()).update(vals)
+    values.update({key: set(vals) for key, vals in (extra or {}).items()})
     return {k: tuple(sorted(v)) for k, v in values.items() if len(v) > 1}
 
 
@@ -150,7 +150,7 @@ class StructureNoise(_Output):
 
     id = "C1"
     name = "structure noise"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.5, "medium": 3.0, "heavy": 4.0}
     levels = {
         "light": "fields in reverse order plus one noise field",
         "medium": "camelCase field names, wrapped in {'data': ...}, two noise fields",
@@ -195,7 +195,7 @@ class EvidenceLoss(_Output):
     failure_type = "incomplete"
     retryable = True
     final_result = "re-read the state before acting on the missing evidence"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.5, "heavy": 4.0}
     levels = {
         "light": "one field dropped",
         "medium": "half of the fields dropped and lists cut to one item",
@@ -226,7 +226,7 @@ class InconsistentValues(_Output):
     spillover = ("S3", "S5")
     failure_type = "inconsistent"
     final_result = "notice the contradiction (re-read or trust the earlier evidence) before acting"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 1.5, "heavy": 3.5}
     levels = {
         "light": "one enumerated field (a status) replaced by another legal value",
         "medium": "one identifier replaced by another well-formed identifier (an enumerated field if none)",
@@ -299,7 +299,7 @@ class CompetingEvidence(_Output):
     primary = "S4"
     spillover = ("S3", "S5")
     final_result = "act on the current record, not on the stale or near-matching ones"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.5}
     levels = {
         "light": "a stale cached copy with one field changed, after the current record",
         "medium": "two near matches listed as candidates after the current record",

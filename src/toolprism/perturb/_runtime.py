@@ -45,7 +45,7 @@ class Availability(_Runtime):
 
     id = "D1"
     name = "availability"
-    strength = {"light": 1.0, "medium": 2.0, "heavy": 3.0}
+    strength = {"light": 1.0, "medium": 2.0, "heavy": 4.0}
     levels = {
         "light": "one gold operation answers 503 Service Unavailable with a clear message, every time",
         "medium": "one gold operation times out (504) on every call, without saying whether to retry",

@@ -43,7 +43,11 @@ class Subtype:
     Class attributes:
         id: ``A1`` … ``D3`` (the family is the letter); ``name``: short name.
         primary: the stage the subtype targets; ``spillover``: stages a failure may also show in.
-        strength: intrinsic strength per severity (strictly increasing light < medium < heavy).
+        strength: intrinsic strength per severity, strictly increasing light < medium < heavy: the
+            sum of the level's constituent operations, a weak one (one dropped field, one
+            chatter sentence, one decoy) weighing 1, a strong one (a misleading name, an error
+            string for a payload, a second blocked tool) 2, a typo or a repeat 0.5 (seed 002,
+            "intrinsic operator-strength scores and additive constituent scores").
         levels: what each severity does, in words (shown by ``toolprism perturbations``).
     """
 
