@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
-from toolprism.domains.media_player import _ops
+from toolprism.domains._drafting import Drafts, Simulator, compound, gold_of
+from toolprism.domains._phrasing import Request, request
+from toolprism.domains.media_player._ops import OPERATIONS
 from toolprism.domains.media_player._state import (
     BANDS,
     ORDERS,
@@ -47,6 +48,9 @@ class Ask:
     request: Request
     zone: Zone
     slots: frozenset[str]
+
+    def independent_of(self, other: Ask) -> bool:
+        return self.zone != other.zone or not self.slots & other.slots
 
 
 Atom = Callable[[random.Random, MediaState, Zone], Ask | None]
@@ -339,14 +343,6 @@ CHAIN_ATOMS: tuple[Atom, ...] = tuple(a for a in SINGLE_ATOMS if a is not _power
 """Asks that may follow in a chain on one zone (the two-call switches only make sense there)."""
 
 
-def _apply(state: MediaState, ask: Ask) -> MediaState:
-    """The state after the ask's gold, on a copy (a refused call raises DomainError: a generator bug)."""
-    after = state.model_copy(deep=True)
-    for op, args in ask.request.gold:
-        getattr(_ops, op)(after, **args)
-    return after
-
-
 # --- questions (one read) ----------------------------------------------------------------------
 
 
@@ -519,47 +515,31 @@ def _conditional(rng: random.Random, s: MediaState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-
-def _pick(rng: random.Random, s: MediaState, atoms: tuple[Atom, ...], zones: list[Zone], used: set) -> Ask | None:
-    """A random applicable ask whose (zone, slot) pairs are not in ``used``; None after 40 tries."""
-    for _ in range(40):
-        zone = rng.choice(zones)
-        ask = rng.choice(atoms)(rng, s, zone)
-        if ask is not None and not {(zone, slot) for slot in ask.slots} & used:
-            return ask
-    return None
+SIM = Simulator(OPERATIONS)
 
 
 def _compound(rng: random.Random, s: MediaState, size: int) -> list[Request] | None:
-    asks: list[Ask] = []
-    used: set[tuple[str, str]] = set()
-    while len(asks) < size:
-        ask = _pick(rng, s, SINGLE_ATOMS, list(ZONES), used)
-        if ask is None:
-            return None
-        asks.append(ask)
-        used |= {(ask.zone, slot) for slot in ask.slots}
-    return [a.request for a in asks]
+    """``size`` independent one-call asks on the fresh world (no two touch a setting of one zone)."""
+    asks = compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(ZONES)), size, tries=40 * size)
+    return None if asks is None else [a.request for a in asks]
 
 
 def _chain(rng: random.Random, s: MediaState, first: Ask, calls: int) -> list[Request] | None:
     """``first`` on its zone, then asks on the state it leaves until the gold has ``calls`` calls."""
-    asks, state = [first], _apply(s, first)
-    used = {(first.zone, slot) for slot in first.slots}
-    length = len(first.request.gold)
-    while length < calls:
-        ask = _pick(rng, state, CHAIN_ATOMS, [first.zone], used)
-        if ask is None or length + len(ask.request.gold) > calls:
-            return None
-        asks.append(ask)
-        used |= {(ask.zone, slot) for slot in ask.slots}
-        state = _apply(state, ask)
-        length += len(ask.request.gold)
-    return [a.request for a in asks]
+
+    def propose(chosen: list[Ask]) -> Ask | None:
+        if not chosen:
+            return first
+        after = SIM.after(s, gold_of(a.request for a in chosen))
+        return rng.choice(CHAIN_ATOMS)(rng, after, first.zone)
+
+    asks = compound(propose, calls, tries=40 * calls, max_calls=calls, minimum=1)
+    requests = [a.request for a in asks or ()]
+    return requests if sum(len(r.gold) for r in requests) == calls else None
 
 
 def _power_chain(rng: random.Random, s: MediaState, calls: int) -> list[Request] | None:
-    off = [z for z in ZONES if s.zones[z].power == "off"]
+    off = [u for u in ZONES if s.zones[u].power == "off"]
     first = _power(rng, s, rng.choice(off))
     return _chain(rng, s, Ask(first.request, first.zone, frozenset({"power"})), calls)
 
@@ -587,50 +567,26 @@ READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, MediaState], Request 
 """Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
 
 
-class _Drafts:
-    """Collects drafts, keeping only those whose easy and hard queries are both new."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.items, self.seen = rng, [], set()
-
-    def add(self, template: str, build: Callable[[], list[Request] | Request | None], count: int, kind=None) -> None:
-        added = 0
-        for _ in range(count * 30):
-            if added == count:
-                return
-            requests = build()
-            if requests is None:
-                continue
-            requests = [requests] if isinstance(requests, Request) else requests
-            d = draft(self.rng, template, requests, kind=kind)
-            if d.query in self.seen or d.hard in self.seen:
-                continue
-            self.seen |= {d.query, d.hard}
-            self.items.append(d)
-            added += 1
-
-
 def drafts(state: MediaState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``: about 126 drafts, deterministic.
 
     The task RNG is seeded from ``world_seed`` but distinct from the world's own RNG stream.
     """
     rng = random.Random(f"media_player/tasks/{world_seed}")
-    out = _Drafts(rng)
-    out.add("question", lambda: _question(rng, state), QUESTIONS)
-    out.add("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
+    out = Drafts(rng)
+    out.fill("question", lambda: _question(rng, state), QUESTIONS)
+    out.fill("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
     for size in sorted(set(COMPOUND_SIZES)):
-        out.add("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
+        out.fill("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
     for calls in POWER_CHAIN_CALLS:
-        out.add("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
+        out.fill("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
     for calls in SOURCE_CHAIN_CALLS:
-        out.add("source_chain", lambda calls=calls: _source_chain(rng, state, calls), 1, "compositional")
+        out.fill("source_chain", lambda calls=calls: _source_chain(rng, state, calls), 1, "compositional")
     for template, build, count in READ_THEN_WRITE:
-        out.add(template, lambda build=build: build(rng, state), count, "compositional")
+        out.fill(template, lambda build=build: build(rng, state), count, "compositional")
     # A world where some template finds too little to work with gets more of the others.
     target = len(POWER_CHAIN_CALLS) + len(SOURCE_CHAIN_CALLS) + sum(count for _, _, count in READ_THEN_WRITE)
     for template, build, _ in READ_THEN_WRITE * 3:
-        missing = target - sum(d.kind == "compositional" for d in out.items)
-        if missing > 0:
-            out.add(template, lambda build=build: build(rng, state), 1, "compositional")
+        if out.count("compositional") < target:
+            out.fill(template, lambda build=build: build(rng, state), 1, "compositional")
     return out.items

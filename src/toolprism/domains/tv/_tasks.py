@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
-from toolprism.domains.tv import _ops
+from toolprism.domains._drafting import Drafts, Simulator, compound, gold_of
+from toolprism.domains._phrasing import Request, request
+from toolprism.domains.tv._ops import OPERATIONS
 from toolprism.domains.tv._state import (
     APPS,
     GENRES,
@@ -48,6 +49,9 @@ class Ask:
     request: Request
     tv: TvName
     slots: frozenset[str]
+
+    def independent_of(self, other: Ask) -> bool:
+        return self.tv != other.tv or not self.slots & other.slots
 
 
 Atom = Callable[[random.Random, TvState, TvName], Ask | None]
@@ -295,14 +299,6 @@ CHAIN_ATOMS: tuple[Atom, ...] = tuple(a for a in SINGLE_ATOMS if a not in (_powe
 """Asks that may follow in a chain on one set (the two-call asks only make sense there)."""
 
 
-def _apply(state: TvState, ask: Ask) -> TvState:
-    """The state after the ask's gold, on a copy (a refused call raises DomainError: a generator bug)."""
-    after = state.model_copy(deep=True)
-    for op, args in ask.request.gold:
-        getattr(_ops, op)(after, **args)
-    return after
-
-
 # --- questions (one read) ----------------------------------------------------------------------
 
 
@@ -459,47 +455,31 @@ def _conditional(rng: random.Random, s: TvState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-
-def _pick(rng: random.Random, s: TvState, atoms: tuple[Atom, ...], tvs: list[TvName], used: set) -> Ask | None:
-    """A random applicable ask whose (set, slot) pairs are not in ``used``; None after 40 tries."""
-    for _ in range(40):
-        tv = rng.choice(tvs)
-        ask = rng.choice(atoms)(rng, s, tv)
-        if ask is not None and not {(tv, slot) for slot in ask.slots} & used:
-            return ask
-    return None
+SIM = Simulator(OPERATIONS)
 
 
 def _compound(rng: random.Random, s: TvState, size: int) -> list[Request] | None:
-    asks: list[Ask] = []
-    used: set[tuple[str, str]] = set()
-    while len(asks) < size:
-        ask = _pick(rng, s, SINGLE_ATOMS, list(TVS), used)
-        if ask is None:
-            return None
-        asks.append(ask)
-        used |= {(ask.tv, slot) for slot in ask.slots}
-    return [a.request for a in asks]
+    """``size`` independent one-call asks on the fresh world (no two touch a setting of one tv)."""
+    asks = compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(TVS)), size, tries=40 * size)
+    return None if asks is None else [a.request for a in asks]
 
 
 def _chain(rng: random.Random, s: TvState, first: Ask, calls: int) -> list[Request] | None:
-    """``first`` on its set, then asks on the state it leaves until the gold has ``calls`` calls."""
-    asks, state = [first], _apply(s, first)
-    used = {(first.tv, slot) for slot in first.slots}
-    length = len(first.request.gold)
-    while length < calls:
-        ask = _pick(rng, state, CHAIN_ATOMS, [first.tv], used)
-        if ask is None or length + len(ask.request.gold) > calls:
-            return None
-        asks.append(ask)
-        used |= {(ask.tv, slot) for slot in ask.slots}
-        state = _apply(state, ask)
-        length += len(ask.request.gold)
-    return [a.request for a in asks]
+    """``first`` on its tv, then asks on the state it leaves until the gold has ``calls`` calls."""
+
+    def propose(chosen: list[Ask]) -> Ask | None:
+        if not chosen:
+            return first
+        after = SIM.after(s, gold_of(a.request for a in chosen))
+        return rng.choice(CHAIN_ATOMS)(rng, after, first.tv)
+
+    asks = compound(propose, calls, tries=40 * calls, max_calls=calls, minimum=1)
+    requests = [a.request for a in asks or ()]
+    return requests if sum(len(r.gold) for r in requests) == calls else None
 
 
 def _power_chain(rng: random.Random, s: TvState, calls: int) -> list[Request] | None:
-    off = [t for t in TVS if s.tvs[t].power == "off"]
+    off = [u for u in TVS if s.tvs[u].power == "off"]
     first = _power(rng, s, rng.choice(off))
     return _chain(rng, s, Ask(first.request, first.tv, frozenset({"power"})), calls)
 
@@ -527,49 +507,26 @@ READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, TvState], Request | N
 """Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
 
 
-class _Drafts:
-    """Collects drafts, keeping only those whose easy and hard queries are both new."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.items, self.seen = rng, [], set()
-
-    def add(self, template: str, build: Callable[[], list[Request] | Request | None], count: int, kind=None) -> None:
-        added = 0
-        for _ in range(count * 30):
-            if added == count:
-                return
-            requests = build()
-            if requests is None:
-                continue
-            requests = [requests] if isinstance(requests, Request) else requests
-            d = draft(self.rng, template, requests, kind=kind)
-            if d.query in self.seen or d.hard in self.seen:
-                continue
-            self.seen |= {d.query, d.hard}
-            self.items.append(d)
-            added += 1
-
-
 def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``: about 126 drafts, deterministic.
 
     The task RNG is seeded from ``world_seed`` but distinct from the world's own RNG stream.
     """
     rng = random.Random(f"tv/tasks/{world_seed}")
-    out = _Drafts(rng)
-    out.add("question", lambda: _question(rng, state), QUESTIONS)
-    out.add("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
+    out = Drafts(rng)
+    out.fill("question", lambda: _question(rng, state), QUESTIONS)
+    out.fill("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
     for size in sorted(set(COMPOUND_SIZES)):
-        out.add("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
+        out.fill("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
     for calls in POWER_CHAIN_CALLS:
-        out.add("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
+        out.fill("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
     for calls in DEPENDENT_CHAIN_CALLS:
-        out.add("dependent_chain", lambda calls=calls: _dependent_chain(rng, state, calls), 1, "compositional")
+        out.fill("dependent_chain", lambda calls=calls: _dependent_chain(rng, state, calls), 1, "compositional")
     for template, build, count in READ_THEN_WRITE:
-        out.add(template, lambda build=build: build(rng, state), count, "compositional")
+        out.fill(template, lambda build=build: build(rng, state), count, "compositional")
     # A world where some template finds too little to work with gets more of the others.
     target = len(POWER_CHAIN_CALLS) + len(DEPENDENT_CHAIN_CALLS) + sum(count for _, _, count in READ_THEN_WRITE)
     for template, build, _ in READ_THEN_WRITE * 3:
-        if target - sum(d.kind == "compositional" for d in out.items) > 0:
-            out.add(template, lambda build=build: build(rng, state), 1, "compositional")
+        if out.count("compositional") < target:
+            out.fill(template, lambda build=build: build(rng, state), 1, "compositional")
     return out.items
