@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolprism.domains import DOMAINS
+from toolprism.domains._drafting import MAX_CALLS
 from toolprism.domains._phrasing import kinds
 from toolprism.domains.car_cabin import CarCabin
 from toolprism.domains.car_cabin import _ops as ops
 from toolprism.domains.car_cabin._state import CHILD_SAFE_POSITIONS, PRESETS, REAR_DOORS, SEATS
-from toolprism.domains.car_cabin._tasks import MAX_CALLS
 from toolprism.errors import DomainError, RejectedCall
 
 DOMAIN = CarCabin()

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolprism.domains import DOMAINS
+from toolprism.domains._drafting import MAX_CALLS
 from toolprism.domains._phrasing import kinds
 from toolprism.domains.navigation import Navigation
 from toolprism.domains.navigation import _ops as ops
@@ -20,7 +21,6 @@ from toolprism.domains.navigation._state import (
     PREFERENCE_MINUTES,
     eta_minutes,
 )
-from toolprism.domains.navigation._tasks import MAX_CALLS
 from toolprism.errors import DomainError, RejectedCall
 
 DOMAIN = Navigation()

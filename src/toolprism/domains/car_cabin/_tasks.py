@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
-from toolprism.domains.car_cabin import _ops
+from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose, compound
+from toolprism.domains._phrasing import Request, request
+from toolprism.domains.car_cabin._ops import OPERATIONS
 from toolprism.domains.car_cabin._state import (
     CHILD_SAFE_POSITIONS,
     COLORS,
@@ -44,22 +44,6 @@ COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 """Number of requests in a compound task → relative weight."""
 
 
-@dataclass(frozen=True)
-class Ask:
-    """A request with the settings it writes and the settings its preconditions read.
-
-    Two asks are independent when neither writes what the other writes or reads.
-    """
-
-    name: str
-    request: Request
-    writes: frozenset[str]
-    reads: frozenset[str] = frozenset()
-
-    def independent_of(self, other: Ask) -> bool:
-        return not (self.writes & (other.writes | other.reads) or other.writes & self.reads)
-
-
 def _words(name: str) -> str:
     return name.replace("_", " ")
 
@@ -69,7 +53,7 @@ def _other(rng: random.Random, values: tuple | range, current: object) -> object
 
 
 def _ask(name: str, direct, indirect, gold, writes, reads=()) -> Ask:  # noqa: ANN001
-    return Ask(name, request(direct, indirect, *gold), frozenset(writes), frozenset(reads))
+    return Ask(request(direct, indirect, *gold), frozenset(writes), frozenset(reads), name)
 
 
 _CLIMATE = ("power.climate", "climate.mode")
@@ -434,33 +418,12 @@ def questions() -> list[Request]:
 
 
 Plan = list[Request]
-
-
-def _run(state: CabinState, req: Request) -> None:
-    """Apply a request's gold to the scratch ``state`` (a refusal here is a generator bug)."""
-    for op, args in req.gold:
-        getattr(_ops, op)(state, **args)
-
-
-class _Scratch:
-    """Requests added in order, each built on the state the previous ones leave."""
-
-    def __init__(self, state: CabinState) -> None:
-        self.state = state.model_copy(deep=True)
-        self.plan: Plan = []
-
-    def add(self, item: Ask | Request | None) -> bool:
-        if item is None:
-            return False
-        req = item.request if isinstance(item, Ask) else item
-        _run(self.state, req)
-        self.plan.append(req)
-        return True
+SIM = Simulator(OPERATIONS)
 
 
 def climate_setup(rng: random.Random, state: CabinState) -> Plan | None:
     """Turn the climate on or leave auto/fan-only mode, then set what that unlocks."""
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     if state.climate.power == "off":
         s.add(power(rng, s.state, "climate", "on"))
         want_mode = rng.random() < 0.6
@@ -489,7 +452,7 @@ def lighting_setup(rng: random.Random, state: CabinState) -> Plan | None:
     """Turn the ambient lighting on, then set its color and/or brightness."""
     if state.lighting.power == "on":
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     s.add(power(rng, s.state, "ambient_lighting", "on"))
     for build in rng.sample([color, brightness], rng.randint(1, 2)):
         s.add(build(rng, s.state))
@@ -498,7 +461,7 @@ def lighting_setup(rng: random.Random, state: CabinState) -> Plan | None:
 
 def copy_temperature(rng: random.Random, state: CabinState) -> Plan | None:
     """Read the climate, then give one or two zones the target of another zone."""
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     if state.climate.power == "off":
         s.add(power(rng, s.state, "climate", "on"))
     if state.climate.mode == "fan_only":
@@ -532,7 +495,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
     level = state.seats[source].heating
     if state.seats[target].heating == level:
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     if level != "off" and state.seats[target].ventilation not in (None, "off"):
         s.add(seat_ventilation(rng, s.state, target, ("off",)))
     src, dst = f"{_words(source)} seat", f"{_words(target)} seat"
@@ -555,7 +518,7 @@ def unlock_and_open(rng: random.Random, state: CabinState) -> Plan | None:
     doors = [d for d in REAR_DOORS if state.child_locks[d] == "on"]
     if not doors:
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     for door in rng.sample(doors, rng.randint(1, len(doors))):
         s.add(child_lock(rng, s.state, door))
         s.add(window(rng, s.state, door, ("half", "open")))
@@ -564,7 +527,7 @@ def unlock_and_open(rng: random.Random, state: CabinState) -> Plan | None:
 
 def swap_seat_comfort(rng: random.Random, state: CabinState) -> Plan | None:
     """Switch a front seat from heating to ventilation or back (one or both front seats)."""
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     seats = [x for x in VENTILATED_SEATS if "off" in (state.seats[x].heating, state.seats[x].ventilation)]
     seats = [x for x in seats if state.seats[x].heating != state.seats[x].ventilation]
     if not seats:
@@ -640,61 +603,30 @@ FAMILY = {
     "rain_sunroof": "sunroof",
 }
 """Two plans are chained into one task only when their templates belong to different families."""
-MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
-oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
-
-
-def _after(state: CabinState, plan: Plan) -> CabinState:
-    scratch = state.model_copy(deep=True)
-    for req in plan:
-        _run(scratch, req)
-    return scratch
 
 
 def _compositional(rng: random.Random, state: CabinState) -> tuple[str, Plan] | None:
     """One plan, often followed by a plan of another family built on the state the first leaves."""
-    name = rng.choice(list(COMPOSITIONAL_TEMPLATES))
-    plan = COMPOSITIONAL_TEMPLATES[name](rng, state)
-    calls = sum(len(r.gold) for r in plan or ())
-    if not plan or calls > MAX_CALLS:
-        return None
-    if calls <= 3 and rng.random() < 0.6:
-        second = rng.choice([n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]])
-        more = COMPOSITIONAL_TEMPLATES[second](rng, _after(state, plan))
-        if more and calls + sum(len(r.gold) for r in more) <= MAX_CALLS:
-            return f"{name}+{second}", plan + more
-    return name, plan
+    return compose(
+        rng,
+        SIM,
+        state,
+        COMPOSITIONAL_TEMPLATES,
+        chance=0.6,
+        partners=lambda name: [n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]],
+        fits=lambda first, _: sum(len(r.gold) for r in first) <= 3,
+    )
 
 
 # --- assembly ----------------------------------------------------------------------------------
 
 
-class _Drafts:
-    """Collects drafts, skipping any whose easy or hard query was already posed."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.items: list[TaskDraft] = []
-        self.seen: set[str] = set()
-
-    def add(self, template: str, requests: list[Request], kind: str | None = None) -> bool:
-        candidate = draft(self.rng, template, requests, kind=kind)
-        if candidate.query in self.seen or candidate.hard in self.seen:
-            return False
-        self.seen.update((candidate.query, candidate.hard))
-        self.items.append(candidate)
-        return True
-
-
 def _compound(rng: random.Random, state: CabinState, size: int) -> list[Ask] | None:
+    """``size`` pairwise independent asks from a shuffled pool of the world's write asks."""
     pool = write_asks(rng, state)
     rng.shuffle(pool)
-    chosen: list[Ask] = []
-    for ask in pool:
-        if len(chosen) < size and all(ask.independent_of(c) for c in chosen):
-            chosen.append(ask)
-    return chosen if len(chosen) == size else None
+    offers = iter(pool)
+    return compound(lambda _: next(offers, None), size, tries=len(pool))
 
 
 def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
@@ -702,15 +634,15 @@ def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
     compositional drafts (fewer only if the world runs out of distinct requests), deterministic.
     """
     rng = random.Random(f"car_cabin/tasks/{world_seed}")
-    out = _Drafts(rng)
+    out = Drafts(rng)
     for question in questions():
-        out.add("question", [question], "single")
+        out.offer("question", [question], "single")
     singles = 0
     for _ in range(20):
         pool = write_asks(rng, state) + [a for p in PRESETS if (a := preset(rng, state, p))]
         rng.shuffle(pool)
         for ask in pool:
-            if singles < SINGLE_WRITES and out.add(ask.name, [ask.request], "single"):
+            if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):
                 singles += 1
     compounds = 0
     sizes, weights = zip(*COMPOUND_SIZES.items(), strict=True)
@@ -718,13 +650,13 @@ def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
         if compounds == COMPOUND:
             break
         chosen = _compound(rng, state, rng.choices(sizes, weights)[0])
-        if chosen and out.add("compound", [a.request for a in chosen], "compound"):
+        if chosen and out.offer("compound", [a.request for a in chosen], "compound"):
             compounds += 1
     made = 0
     for _ in range(COMPOSITIONAL * 40):
         if made == COMPOSITIONAL:
             break
         built = _compositional(rng, state)
-        if built and out.add(*built, "compositional"):
+        if built and out.offer(*built, "compositional"):
             made += 1
     return out.items

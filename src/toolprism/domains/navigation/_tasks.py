@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose, compound
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.navigation import _ops
 from toolprism.domains.navigation._state import (
     CATEGORIES,
@@ -40,27 +40,8 @@ COMPOUND = 76
 COMPOSITIONAL = 25
 COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 """Number of requests in a compound task → relative weight."""
-MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
-oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
 
 ROUTE = ("route.status",)
-
-
-@dataclass(frozen=True)
-class Ask:
-    """A request with the settings it writes and the settings its preconditions read.
-
-    Two asks are independent when neither writes what the other writes or reads.
-    """
-
-    name: str
-    request: Request
-    writes: frozenset[str]
-    reads: frozenset[str] = frozenset()
-
-    def independent_of(self, other: Ask) -> bool:
-        return not (self.writes & (other.writes | other.reads) or other.writes & self.reads)
 
 
 def _words(name: str) -> str:
@@ -68,7 +49,7 @@ def _words(name: str) -> str:
 
 
 def _ask(name: str, direct, indirect, gold, writes, reads=()) -> Ask:  # noqa: ANN001
-    return Ask(name, request(direct, indirect, *gold), frozenset(writes), frozenset(reads))
+    return Ask(request(direct, indirect, *gold), frozenset(writes), frozenset(reads), name)
 
 
 def _active(state: NavigationState) -> bool:
@@ -410,38 +391,10 @@ def questions(rng: random.Random) -> list[Request]:
 # --- compositional requests: built one after another on a scratch state -----------------------
 
 Plan = list[Request]
+SIM = Simulator(_ops.OPERATIONS)
 
 
-def _run(state: NavigationState, req: Request) -> None:
-    """Apply a request's gold to the scratch ``state`` (a refusal here is a generator bug)."""
-    for op, args in req.gold:
-        getattr(_ops, op)(state, **args)
-
-
-def _after(state: NavigationState, plan: Plan) -> NavigationState:
-    scratch = state.model_copy(deep=True)
-    for req in plan:
-        _run(scratch, req)
-    return scratch
-
-
-class _Scratch:
-    """Requests added in order, each built on the state the previous ones leave."""
-
-    def __init__(self, state: NavigationState) -> None:
-        self.state = state.model_copy(deep=True)
-        self.plan: Plan = []
-
-    def add(self, item: Ask | Request | None) -> bool:
-        if item is None:
-            return False
-        req = item.request if isinstance(item, Ask) else item
-        _run(self.state, req)
-        self.plan.append(req)
-        return True
-
-
-def _stops_and_shares(rng: random.Random, s: _Scratch) -> None:
+def _stops_and_shares(rng: random.Random, s: Scratch) -> None:
     """After a start: one or two stops, and sometimes an ETA share."""
     for _ in range(rng.randint(1, 2)):
         s.add(add_waypoint_ask(rng, s.state))
@@ -453,7 +406,7 @@ def switch_destination(rng: random.Random, state: NavigationState) -> Plan | Non
     """Stop the route in progress, then start another (and maybe add a stop or share the ETA)."""
     if not _active(state):
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     s.add(stop_ask(rng, s.state))
     s.add(start_ask(rng, s.state, exclude=(state.route.destination,)))
     if rng.random() < 0.5:
@@ -465,7 +418,7 @@ def start_trip(rng: random.Random, state: NavigationState) -> Plan | None:
     """Start a route, then add stops to it and maybe share the ETA."""
     if _active(state):
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     s.add(start_ask(rng, s.state))
     _stops_and_shares(rng, s)
     return s.plan
@@ -473,7 +426,7 @@ def start_trip(rng: random.Random, state: NavigationState) -> Plan | None:
 
 def find_and_add(rng: random.Random, state: NavigationState) -> Plan | None:
     """Search a category, then add its top result as a stop (starting a route first if idle)."""
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     if not _active(state):
         s.add(start_ask(rng, s.state))
     for category in rng.sample(CATEGORIES, rng.randint(1, 2)):
@@ -520,7 +473,7 @@ def unmute_and_set_volume(rng: random.Random, state: NavigationState) -> Plan | 
     """Unmute the voice guidance (same language), then set its volume."""
     if state.voice.level != "muted":
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     level = rng.choice(("full", "alerts_only"))
     lang = state.voice.language
     text = f"{_words(level)} in {lang.title()}"
@@ -539,7 +492,7 @@ def replace_stop(rng: random.Random, state: NavigationState) -> Plan | None:
     """On a route with the most stops, remove one and add another in its place."""
     if len(state.route.waypoints) < MAX_WAYPOINTS:
         return None
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     s.add(remove_waypoint_ask(rng, s.state))
     s.add(add_waypoint_ask(rng, s.state, rng.choice([x for x in STOPS if x not in state.route.waypoints])))
     return s.plan
@@ -547,7 +500,7 @@ def replace_stop(rng: random.Random, state: NavigationState) -> Plan | None:
 
 def nearest_saved_place(rng: random.Random, state: NavigationState) -> Plan | None:
     """Stop any route in progress, read the saved places and navigate to the shortest drive."""
-    s = _Scratch(state)
+    s = Scratch(SIM, state)
     if _active(state):
         s.add(stop_ask(rng, s.state))
     nearest = min(PLACES, key=lambda p: state.places[p].drive_minutes)
@@ -610,47 +563,26 @@ FAMILY = {
 
 def _compositional(rng: random.Random, state: NavigationState) -> tuple[str, Plan] | None:
     """One plan, often followed by a plan of another family built on the state the first leaves."""
-    name = rng.choice(list(COMPOSITIONAL_TEMPLATES))
-    plan = COMPOSITIONAL_TEMPLATES[name](rng, state)
-    calls = sum(len(r.gold) for r in plan or ())
-    if not plan or calls > MAX_CALLS:
-        return None
-    if calls <= 3 and rng.random() < 0.6:
-        second = rng.choice([n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]])
-        more = COMPOSITIONAL_TEMPLATES[second](rng, _after(state, plan))
-        if more and calls + sum(len(r.gold) for r in more) <= MAX_CALLS:
-            return f"{name}+{second}", plan + more
-    return name, plan
+    return compose(
+        rng,
+        SIM,
+        state,
+        COMPOSITIONAL_TEMPLATES,
+        chance=0.6,
+        partners=lambda name: [n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]],
+        fits=lambda first, _: sum(len(r.gold) for r in first) <= 3,
+    )
 
 
 # --- assembly ----------------------------------------------------------------------------------
 
 
-class _Drafts:
-    """Collects drafts, skipping any whose easy or hard query was already posed."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.items: list[TaskDraft] = []
-        self.seen: set[str] = set()
-
-    def add(self, template: str, requests: list[Request], kind: str | None = None) -> bool:
-        candidate = draft(self.rng, template, requests, kind=kind)
-        if candidate.query in self.seen or candidate.hard in self.seen:
-            return False
-        self.seen.update((candidate.query, candidate.hard))
-        self.items.append(candidate)
-        return True
-
-
 def _compound(rng: random.Random, state: NavigationState, size: int) -> list[Ask] | None:
+    """``size`` pairwise independent asks from a shuffled pool of the world's write asks."""
     pool = write_asks(rng, state)
     rng.shuffle(pool)
-    chosen: list[Ask] = []
-    for ask in pool:
-        if len(chosen) < size and all(ask.independent_of(c) for c in chosen):
-            chosen.append(ask)
-    return chosen if len(chosen) == size else None
+    offers = iter(pool)
+    return compound(lambda _: next(offers, None), size, tries=len(pool))
 
 
 def drafts(state: NavigationState, world_seed: int) -> list[TaskDraft]:
@@ -658,15 +590,15 @@ def drafts(state: NavigationState, world_seed: int) -> list[TaskDraft]:
     compositional drafts (fewer only if the world runs out of distinct requests), deterministic.
     """
     rng = random.Random(f"navigation/tasks/{world_seed}")
-    out = _Drafts(rng)
+    out = Drafts(rng)
     for question in questions(rng):
-        out.add("question", [question], "single")
+        out.offer("question", [question], "single")
     singles = 0
     for _ in range(20):
         pool = write_asks(rng, state)
         rng.shuffle(pool)
         for ask in pool:
-            if singles < SINGLE_WRITES and out.add(ask.name, [ask.request], "single"):
+            if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):
                 singles += 1
     compounds = 0
     sizes, weights = zip(*COMPOUND_SIZES.items(), strict=True)
@@ -674,13 +606,13 @@ def drafts(state: NavigationState, world_seed: int) -> list[TaskDraft]:
         if compounds == COMPOUND:
             break
         chosen = _compound(rng, state, rng.choices(sizes, weights)[0])
-        if chosen and out.add("compound", [a.request for a in chosen], "compound"):
+        if chosen and out.offer("compound", [a.request for a in chosen], "compound"):
             compounds += 1
     made = 0
     for _ in range(COMPOSITIONAL * 40):
         if made == COMPOSITIONAL:
             break
         built = _compositional(rng, state)
-        if built and out.add(*built, "compositional"):
+        if built and out.offer(*built, "compositional"):
             made += 1
     return out.items
