@@ -261,6 +261,6 @@ def test_cli_validate_table() -> None:
 
 @pytest.mark.slow
 def test_full_suite_is_equivalent() -> None:
-    report = validate()
+    report = validate(seeds=(0, 1), jobs=2)
     assert report.passed, [f.model_dump() for f in report.failures[:3]]
-    assert report.checks > 30_000
+    assert report.checks > 1_000_000

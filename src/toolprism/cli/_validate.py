@@ -54,8 +54,12 @@ def validate(
         ),
     ] = None,
     seeds: Annotated[
-        str, typer.Option(help="World seeds whose tasks are the reference traces: N, N,M or N-M.")
-    ] = "0-3",
+        str,
+        typer.Option(
+            help="World seeds whose tasks are the reference traces: N, N,M or N-M (each seed is about "
+            "55k checks per domain)."
+        ),
+    ] = "0",
     entry: Annotated[
         str | None, typer.Option(help="BFCL entry files: validate one entry (its id or line index).")
     ] = None,

@@ -49,7 +49,7 @@ def validate(
     catalog: str | Path | None = None,
     entry: str | int | None = None,
     group: str | None = None,
-    seeds: Sequence[int] = (0, 1, 2, 3),
+    seeds: Sequence[int] = (0,),
     limit: int | None = None,
     negative: bool = True,
     jobs: int = 1,
