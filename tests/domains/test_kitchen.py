@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from toolprism.domains import DOMAINS
 from toolprism.domains._base import Environment
+from toolprism.domains._drafting import MAX_CALLS
 from toolprism.domains.kitchen import Kitchen
 from toolprism.domains.kitchen import _ops as ops
 from toolprism.domains.kitchen._state import OVEN_RANGE, TIMER_CAPACITY, TIMER_LABELS, KitchenState
-from toolprism.domains.kitchen._tasks import MAX_CALLS, replays
+from toolprism.domains.kitchen._tasks import SIM
 from toolprism.errors import DomainError, ToolprismError
 
 DOMAIN = Kitchen()
@@ -363,14 +364,14 @@ def test_compositional_tasks_depend_on_order_or_on_state_read_first(seed):
 def test_the_generator_filter_rejects_refused_and_no_op_gold():
     state = DOMAIN.initial_state(0)
     same = state.kettle.power
-    assert not replays(state, [("set_power", {"appliance": "kettle", "power": same})])
-    assert not replays(
+    assert not SIM.replays(state, [("set_power", {"appliance": "kettle", "power": same})])
+    assert not SIM.replays(
         state, [("set_temperature", {"appliance": "fridge", "temperature": state.fridge.fridge_temperature})]
     )
     other = "off" if same == "on" else "on"
-    assert replays(state, [("set_power", {"appliance": "kettle", "power": other})])
-    assert not replays(state, [("set_power", {"appliance": "kettle", "power": other})] * 2)
-    assert replays(state, [("get_status", {"appliance": "oven"})])
+    assert SIM.replays(state, [("set_power", {"appliance": "kettle", "power": other})])
+    assert not SIM.replays(state, [("set_power", {"appliance": "kettle", "power": other})] * 2)
+    assert SIM.replays(state, [("get_status", {"appliance": "oven"})])
 
 
 # --- any schema-valid action either succeeds or is refused cleanly -----------------------------

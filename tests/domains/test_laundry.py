@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from toolprism.domains import DOMAINS
 from toolprism.domains._base import Environment
+from toolprism.domains._drafting import MAX_CALLS
 from toolprism.domains.laundry import Laundry
 from toolprism.domains.laundry import _ops as ops
 from toolprism.domains.laundry._state import CYCLE_LIMITS, MAX_HEAT, SPIN_SPEEDS, LaundryState, heats
-from toolprism.domains.laundry._tasks import MAX_CALLS, replays
+from toolprism.domains.laundry._tasks import SIM
 from toolprism.errors import DomainError, ToolprismError
 
 DOMAIN = Laundry()
@@ -344,10 +345,10 @@ def test_the_generator_filter_rejects_refused_and_no_op_gold():
     state = DOMAIN.initial_state(0)
     lock = state.child_lock
     other = "off" if lock == "on" else "on"
-    assert not replays(state, [("set_child_lock", {"lock": lock})])
-    assert replays(state, [("set_child_lock", {"lock": other})])
-    assert not replays(state, [("set_child_lock", {"lock": other}), ("set_child_lock", {"lock": lock})])
-    assert replays(state, [("get_cycle_limits", {"cycle": "eco"})])
+    assert not SIM.replays(state, [("set_child_lock", {"lock": lock})])
+    assert SIM.replays(state, [("set_child_lock", {"lock": other})])
+    assert not SIM.replays(state, [("set_child_lock", {"lock": other}), ("set_child_lock", {"lock": lock})])
+    assert SIM.replays(state, [("get_cycle_limits", {"cycle": "eco"})])
 
 
 # --- any schema-valid action either succeeds or is refused cleanly -----------------------------

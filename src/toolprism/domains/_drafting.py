@@ -201,6 +201,11 @@ class Ask:
         return not (self.writes & (other.writes | other.reads) or other.writes & self.reads)
 
 
+def independent(asks: Sequence[Independent]) -> bool:
+    """Whether every two of ``asks`` are independent of each other."""
+    return all(a.independent_of(b) for i, a in enumerate(asks) for b in asks[i + 1 :])
+
+
 def compound(
     propose: Callable[[list[A]], A | None],
     size: int,
@@ -373,4 +378,5 @@ __all__ = [
     "compose",
     "compound",
     "gold_of",
+    "independent",
 ]

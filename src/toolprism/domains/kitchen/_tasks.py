@@ -14,10 +14,11 @@ import random
 from collections.abc import Callable, Sequence
 
 from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._phrasing import draft
+from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compound, gold_of, independent
+from toolprism.domains._phrasing import Request
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
-from toolprism.domains.kitchen._requests import Ask, ask, other, words
+from toolprism.domains.kitchen._requests import ask, other, words
 from toolprism.domains.kitchen._state import (
     OVEN_PRESETS,
     OVEN_RANGE,
@@ -26,13 +27,11 @@ from toolprism.domains.kitchen._state import (
     TIMER_LABELS,
     KitchenState,
 )
-from toolprism.errors import DomainError
 
 Picker = Callable[[random.Random, KitchenState], Ask | None]
 Chain = Callable[[random.Random, KitchenState], list[Ask] | None]
 
-_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
-_WRITES = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "write"}
+SIM = Simulator(OPERATIONS)
 
 PICKERS: tuple[Picker, ...] = (
     r.pick_power("oven"),
@@ -308,54 +307,20 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
-MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
-oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
 PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
 """Drafts per seed by template family (126 in all)."""
 _COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
 """Requests per compound task and their weights."""
 
 
-def replays(state: KitchenState, gold: Sequence[tuple[str, dict]]) -> bool:
-    """Whether ``gold`` runs on a copy of ``state`` with no refusal, every write changing the state,
-    and the state changed at the end when anything was written."""
-    world = state.model_copy(deep=True)
-    first = world.model_dump()
-    for op, args in gold:
-        before = world.model_dump()
-        try:
-            _FUNCTIONS[op](world, **args)
-        except DomainError:
-            return False
-        if op in _WRITES and world.model_dump() == before:
-            return False
-    return not any(op in _WRITES for op, _ in gold) or world.model_dump() != first
-
-
-def _independent(asks: Sequence[Ask]) -> bool:
-    seen: set[str] = set()
-    for a in asks:
-        if seen & a.touches:
-            return False
-        seen |= a.touches
-    return True
-
-
 def _gold(asks: Sequence[Ask]) -> list[tuple[str, dict]]:
-    return [action for a in asks for action in a.request.gold]
+    return gold_of(a.request for a in asks)
 
 
 def _compound(rng: random.Random, s: KitchenState) -> list[Ask] | None:
     size = rng.choices(*_COMPOUND_SIZES)[0]
-    asks: list[Ask] = []
-    for _ in range(size * 8):
-        candidate = rng.choice(COMPOUND_PICKERS)(rng, s)
-        if candidate is not None and _independent([*asks, candidate]):
-            asks.append(candidate)
-        if len(asks) == size:
-            break
-    if len(asks) < 2 or len(_gold(asks)) > MAX_CALLS or not replays(s, _gold(asks[::-1])):
+    asks = compound(lambda _: rng.choice(COMPOUND_PICKERS)(rng, s), size, tries=size * 8, minimum=2)
+    if asks is None or not SIM.replays(s, _gold(asks[::-1])):
         return None
     return asks
 
@@ -366,8 +331,8 @@ def _compositional(rng: random.Random, s: KitchenState) -> list[Ask] | None:
     if any(c is None for c in chains):
         return None
     asks = [a for chain in chains for a in chain]
-    whole = [Ask(a.request, frozenset().union(*(b.touches for b in chain))) for chain in chains for a in chain[:1]]
-    if not _independent(whole) or not 2 <= len(_gold(asks)) <= MAX_CALLS:
+    whole = [Ask(chain[0].request, frozenset().union(*(a.writes for a in chain))) for chain in chains]
+    if not independent(whole) or not 2 <= len(_gold(asks)) <= MAX_CALLS:
         return None
     return asks
 
@@ -396,21 +361,12 @@ def drafts(state: KitchenState, world_seed: int) -> list[TaskDraft]:
     counts unless a family runs out of distinct candidates (it does not for seeds 0-99).
     """
     rng = random.Random(f"kitchen/tasks/{world_seed}")
-    seen: set[str] = set()
-    out: list[TaskDraft] = []
+    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold) and len(d.hard or "") > len(d.query))
     for family, want in PLAN.items():
         make, kind = _FAMILIES[family]
-        made = 0
-        for _ in range(want * 40):
-            if made == want:
-                break
-            asks = make(rng, state)
-            if asks is None or not replays(state, _gold(asks)):
-                continue
-            candidate = draft(rng, family, [a.request for a in asks], kind=kind)
-            if {candidate.query, candidate.hard} & seen or len(candidate.hard) <= len(candidate.query):
-                continue
-            seen.update((candidate.query, candidate.hard))
-            out.append(candidate)
-            made += 1
-    return out
+        out.fill(family, lambda make=make: _requests(make(rng, state)), want, kind, tries=40)
+    return out.items
+
+
+def _requests(asks: list[Ask] | None) -> list[Request] | None:
+    return None if asks is None else [a.request for a in asks]

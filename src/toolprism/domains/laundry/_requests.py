@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from toolprism.domains._phrasing import Request, request
+from toolprism.domains._drafting import Ask
+from toolprism.domains._phrasing import request
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
     DETERGENTS,
@@ -38,17 +38,9 @@ PARTS = {
 """The parts of each machine a request may touch; power, start and pause touch them all."""
 
 
-@dataclass(frozen=True)
-class Ask:
-    """A request and the parts of the laundry room it touches; asks touching nothing in common are
-    independent (any order gives the same result)."""
-
-    request: Request
-    touches: frozenset[str]
-
-
 def ask(direct: str | Sequence[str], indirect: str | Sequence[str], gold: Gold, touches: set[str]) -> Ask:
-    """Build an :class:`Ask` (phrasings as in :func:`~toolprism.domains._phrasing.request`)."""
+    """Build an :class:`~toolprism.domains._drafting.Ask` writing ``touches`` (phrasings as in
+    :func:`~toolprism.domains._phrasing.request`); asks touching nothing in common are independent."""
     return Ask(request(direct, indirect, *gold), frozenset(touches))
 
 
