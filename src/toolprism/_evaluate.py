@@ -21,6 +21,7 @@ from toolprism.domains import Domain, Task, domain_names, get_domain
 from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, suite
+from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
 from toolprism.schema import Action
@@ -225,14 +226,8 @@ def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> dict:
 
 
 def expected_gold(spec: EpisodeSpec) -> list[Action]:
-    """The actions a correct agent executes: the task's gold, or under perturbations the
-    multiset intersection of each instance's expected gold (each may only remove actions)."""
-    if not spec.perturbations:
-        return list(spec.task.gold)
-    counts = Counter(spec.task.gold)
-    for instance in spec.perturbations:
-        counts &= Counter(Action.from_json(a) for a in instance.expected_gold)
-    return list(counts.elements())
+    """The actions a correct agent executes in this episode (see :func:`toolprism.perturb.expected_gold`)."""
+    return perturbed_gold(spec.task.gold, spec.perturbations)
 
 
 def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:

@@ -8,6 +8,7 @@ mixed condition (seed 002, section 6), allowed only across families and when
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -121,6 +122,21 @@ def plan(
                 continue
         skips.append(Skip(subtype=p.subtype, severity=p.severity, reason=reason))
     return instances, skips
+
+
+def expected_gold(gold: Sequence[Action], instances: Sequence[Instance]) -> list[Action]:
+    """The actions a correct agent executes under ``instances``: ``gold``, intersected (as
+    multisets) with each instance's expected gold, since a perturbation may only remove actions
+    (an unavailable tool, a value the request no longer gives)."""
+    counts = Counter(gold)
+    for instance in instances:
+        counts &= Counter(Action.from_json(a) for a in instance.expected_gold)
+    kept = []
+    for action in gold:  # in gold order
+        if counts[action] > 0:
+            counts[action] -= 1
+            kept.append(action)
+    return kept
 
 
 def _rng(purpose: str, p: Perturbation | Instance, task: Task, seed: int) -> random.Random:

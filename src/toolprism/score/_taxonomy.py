@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import get_domain
 from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.perturb import Instance, expected_gold
 from toolprism.run import Trace
 from toolprism.schema import Action
 
@@ -74,8 +75,12 @@ class EpisodeDiagnosis(BaseModel):
 
 
 def diagnose(trace: Trace) -> EpisodeDiagnosis:
-    """Label one episode. A pure function of the trace (and the domain's static action space)."""
-    gold = Counter(Action.from_json(a) for a in trace.task["gold"])
+    """Label one episode. A pure function of the trace (and the domain's static action space).
+
+    Under perturbations the gold is the perturbations' expected gold (an unavailable tool's
+    actions, or an underspecified one, are not expected)."""
+    instances = [Instance.model_validate(p) for p in trace.perturbations]
+    gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
     done = Counter(Action.from_json(a) for a in trace.actions)
     space = get_domain(trace.task["domain"]).action_space()
     calls = [c for t in trace.turns for c in t.calls]
