@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolprism.domains import DOMAINS
+from toolprism.domains import DOMAINS, _drafting
 from toolprism.domains._phrasing import Request
 from toolprism.domains.climate import Climate
 from toolprism.domains.climate import _ops as ops
@@ -313,13 +313,13 @@ def test_every_world_gets_enough_tasks(seed):
 
 def test_every_request_has_two_direct_and_one_indirect_phrasing(monkeypatch):
     seen: list[Request] = []
-    real = tasks_module.draft
+    real = _drafting.draft
 
     def recording(rng, template, requests, **kwargs):
         seen.extend(requests)
         return real(rng, template, requests, **kwargs)
 
-    monkeypatch.setattr(tasks_module, "draft", recording)
+    monkeypatch.setattr(_drafting, "draft", recording)
     for seed in (0, 1):
         tasks_module.drafts(DOMAIN.initial_state(seed), seed)
     assert len(seen) > 300

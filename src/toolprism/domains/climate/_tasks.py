@@ -11,10 +11,11 @@ than 24 degrees, switch to cool") or need a prerequisite (turning a unit on befo
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._drafting import Drafts, Simulator, chain
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.climate._ops import OPERATIONS
 from toolprism.domains.climate._state import (
     DAYS,
@@ -29,7 +30,6 @@ from toolprism.domains.climate._state import (
     ClimateState,
     Zone,
 )
-from toolprism.errors import DomainError
 from toolprism.schema import JSON
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
@@ -38,25 +38,11 @@ HomeBuilder = Callable[[random.Random, ClimateState], Request | None]
 Plan = tuple[list[Request | None] | None, TaskKind | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""
 
-_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
-_READS = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "read"}  # type: ignore[attr-defined]
+SIM = Simulator(OPERATIONS)
 
 
 def _w(value: str) -> str:
     return value.replace("_", " ")
-
-
-def apply(state: ClimateState, gold: Gold) -> bool:
-    """Run ``gold`` on ``state`` in place; False if an action is refused or a write changes nothing."""
-    for op, args in gold:
-        before = state.model_dump()
-        try:
-            _FUNCTIONS[op](state, **args)
-        except DomainError:
-            return False
-        if op not in _READS and state.model_dump() == before:
-            return False
-    return True
 
 
 # --- zone requests: one change each, phrased from the unit's current state ---------------------
@@ -365,18 +351,6 @@ def _compound(count: int) -> Callable[[random.Random, ClimateState], Plan]:
     return template
 
 
-def _chain(state: ClimateState, steps: Sequence[Callable[[ClimateState], Request | None]]) -> list[Request] | None:
-    """Requests built one after another, each on the state the earlier ones leave (None: not possible)."""
-    scratch = state.model_copy(deep=True)
-    out = []
-    for step in steps:
-        made = step(scratch)
-        if made is None or not apply(scratch, made.gold):
-            return None
-        out.append(made)
-    return out
-
-
 def _power_then_settings(rng: random.Random, state: ClimateState) -> Plan:
     """An off unit: (open its vent,) turn it on, then set one to three of mode, temperature, fan."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "off"] or [None])
@@ -389,7 +363,7 @@ def _power_then_settings(rng: random.Random, state: ClimateState) -> Plan:
     settings = [_mode, _temperature, _fan]
     chosen = sorted(rng.sample(range(3), rng.randint(1, 3)))
     steps.extend(lambda s, b=settings[i]: b(rng, s, zone) for i in chosen)
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _full_setup(rng: random.Random, state: ClimateState) -> Plan:
@@ -410,7 +384,7 @@ def _full_setup(rng: random.Random, state: ClimateState) -> Plan:
         steps.insert(0, lambda s: _vent(rng, s, zone))
     else:
         steps.append(lambda s: _child_lock(rng, s, zone))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _off_then_close_vent(rng: random.Random, state: ClimateState) -> Plan:
@@ -427,7 +401,7 @@ def _off_then_close_vent(rng: random.Random, state: ClimateState) -> Plan:
     steps = [lambda s: _power(rng, s, zone), lambda s: close]
     if rng.random() < 0.5:
         steps.append(lambda s: _timer(rng, s, zone))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 _COPY = {
@@ -478,7 +452,7 @@ def _copy_setting(rng: random.Random, state: ClimateState) -> Plan:
                 [d.format(a=a, b=b) for d in direct], indirect.format(a=a, b=b), (op, {"zone": t, arg: value})
             )
         )
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _read_zone(zone: Zone) -> Request:
@@ -501,7 +475,7 @@ def _check_power(rng: random.Random, state: ClimateState) -> Plan:
         *turn_on,
     )
     steps = [lambda s: _read_zone(zone), lambda s: conditional, lambda s: _fan(rng, s, zone)]
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _heat_or_cool(rng: random.Random, state: ClimateState) -> Plan:
@@ -523,7 +497,7 @@ def _heat_or_cool(rng: random.Random, state: ClimateState) -> Plan:
     steps = [lambda s: _read_zone(zone), lambda s: conditional]
     if rng.random() < 0.5:
         steps.append(lambda s: _temperature(rng, s, zone))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _check_timer(rng: random.Random, state: ClimateState) -> Plan:
@@ -541,7 +515,7 @@ def _check_timer(rng: random.Random, state: ClimateState) -> Plan:
         f"have the {z} unit switch the other way in {d}: turn off if it is on now, turn on if it is off",
         ("set_timer", {"zone": zone, "action": action, "duration": duration}),
     )
-    return _chain(state, [lambda s: _read_zone(zone), lambda s: conditional]), "compositional"
+    return chain(SIM, state, [lambda s: _read_zone(zone), lambda s: conditional]), "compositional"
 
 
 def _humidity_check(rng: random.Random, state: ClimateState) -> Plan:
@@ -568,7 +542,7 @@ def _humidity_check(rng: random.Random, state: ClimateState) -> Plan:
                 *start,
             )
         )
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _sweep(rng: random.Random, state: ClimateState) -> Plan:
@@ -593,7 +567,7 @@ def _sweep(rng: random.Random, state: ClimateState) -> Plan:
                 *switch,
             )
         )
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _preset_then_adjust(rng: random.Random, state: ClimateState) -> Plan:
@@ -627,7 +601,7 @@ def _preset_then_adjust(rng: random.Random, state: ClimateState) -> Plan:
     else:
         steps.append(lambda s: _preset(rng, s, zone))
     steps.append(lambda s: rng.choice((_temperature, _fan))(rng, s, zone))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, ClimateState], Plan]], ...] = (
@@ -651,14 +625,6 @@ TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, ClimateState], Plan]],
 """Template name, drafts wanted per seed, generator of one candidate."""
 
 
-def _acceptable(state: ClimateState, candidate: TaskDraft) -> bool:
-    if not 1 <= len(candidate.gold) <= 6 or (len(candidate.gold) == 1) != (candidate.kind == "single"):
-        return False
-    scratch = state.model_copy(deep=True)
-    writes = any(op not in _READS for op, _ in candidate.gold)
-    return apply(scratch, tuple(candidate.gold)) and (scratch != state) == writes
-
-
 def drafts(state: ClimateState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``, in template order (deterministic).
 
@@ -667,20 +633,11 @@ def drafts(state: ClimateState, world_seed: int) -> list[TaskDraft]:
     write, and has two queries not seen before.
     """
     rng = random.Random(f"climate/tasks/{world_seed}")
-    out: list[TaskDraft] = []
-    seen: set[str] = set()
+    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold))
     for name, count, template in TEMPLATES:
         made = 0
         for _ in range(count * 30):
             if made == count:
                 break
-            requests, kind = template(rng, state)
-            if not requests or any(r is None for r in requests):
-                continue
-            candidate = draft(rng, name, requests, kind=kind)  # type: ignore[arg-type]
-            if candidate.query in seen or candidate.hard in seen or not _acceptable(state, candidate):
-                continue
-            seen.update((candidate.query, candidate.hard or ""))
-            out.append(candidate)
-            made += 1
-    return out
+            made += out.offer(name, *template(rng, state))
+    return out.items

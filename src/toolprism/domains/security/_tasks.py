@@ -12,10 +12,11 @@ prerequisite (disarming before unlocking, motion recording before motion sensiti
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._drafting import Drafts, Simulator, chain
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.security._ops import OPERATIONS, _arming_problem
 from toolprism.domains.security._state import (
     ARMED,
@@ -35,7 +36,6 @@ from toolprism.domains.security._state import (
     SecurityState,
     Sensor,
 )
-from toolprism.errors import DomainError
 from toolprism.schema import JSON
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
@@ -43,25 +43,11 @@ Plan = tuple[list[Request | None] | None, TaskKind | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""
 Step = Callable[[SecurityState], Request | None]
 
-_FUNCTIONS = {fn.__name__: fn for fn in OPERATIONS}
-_READS = {fn.__name__ for fn in OPERATIONS if fn.__toolprism_operation__[0] == "read"}  # type: ignore[attr-defined]
+SIM = Simulator(OPERATIONS)
 
 
 def _w(value: str) -> str:
     return value.replace("_", " ")
-
-
-def apply(state: SecurityState, gold: Gold) -> bool:
-    """Run ``gold`` on ``state`` in place; False if an action is refused or a write changes nothing."""
-    for op, args in gold:
-        before = state.model_dump()
-        try:
-            _FUNCTIONS[op](state, **args)
-        except DomainError:
-            return False
-        if op not in _READS and state.model_dump() == before:
-            return False
-    return True
 
 
 # --- device requests: one change each, phrased from the current state --------------------------
@@ -349,18 +335,6 @@ def _compound(count: int) -> Callable[[random.Random, SecurityState], Plan]:
     return template
 
 
-def _chain(state: SecurityState, steps: Sequence[Step]) -> list[Request] | None:
-    """Requests built one after another, each on the state the earlier ones leave (None: not possible)."""
-    scratch = state.model_copy(deep=True)
-    out = []
-    for step in steps:
-        made = step(scratch)
-        if made is None or not apply(scratch, made.gold):
-            return None
-        out.append(made)
-    return out
-
-
 def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
     """Read the doors, lock the closed unlocked ones, bypass what is open, then arm away or night."""
     target = rng.choice([m for m in LOCKED_WHEN_ARMED if m != state.mode])
@@ -383,7 +357,7 @@ def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
         "see what is open or unlocked, lock what can be locked and bypass whatever stays open",
         *gold,
     )
-    return _chain(state, [lambda s: secure, lambda s: _mode(rng, s, target)]), "compositional"
+    return chain(SIM, state, [lambda s: secure, lambda s: _mode(rng, s, target)]), "compositional"
 
 
 def _arm_step(rng: random.Random) -> Step:
@@ -410,13 +384,13 @@ def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
         steps.extend(rng.sample(options, rng.randint(1, 2)))
         if rng.random() < 0.5:
             steps.append(_arm_step(rng))
-        return _chain(state, steps), "compositional"
+        return chain(SIM, state, steps), "compositional"
     steps.append(lambda s: _delay(rng, s) if rng.random() < 0.5 else _volume(rng, s, rng.randrange(50, 101, 10)))
     for sensor in SENSORS:
         if state.sensors[sensor].contact == "open" and state.sensors[sensor].status == "monitored":
             steps.append(lambda s, x=sensor: _bypass(rng, s, x))
     steps.append(_arm_step(rng))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _event_response(rng: random.Random, state: SecurityState) -> Plan:
@@ -466,7 +440,7 @@ def _event_response(rng: random.Random, state: SecurityState) -> Plan:
                 ("set_recording", {"camera": place, "recording": value}),
             )
         )
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
@@ -481,7 +455,7 @@ def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
         steps.append(lambda s, c=camera: _sensitivity(rng, s, c))
     if len(steps) < 2:
         return None, None
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
@@ -520,7 +494,7 @@ def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
                 ("set_recording", {"camera": target, "recording": a.recording}),
             )
         )
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _floodlight_setup(rng: random.Random, state: SecurityState) -> Plan:
@@ -530,7 +504,7 @@ def _floodlight_setup(rng: random.Random, state: SecurityState) -> Plan:
         mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
         steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
         steps.append(lambda s, f=light: _brightness(rng, s, f))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
@@ -550,7 +524,7 @@ def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
     else:
         steps.append(lambda s: _recording(rng, s, camera, "motion"))
         steps.append(lambda s: _sensitivity(rng, s, camera))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
@@ -572,7 +546,7 @@ def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
         f"have the siren at {level}% when armed, and silent at 0% when disarmed",
         ("set_volume", {"volume": value}),
     )
-    return _chain(state, [lambda s: read, lambda s: conditional]), "compositional"
+    return chain(SIM, state, [lambda s: read, lambda s: conditional]), "compositional"
 
 
 def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
@@ -590,7 +564,7 @@ def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
     if rng.random() < 0.5:
         light = rng.choice(FLOODLIGHTS)
         steps.append(lambda s: _floodlight(rng, s, light, "motion"))
-    return _chain(state, steps), "compositional"
+    return chain(SIM, state, steps), "compositional"
 
 
 TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, SecurityState], Plan]], ...] = (
@@ -618,14 +592,6 @@ _PASS_ON = {name for name, _, _ in TEMPLATES[TEMPLATES.index(next(t for t in TEM
 """The compositional templates, which pass a shortfall on (in template order)."""
 
 
-def _acceptable(state: SecurityState, candidate: TaskDraft) -> bool:
-    if not 1 <= len(candidate.gold) <= 6 or (len(candidate.gold) == 1) != (candidate.kind == "single"):
-        return False
-    scratch = state.model_copy(deep=True)
-    writes = any(op not in _READS for op, _ in candidate.gold)
-    return apply(scratch, tuple(candidate.gold)) and (scratch != state) == writes
-
-
 def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``, in template order (deterministic).
 
@@ -634,8 +600,7 @@ def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
     write, and has two queries not seen before.
     """
     rng = random.Random(f"security/tasks/{world_seed}")
-    out: list[TaskDraft] = []
-    seen: set[str] = set()
+    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold))
     shortfall = 0
     for name, wanted, template in TEMPLATES:
         passes_on = name in _PASS_ON
@@ -644,14 +609,6 @@ def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
         for _ in range(count * 30):
             if made == count:
                 break
-            requests, kind = template(rng, state)
-            if not requests or any(r is None for r in requests):
-                continue
-            candidate = draft(rng, name, requests, kind=kind)  # type: ignore[arg-type]
-            if candidate.query in seen or candidate.hard in seen or not _acceptable(state, candidate):
-                continue
-            seen.update((candidate.query, candidate.hard or ""))
-            out.append(candidate)
-            made += 1
+            made += out.offer(name, *template(rng, state))
         shortfall = count - made if passes_on else 0
-    return out
+    return out.items
