@@ -362,6 +362,22 @@ class Drafts:
         """:meth:`fill_named` for one template."""
         return self.fill_named(lambda: (template, build()), count, kind, tries=tries)
 
+    def rotate(
+        self,
+        names: Sequence[str],
+        build: Callable[[str], Candidate],
+        count: int,
+        kind: TaskKind | None = None,
+        *,
+        tries: int = 40,
+    ) -> int:
+        """:meth:`fill_named` taking the templates ``names`` in turn (in an order shuffled with the
+        RNG): ``build(name)`` proposes a candidate of template ``name``."""
+        order = list(names)
+        self.rng.shuffle(order)
+        turn = iter(range(tries * count))
+        return self.fill_named(lambda: (name := order[next(turn) % len(order)], build(name)), count, kind, tries=tries)
+
     def count(self, kind: TaskKind) -> int:
         """Drafts kept so far of ``kind``."""
         return sum(d.kind == kind for d in self.items)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import MAX_CALLS, Drafts
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.calendar._requests import (
     WRITES,
     Maker,
@@ -28,7 +29,6 @@ from toolprism.domains.calendar._requests import (
 from toolprism.domains.calendar._state import DAYS, GUESTS, MAX_GUESTS, MODES, CalendarState, Day, span
 
 QUESTIONS, SINGLES, COMPOUNDS, COMPOSITIONALS = 8, 20, 72, 24
-MAX_CALLS = 6
 Composer = Callable[[Plan], list[Request] | None]
 
 
@@ -481,44 +481,19 @@ def _single(name: str, maker: Maker) -> Composer:
 # --- assembly ----------------------------------------------------------------------------------
 
 
-def _collect(
-    rng: random.Random,
-    state: CalendarState,
-    templates: dict[str, Composer],
-    count: int,
-    kind: TaskKind | None,
-    seen: set[str],
-) -> list[TaskDraft]:
-    """``count`` drafts from ``templates`` taken in turn, skipping any query already used."""
-    order = list(templates)
-    rng.shuffle(order)
-    out: list[TaskDraft] = []
-    for attempt in range(40 * count):
-        if len(out) == count:
-            break
-        name = order[attempt % len(order)]
-        requests = templates[name](Plan(state, rng))
-        if requests is None:
-            continue
-        made = draft(rng, name, requests, kind=kind)
-        if made.query in seen or made.hard in seen:
-            continue
-        seen.update((made.query, made.hard))
-        out.append(made)
-    return out
-
-
 def drafts(state: CalendarState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed`` (deterministic, 124 drafts).
 
     The task RNG is ``random.Random(f"calendar/tasks/{world_seed}")``, apart from the world's.
     """
     rng = random.Random(f"calendar/tasks/{world_seed}")
-    seen: set[str] = set()
     singles = {name: _single(name, maker) for name, maker in WRITES.items()}
-    return [
-        *_collect(rng, state, QUESTION_TEMPLATES, QUESTIONS, "single", seen),
-        *_collect(rng, state, singles, SINGLES, "single", seen),
-        *_collect(rng, state, {"compound": compound}, COMPOUNDS, "compound", seen),
-        *_collect(rng, state, COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional", seen),
-    ]
+    out = Drafts(rng)
+    for templates, count, kind in (
+        (QUESTION_TEMPLATES, QUESTIONS, "single"),
+        (singles, SINGLES, "single"),
+        ({"compound": compound}, COMPOUNDS, "compound"),
+        (COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional"),
+    ):
+        out.rotate(list(templates), lambda name, t=templates: t[name](Plan(state, rng)), count, kind)
+    return out.items

@@ -13,8 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import MAX_CALLS, Drafts
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.smartwatch._requests import (
     ALARM_HOURS,
     WRITES,
@@ -41,7 +42,6 @@ from toolprism.domains.smartwatch._state import (
 )
 
 QUESTIONS, SINGLES, COMPOUNDS, COMPOSITIONALS = 8, 20, 72, 24
-MAX_CALLS = 6
 Composer = Callable[[Plan], list[Request] | None]
 _TIMER_MINUTES = (3, 5, 8, 10, 12, 15, 20, 25, 30, 45)
 
@@ -408,44 +408,19 @@ def _single(maker: Callable[[Plan], Request | None]) -> Composer:
 # --- assembly ----------------------------------------------------------------------------------
 
 
-def _collect(
-    rng: random.Random,
-    state: WatchState,
-    templates: dict[str, Composer],
-    count: int,
-    kind: TaskKind,
-    seen: set[str],
-) -> list[TaskDraft]:
-    """``count`` drafts from ``templates`` taken in turn, skipping any query already used."""
-    order = list(templates)
-    rng.shuffle(order)
-    out: list[TaskDraft] = []
-    for attempt in range(40 * count):
-        if len(out) == count:
-            break
-        name = order[attempt % len(order)]
-        requests = templates[name](Plan(state, rng))
-        if requests is None or sum(len(r.gold) for r in requests) > MAX_CALLS:
-            continue
-        made = draft(rng, name, requests, kind=kind)
-        if made.query in seen or made.hard in seen:
-            continue
-        seen.update((made.query, made.hard))
-        out.append(made)
-    return out
-
-
 def drafts(state: WatchState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed`` (deterministic, 124 drafts).
 
     The task RNG is ``random.Random(f"smartwatch/tasks/{world_seed}")``, apart from the world's.
     """
     rng = random.Random(f"smartwatch/tasks/{world_seed}")
-    seen: set[str] = set()
     singles = {name: _single(maker) for name, maker in WRITES.items()}
-    return [
-        *_collect(rng, state, QUESTION_TEMPLATES, QUESTIONS, "single", seen),
-        *_collect(rng, state, singles, SINGLES, "single", seen),
-        *_collect(rng, state, {"compound": compound}, COMPOUNDS, "compound", seen),
-        *_collect(rng, state, COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional", seen),
-    ]
+    out = Drafts(rng)
+    for templates, count, kind in (
+        (QUESTION_TEMPLATES, QUESTIONS, "single"),
+        (singles, SINGLES, "single"),
+        ({"compound": compound}, COMPOUNDS, "compound"),
+        (COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional"),
+    ):
+        out.rotate(list(templates), lambda name, t=templates: t[name](Plan(state, rng)), count, kind)
+    return out.items
