@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,
@@ -41,17 +41,6 @@ from toolprism.domains.smart_home._state import (
 
 MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 """Drafts per kind and seed (22 % / 58 % / 19 %)."""
-MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
-oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
-
-
-@dataclass(frozen=True)
-class Ask:
-    """A request and the devices it touches (``"light:kitchen"``, ``"lock:front_door"``...)."""
-
-    request: Request
-    claims: frozenset[str]
 
 
 Maker = Callable[[random.Random, HomeState, set[str]], Ask | None]
@@ -427,14 +416,6 @@ Chain = list[Request]
 """Requests in dependency order (later calls depend on earlier ones)."""
 
 
-def _after(state: HomeState, gold: list[tuple[str, dict]]) -> HomeState:
-    """The state after ``gold`` (the generator looks ahead to phrase the next request)."""
-    state = state.model_copy(deep=True)
-    for op, args in gold:
-        getattr(ops, op)(state, **args)
-    return state
-
-
 def _light_on_then_level(rng: random.Random, state: HomeState) -> Chain | None:
     dark = [r for r in ROOMS if state.rooms[r].light.power == "off"]
     if not dark:
@@ -465,7 +446,7 @@ def _mode_then_temperature(rng: random.Random, state: HomeState) -> Chain | None
     if not options:
         return None
     mode, degrees = rng.choice(options)
-    after = _after(state, [("set_mode", {"zone": zone, "mode": mode})]).thermostats[zone]
+    after = SIM.after(state, [("set_mode", {"zone": zone, "mode": mode})]).thermostats[zone]
     return [_mode_request(zone, mode), _temperature_request(zone, degrees, after.target_temperature)]
 
 
@@ -584,7 +565,7 @@ def _light_if_off(rng: random.Random, state: HomeState) -> Chain | None:
 def _scene_then_adjust(rng: random.Random, state: HomeState) -> Chain | None:
     """A scene, then a change to a light it just turned on (the light must be on first)."""
     scene = rng.choice(("movie_night", "good_morning", "dinner"))
-    after = _after(state, [("activate_scene", {"scene": scene})])
+    after = SIM.after(state, [("activate_scene", {"scene": scene})])
     lit = [r for r, preset in state.scenes[scene].lights.items() if preset.power == "on"]
     room = rng.choice(lit)
     light = after.rooms[room].light
@@ -609,63 +590,26 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, HomeState], Chain | None]] = {
 
 # --- assembling drafts -------------------------------------------------------------------------
 
-
-class _Drafts:
-    """Collects drafts, skipping any whose easy or hard query repeats an earlier one."""
-
-    def __init__(self) -> None:
-        self.items: list[TaskDraft] = []
-        self._queries: set[str] = set()
-
-    def add(self, item: TaskDraft) -> bool:
-        if item.query in self._queries or item.hard in self._queries:
-            return False
-        self._queries.update((item.query, item.hard))
-        self.items.append(item)
-        return True
-
-
-def _calls(asks: list[Ask]) -> int:
-    return sum(len(a.request.gold) for a in asks)
+SIM = Simulator(ops.OPERATIONS)
 
 
 def _compound(rng: random.Random, state: HomeState) -> list[Ask] | None:
     """2-5 independent requests on disjoint devices, 2 to :data:`MAX_CALLS` gold calls in all."""
     size = rng.choices((2, 3, 4, 5), weights=(3, 4, 3, 1))[0]
     makers = {**WRITES, "music_at_volume": _music_at_volume}
-    asks: list[Ask] = []
-    taken: set[str] = set()
-    for _ in range(4 * size):
-        if len(asks) == size:
-            break
+
+    def propose(chosen: list[Ask]) -> Ask | None:
         pool = QUESTIONS if rng.random() < 0.1 else makers
-        ask = pool[rng.choice(sorted(pool))](rng, state, taken)
-        if ask is None or ask.claims & taken or _calls([*asks, ask]) > MAX_CALLS:
-            continue
-        asks.append(ask)
-        taken |= ask.claims
-    writes = any(ops_kind(op) == "write" for a in asks for op, _ in a.request.gold)
-    return asks if len(asks) >= 2 and writes else None
+        taken = set().union(*(a.writes for a in chosen))
+        return pool[rng.choice(sorted(pool))](rng, state, taken)
 
-
-def ops_kind(op: str) -> str:
-    """``read`` or ``write``: the kind of native operation ``op``."""
-    return getattr(ops, op).__toolprism_operation__[0]
+    asks = compound(propose, size, tries=4 * size, minimum=2)
+    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
 
 
 def _chain(rng: random.Random, state: HomeState) -> tuple[str, Chain] | None:
-    name = rng.choice(sorted(COMPOSITIONAL))
-    chain = COMPOSITIONAL[name](rng, state)
-    if chain is None:
-        return None
-    if rng.random() < 0.3:
-        # Two dependent chains in one task (on different devices): 4 or more calls.
-        second_name = rng.choice([n for n in sorted(COMPOSITIONAL) if n != name])
-        second = COMPOSITIONAL[second_name](rng, state)
-        calls = sum(len(r.gold) for r in chain + (second or []))
-        if second is not None and calls <= MAX_CALLS and _independent(chain, second):
-            return "chained", chain + second
-    return name, chain
+    """One compositional template, or (sometimes) two on different devices, the second on the state after the first."""
+    return compose(rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=_independent)
 
 
 def _independent(first: Chain, second: Chain) -> bool:
@@ -685,20 +629,15 @@ def drafts(state: HomeState, world_seed: int) -> list[TaskDraft]:
     world's own stream). Singles come first, then compound, then compositional drafts.
     """
     rng = random.Random(f"smart_home/tasks/{world_seed}")
-    out = _Drafts()
-    singles = {**WRITES, **QUESTIONS}
-    while len(out.items) < MIX["single"]:
+    out = Drafts(rng)
+
+    def single() -> tuple[str, Request | None]:
         # about one question in four singles
         name = rng.choice(sorted(QUESTIONS)) if rng.random() < 0.25 else rng.choice(sorted(WRITES))
-        ask = singles[name](rng, state, set())
-        if ask is not None:
-            out.add(draft(rng, name, [ask.request], kind="single"))
-    while len(out.items) < MIX["single"] + MIX["compound"]:
-        asks = _compound(rng, state)
-        if asks is not None:
-            out.add(draft(rng, "compound", [a.request for a in asks], kind="compound"))
-    while len(out.items) < sum(MIX.values()):
-        chained = _chain(rng, state)
-        if chained is not None:
-            out.add(draft(rng, chained[0], chained[1], kind="compositional"))
+        ask = {**WRITES, **QUESTIONS}[name](rng, state, set())
+        return name, None if ask is None else ask.request
+
+    out.fill_named(single, MIX["single"], "single")
+    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
+    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
     return out.items

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft, request
+from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._phrasing import Request, request
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
     DAYS,
@@ -42,19 +42,8 @@ from toolprism.domains.vacuum._state import (
 
 MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 """Drafts per kind and seed (22 % / 58 % / 19 %)."""
-MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
-oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
 
 Gold = list[tuple[str, dict]]
-
-
-@dataclass(frozen=True)
-class Ask:
-    """A request and the parts of the world it reads or writes (``"mode"``, ``"room:kitchen"``...)."""
-
-    request: Request
-    claims: frozenset[str]
 
 
 Maker = Callable[[random.Random, VacuumState, set[str]], Ask | None]
@@ -69,18 +58,6 @@ def _w(name: str) -> str:
 
 def _other(rng: random.Random, values: tuple | list | range, current: object) -> object:
     return rng.choice([v for v in values if v != current])
-
-
-def _after(state: VacuumState, gold: Gold) -> VacuumState:
-    """The state after ``gold`` (to phrase a request that follows it)."""
-    state = state.model_copy(deep=True)
-    for op, args in gold:
-        getattr(ops, op)(state, **args)
-    return state
-
-
-def _gold(chain: Chain) -> Gold:
-    return [action for r in chain for action in r.gold]
 
 
 def _room_claims(target: str, state: VacuumState) -> frozenset[str]:
@@ -384,11 +361,11 @@ def _map_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
         return None
     map_name = _other(rng, MAPS, state.robot.active_map)
     chain = [_map_request(map_name)]
-    after = _after(state, _gold(chain))
+    after = SIM.after(state, gold_of(chain))
     if after.robot.mode == "mop" and rng.random() < 0.5:
         mode = rng.choice(("vacuum", "vacuum_and_mop"))
         chain.append(_mode_request(mode))
-        after = _after(after, [("set_mode", {"mode": mode})])
+        after = SIM.after(after, [("set_mode", {"mode": mode})])
     targets = [t for t in _cleanable(after) if t != "whole_map"]
     chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
     return chain
@@ -401,7 +378,7 @@ def _stop_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
     chain = [_stop_request(rng.choice(("dock", "stay")))]
     if rng.random() < 0.4:
         chain.append(_map_request(_other(rng, MAPS, state.robot.active_map)))
-    after = _after(state, _gold(chain))
+    after = SIM.after(state, gold_of(chain))
     targets = [t for t in _cleanable(after) if t != state.robot.job.target]
     chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
     return chain
@@ -545,65 +522,34 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, VacuumState], Chain | None]] =
 
 # --- assembling drafts -------------------------------------------------------------------------
 
-
-class _Drafts:
-    """Collects drafts, skipping any whose easy or hard query repeats an earlier one."""
-
-    def __init__(self) -> None:
-        self.items: list[TaskDraft] = []
-        self._queries: set[str] = set()
-
-    def add(self, item: TaskDraft) -> None:
-        if item.query not in self._queries and item.hard not in self._queries:
-            self._queries.update((item.query, item.hard))
-            self.items.append(item)
-
-
-def _is_write(op: str) -> bool:
-    return getattr(ops, op).__toolprism_operation__[0] == "write"
+SIM = Simulator(ops.OPERATIONS)
 
 
 def _compound(rng: random.Random, state: VacuumState) -> list[Ask] | None:
     """2-5 independent requests with disjoint claims, at most :data:`MAX_CALLS` calls."""
     size = rng.choices((2, 3, 4, 5), weights=(2, 4, 4, 2))[0]
-    asks: list[Ask] = []
-    taken: set[str] = set()
-    for _ in range(4 * size):
-        if len(asks) == size:
-            break
+
+    def propose(chosen: list[Ask]) -> Ask | None:
         pool = QUESTIONS if rng.random() < 0.1 else WRITES
-        ask = pool[rng.choice(sorted(pool))](rng, state, taken)
-        if (
-            ask is None
-            or ask.claims & taken
-            or sum(len(a.request.gold) for a in asks) + len(ask.request.gold) > MAX_CALLS
-        ):
-            continue
-        asks.append(ask)
-        taken |= ask.claims
-    writes = any(_is_write(op) for a in asks for op, _ in a.request.gold)
-    return asks if len(asks) >= 2 and writes else None
+        taken = set().union(*(a.writes for a in chosen))
+        return pool[rng.choice(sorted(pool))](rng, state, taken)
+
+    asks = compound(propose, size, tries=4 * size, minimum=2)
+    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
 
 
 def _chain(rng: random.Random, state: VacuumState) -> tuple[str, Chain] | None:
     """One compositional template, or (sometimes) two, the second posed on the state after the first."""
-    name = rng.choice(sorted(COMPOSITIONAL))
-    chain = COMPOSITIONAL[name](rng, state)
-    if chain is None:
-        return None
-    if rng.random() < 0.3:
-        after = _after(state, _gold(chain))
-        second = COMPOSITIONAL[rng.choice(sorted(COMPOSITIONAL))](rng, after)
-        if second is not None and _chains_fit(state, chain, second):
-            return "chained", chain + second
-    return name, chain
+    return compose(
+        rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=lambda first, second: _chains_fit(state, first, second)
+    )
 
 
 def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
-    ops_first = {op for op, _ in _gold(first) if _is_write(op)}
-    ops_second = {op for op, _ in _gold(second) if _is_write(op)}
-    calls = len(_gold(first)) + len(_gold(second))
-    return calls <= MAX_CALLS and not ops_first & ops_second and _after(state, _gold(first + second)) != state
+    ops_first = {op for op, _ in gold_of(first) if SIM.is_write(op)}
+    ops_second = {op for op, _ in gold_of(second) if SIM.is_write(op)}
+    calls = len(gold_of(first)) + len(gold_of(second))
+    return calls <= MAX_CALLS and not ops_first & ops_second and SIM.after(state, gold_of(first + second)) != state
 
 
 def drafts(state: VacuumState, world_seed: int) -> list[TaskDraft]:
@@ -613,20 +559,16 @@ def drafts(state: VacuumState, world_seed: int) -> list[TaskDraft]:
     Singles come first, then compound, then compositional drafts.
     """
     rng = random.Random(f"vacuum/tasks/{world_seed}")
-    out = _Drafts()
-    while len(out.items) < MIX["single"]:
+    out = Drafts(rng)
+
+    def single() -> tuple[str, Request | None]:
         # about one question in four singles
         pool = QUESTIONS if rng.random() < 0.25 else WRITES
         name = rng.choice(sorted(pool))
         ask = pool[name](rng, state, set())
-        if ask is not None:
-            out.add(draft(rng, name, [ask.request], kind="single"))
-    while len(out.items) < MIX["single"] + MIX["compound"]:
-        asks = _compound(rng, state)
-        if asks is not None:
-            out.add(draft(rng, "compound", [a.request for a in asks], kind="compound"))
-    while len(out.items) < sum(MIX.values()):
-        chained = _chain(rng, state)
-        if chained is not None:
-            out.add(draft(rng, chained[0], chained[1], kind="compositional"))
+        return name, None if ask is None else ask.request
+
+    out.fill_named(single, MIX["single"], "single")
+    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
+    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
     return out.items
