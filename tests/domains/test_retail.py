@@ -225,6 +225,12 @@ def test_list_user_orders_filters_by_status(domain: Retail, status: str) -> None
             assert row["item_names"] == [i.name for i in order.items] and row["status"] == order.status.value
 
 
+def test_reply_values_name_the_order_statuses_only() -> None:
+    """The fault arms draw a false status from these (seed 001's Ns); 'all' is a filter, not a status."""
+    statuses = Retail.reply_values["status"]
+    assert set(statuses) == {s.value for s in OrderStatus} and "all" not in statuses
+
+
 def test_list_user_orders_defaults_to_all(domain: Retail) -> None:
     action = domain.action_space().action("list_user_orders", {"user_id": "x"})
     assert action.arguments["status"] == "all"

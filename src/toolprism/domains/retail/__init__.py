@@ -11,12 +11,13 @@ is the whole reference trace, identification and reads included.
 from __future__ import annotations
 
 import functools
+from typing import ClassVar
 
 from toolprism.domains import DOMAINS
 from toolprism.domains._base import Domain, TaskDraft
 from toolprism.domains.retail._ops import OPERATIONS
 from toolprism.domains.retail._policy import POLICY
-from toolprism.domains.retail._state import RetailState
+from toolprism.domains.retail._state import OrderStatus, RetailState
 from toolprism.domains.retail._tasks import drafts
 from toolprism.domains.retail._world import generate
 
@@ -34,6 +35,10 @@ class Retail(Domain):
     name = "retail"
     policy = POLICY
     operations = OPERATIONS
+    reply_values: ClassVar[dict[str, tuple[str, ...]]] = {"status": tuple(s.value for s in OrderStatus)}
+    """Legal values of reply fields: an order's ``status`` (the ``status`` filter of
+    ``list_user_orders`` also takes ``all``, which no order has); seed 001's ``Ns`` arm draws
+    the false status from these."""
 
     def initial_state(self, world_seed: int) -> RetailState:
         """The world of ``world_seed``: 30 users, 15 products, 60 orders (deterministic)."""
