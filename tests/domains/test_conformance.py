@@ -11,6 +11,8 @@ import functools
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolprism.domains import TASK_KINDS, domain_names, get_domain
 from toolprism.domains._phrasing import ungrounded
@@ -136,3 +138,44 @@ def test_device_domains_repeat_tool_names_on_purpose() -> None:
     names = [op.name for d in DEVICE_DOMAINS for op in get_domain(d).action_space().operations]
     shared = {n: names.count(n) for n in names if names.count(n) > 1}
     assert len(shared) >= 10 and max(shared.values()) >= 8, shared
+
+
+# --- any schema-valid action either succeeds or is refused cleanly ----------------------------
+
+
+def _argument(param) -> st.SearchStrategy | None:
+    """Values of one parameter: its enum, or its integer range (None: neither, not generated)."""
+    if param.enum is not None:
+        return st.sampled_from(param.enum)
+    if param.schema.get("type") == "integer" and {"minimum", "maximum"} <= set(param.schema):
+        return st.integers(param.schema["minimum"], param.schema["maximum"])
+    return None
+
+
+@functools.cache
+def _actions(name: str) -> st.SearchStrategy:
+    """Schema-valid native actions of domain ``name`` (operations whose every parameter is generated)."""
+    space = get_domain(name).action_space()
+    choices = []
+    for op in space.operations:
+        values = {p.name: _argument(p) for p in op.params}
+        if all(v is not None for v in values.values()):
+            choices.append(st.fixed_dictionaries(values).map(lambda a, op=op.name: space.action(op, a)))
+    return st.one_of(*choices)
+
+
+@pytest.mark.parametrize("name", DEVICE_DOMAINS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 30), data=st.data())
+def test_random_action_sequences_are_deterministic_and_safe(name: str, seed: int, data: st.DataObject) -> None:
+    domain = get_domain(name)
+    actions = data.draw(st.lists(_actions(name), max_size=8))
+    first, second = domain.environment(seed), domain.environment(seed)
+    for action in actions:
+        before = first.state_hash()
+        reply = first.execute(action)
+        assert reply == second.execute(action)
+        if "error" in reply or domain.action_space().get(action.op).kind == "read":
+            assert first.state_hash() == before, action  # a refusal or a read changes nothing
+        type(first.state).model_validate(first.state.model_dump())  # the state stays valid
+    assert first.state_hash() == second.state_hash()
