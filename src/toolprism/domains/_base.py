@@ -56,6 +56,11 @@ def operation(
     return mark
 
 
+def operation_kind(fn: OperationFn) -> Literal["read", "write"]:
+    """Whether a function marked with :func:`operation` reads or writes."""
+    return fn.__toolprism_operation__[0]  # type: ignore[attr-defined]
+
+
 def _operation_spec(fn: OperationFn) -> Operation:
     kind, group, description = fn.__toolprism_operation__  # type: ignore[attr-defined]
     hints = typing.get_type_hints(fn, include_extras=True)

@@ -24,7 +24,7 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from toolprism.domains._base import OperationFn, TaskDraft, TaskKind
+from toolprism.domains._base import OperationFn, TaskDraft, TaskKind, operation_kind
 from toolprism.domains._phrasing import Request, draft
 from toolprism.errors import DomainError
 
@@ -60,7 +60,7 @@ class Simulator:
     def __init__(self, operations: Iterable[OperationFn]) -> None:
         ops = tuple(operations)
         self.functions: dict[str, OperationFn] = {fn.__name__: fn for fn in ops}
-        self.writes = frozenset(fn.__name__ for fn in ops if fn.__toolprism_operation__[0] == "write")  # type: ignore[attr-defined]
+        self.writes = frozenset(fn.__name__ for fn in ops if operation_kind(fn) == "write")
 
     def is_write(self, op: str) -> bool:
         """Whether ``op`` is a write operation."""
