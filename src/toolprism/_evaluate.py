@@ -20,7 +20,7 @@ from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
 from toolprism.domains import Domain, Task, domain_names, get_domain
 from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
-from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, suite
+from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, rereads, suite
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
@@ -248,7 +248,8 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         duration_ms=trace.duration_ms,
     )
     try:
-        score = score_actions(expected_gold(spec), [Action.from_json(a) for a in trace.actions])
+        decoded = [Action.from_json(a) for a in trace.actions]
+        score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
         return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
     return EpisodeResult(**common, success=score.success, precision=score.precision, recall=score.recall)

@@ -276,3 +276,19 @@ def test_perturbations_command_lists_the_subtypes() -> None:
     document = json.loads(result.stdout)
     assert [r["id"] for r in document["subtypes"]][:3] == ["A1", "A2", "A3"] and len(document["subtypes"]) == 14
     assert ["A3", "C4"] in document["mixed_pairs"]
+
+
+def test_re_reading_state_after_a_changed_return_is_not_penalised() -> None:
+    from toolprism.perturb import rereads
+    from toolprism.score import score_actions
+
+    task = next(t for t in tasks("retail") if any(a.op == "get_order_details" for a in t.gold))
+    space = get_domain("retail").action_space()
+    (instance,), _ = plan(task, space, parse_perturbations("C2:heavy"), 0)
+    tolerate = rereads([instance])
+    assert "get_order_details" in tolerate and all(space.get(op).kind == "read" for op in tolerate)
+    read = next(a for a in task.gold if a.op == "get_order_details")
+    write = next(a for a in task.gold if space.get(a.op).kind == "write")
+    assert score_actions(task.gold, [*task.gold, read], tolerate=tolerate).success
+    assert not score_actions(task.gold, [*task.gold, write], tolerate=tolerate).success
+    assert not score_actions(task.gold, [*task.gold, read]).success  # clean runs stay exact

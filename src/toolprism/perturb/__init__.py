@@ -20,6 +20,7 @@ from toolprism.perturb._engine import (
     mixing_problem,
     parse_perturbations,
     plan,
+    rereads,
     suite,
 )
 from toolprism.perturb._model import (
@@ -60,5 +61,6 @@ __all__ = [
     "mixing_problem",
     "parse_perturbations",
     "plan",
+    "rereads",
     "suite",
 ]

@@ -139,6 +139,11 @@ def expected_gold(gold: Sequence[Action], instances: Sequence[Instance]) -> list
     return kept
 
 
+def rereads(instances: Sequence[Instance]) -> frozenset[str]:
+    """Operations whose extra calls are tolerated under ``instances`` (see ``Instance.rereads``)."""
+    return frozenset(op for instance in instances for op in instance.rereads)
+
+
 def _rng(purpose: str, p: Perturbation | Instance, task: Task, seed: int) -> random.Random:
     return random.Random(f"perturb/{purpose}/{p.subtype}/{p.severity}/{task.id}/{seed}")
 

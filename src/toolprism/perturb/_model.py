@@ -61,6 +61,8 @@ class Instance(_Frozen):
             ``{"op", "args"}`` (equal to the task's gold unless the perturbation makes an action
             impossible or wrong to take, e.g. an unavailable tool or an underspecified request).
         labels: the runtime-decision labels.
+        rereads: read operations a correct agent may call again to re-read state after a changed
+            return; extra calls of them are not counted against it.
         primary_stage: the stage the subtype is designed to hit; ``spillover``: stages a failure
             may legitimately show up in (attribution outside both is a boundary violation).
     """
@@ -73,6 +75,7 @@ class Instance(_Frozen):
     params: dict[str, Any] = {}
     expected_gold: list[dict[str, Any]]
     labels: RuntimeLabels = RuntimeLabels()
+    rereads: list[str] = []
     primary_stage: Stage
     spillover: list[Stage] = []
 

@@ -79,6 +79,12 @@ def legal_values(space: ActionSpace, extra: dict[str, tuple] | None = None) -> d
     return {k: tuple(sorted(v)) for k, v in values.items() if len(v) > 1}
 
 
+def _reads(space: ActionSpace) -> list[str]:
+    """Every read operation: re-reading state after a changed return is never penalised (seed 001:
+    an incomplete return moves the agent toward the tools that re-read state)."""
+    return [op.name for op in space.operations if op.kind == "read"]
+
+
 def _reply_values(task: Task) -> dict[str, tuple]:
     """The task's domain's ``reply_values`` (legal values of reply-only fields), if it has any."""
     try:
@@ -104,12 +110,8 @@ class _Output(Subtype):
             severity,
             target=task.reference[step].action.op,
             params={"step": step},
-            labels=RuntimeLabels(
-                status="success",
-                failure_type=self.failure_type,
-                retryable=self.retryable,
-                final_result=self.final_result,
-            ),
+            labels=self.labels(),
+            rereads=_reads(space),
         )
 
     def labels(self) -> RuntimeLabels:
@@ -275,6 +277,7 @@ class InconsistentValues(_Output):
             target=task.reference[step].action.op,
             params={"step": step, "changes": changes},
             labels=self.labels(),
+            rereads=_reads(space),
         )
 
     def change(self, instance: Instance, call: CallContext, reply: dict, rng: random.Random) -> tuple[JSON, str]:

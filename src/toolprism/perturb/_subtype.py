@@ -80,6 +80,7 @@ class Subtype:
         params: dict[str, Any] | None = None,
         expected_gold: list[Action] | None = None,
         labels: RuntimeLabels | None = None,
+        rereads: list[str] | None = None,
     ) -> Instance:
         """Helper for :meth:`plan`: an :class:`Instance` with this subtype's fixed fields."""
         gold = task.gold if expected_gold is None else expected_gold
@@ -92,6 +93,7 @@ class Subtype:
             params=params or {},
             expected_gold=[a.to_json() for a in gold],
             labels=labels or RuntimeLabels(),
+            rereads=rereads or [],
             primary_stage=self.primary,
             spillover=list(self.spillover),
         )

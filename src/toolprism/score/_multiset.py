@@ -34,9 +34,20 @@ class ActionScore(BaseModel):
     extra: list[str]
 
 
-def score_actions(gold: Iterable[Action], decoded: Iterable[Action]) -> ActionScore:
-    """Score ``decoded`` against ``gold`` as multisets (order ignored, duplicates counted)."""
-    gold_counts, got = Counter(gold), Counter(decoded)
+def without_rereads(done: Counter, gold: Counter, tolerate: frozenset[str]) -> Counter:
+    """``done`` with calls of ``tolerate`` operations beyond the gold's count removed."""
+    return +Counter({a: min(n, gold[a]) if a.op in tolerate else n for a, n in done.items()})
+
+
+def score_actions(
+    gold: Iterable[Action], decoded: Iterable[Action], *, tolerate: frozenset[str] = frozenset()
+) -> ActionScore:
+    """Score ``decoded`` against ``gold`` as multisets (order ignored, duplicates counted).
+
+    ``tolerate``: operations whose calls beyond the gold's are ignored (re-reads of state after a
+    perturbed return, see ``toolprism.perturb.rereads``)."""
+    gold_counts = Counter(gold)
+    got = without_rereads(Counter(decoded), gold_counts, tolerate)
     common = sum((gold_counts & got).values())
     n_gold, n_got = sum(gold_counts.values()), sum(got.values())
     return ActionScore(

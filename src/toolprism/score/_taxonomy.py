@@ -27,9 +27,10 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import get_domain
 from toolprism.errors import RejectedCall, RejectionKind
-from toolprism.perturb import Instance, expected_gold
+from toolprism.perturb import Instance, expected_gold, rereads
 from toolprism.run import Trace
 from toolprism.schema import Action
+from toolprism.score._multiset import without_rereads
 
 
 class FailureMode(StrEnum):
@@ -81,7 +82,7 @@ def diagnose(trace: Trace) -> EpisodeDiagnosis:
     actions, or an underspecified one, are not expected)."""
     instances = [Instance.model_validate(p) for p in trace.perturbations]
     gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
-    done = Counter(Action.from_json(a) for a in trace.actions)
+    done = without_rereads(Counter(Action.from_json(a) for a in trace.actions), gold, rereads(instances))
     space = get_domain(trace.task["domain"]).action_space()
     calls = [c for t in trace.turns for c in t.calls]
     rejected = {RejectionKind(c.rejection) for c in calls if c.rejection}
