@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains.retail._rules import paid_with, total
+from toolprism.domains.retail._rules import paid_with
 from toolprism.domains.retail._state import Address, Item, Order, OrderItem, OrderStatus, PaymentMethod, RetailState
 from toolprism.schema import JSON
 
@@ -342,8 +342,3 @@ def can_pay(state: RetailState, order: Order, method_id: str, amount: float) -> 
     """Whether ``method_id`` of the order's user can be charged ``amount`` USD."""
     method = state.users[order.user_id].payment_methods[method_id]
     return method.source != "gift_card" or amount <= 0 or (method.balance or 0) >= amount
-
-
-def order_total(order: Order) -> float:
-    """The order total in USD."""
-    return total(order)

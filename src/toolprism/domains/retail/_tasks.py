@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._phrasing import Request, draft
 from toolprism.domains.retail import _requests as ask
-from toolprism.domains.retail._rules import paid_with, price_difference
+from toolprism.domains.retail._rules import paid_with, price_difference, total
 from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
 from toolprism.domains.retail._world import random_address
 
@@ -142,7 +142,7 @@ def order_to_default(rng: random.Random, state: RetailState) -> Iterator[TaskDra
 def payment(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Pay a pending order with another saved method, named by kind."""
     for order in rng.sample(_orders(state, OrderStatus.PENDING), len(_orders(state, OrderStatus.PENDING))):
-        method = ask.other_payer(rng, state, order, ask.order_total(order))
+        method = ask.other_payer(rng, state, order, total(order))
         if method is not None:
             yield _conversation(rng, "payment", state.users[order.user_id], [ask.payment(order, method)])
 
@@ -320,7 +320,7 @@ def move_and_pay(rng: random.Random, state: RetailState) -> Iterator[TaskDraft]:
     """Change the default address and pay a pending order with a different method."""
     orders = _orders(state, OrderStatus.PENDING)
     for order in rng.sample(orders, len(orders)):
-        method = ask.other_payer(rng, state, order, ask.order_total(order))
+        method = ask.other_payer(rng, state, order, total(order))
         if method is not None:
             requests = [ask.user_address(order.user_id, random_address(rng)), ask.payment(order, method)]
             yield _conversation(rng, "move_and_pay", state.users[order.user_id], requests, "compound")
