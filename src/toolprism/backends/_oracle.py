@@ -7,7 +7,8 @@ variant within the turn limit: the end-to-end proof (DESIGN.md principle 5).
 It cannot see perturbations, with one exception any careful client has: a runtime failure (a
 reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that is not JSON at all)
 makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
-runtime faults (D2, D3) and records the attempts against a permanent one (D1).
+runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
+failed.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class OracleAgent:
     _replies: list[JSON] = field(default_factory=list)
     _waiting: list[int] = field(default_factory=list)
     _retries: int = 0
+    _gave_up: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._pending = list(self.context.task.gold)
@@ -60,6 +62,7 @@ class OracleAgent:
             if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
                 self._retries += 1
                 return self._issue([self._step[i] for i in failed], failed)
+            self._gave_up += [f"{self._step[i].name} ({_message(self._replies[i])})" for i in failed]
             replies, self._retries = self._replies, 0
             try:
                 item = self._plan.send(replies if self._batch else replies[-1])
@@ -71,6 +74,8 @@ class OracleAgent:
             self._plan = self.context.variant.plan(self._pending.pop(0))
             item = next(self._plan)
         if item is None:
+            if self._gave_up:
+                return ScriptedTurns.answer(f"Done, except what could not be done: {'; '.join(self._gave_up)} failed.")
             return ScriptedTurns.answer("Done.")
         self._batch = isinstance(item, Batch)
         self._step = item.calls if isinstance(item, Batch) else (item,)
@@ -85,6 +90,10 @@ class OracleAgent:
             raw.append(RawCall(f"call_{self._issued}", call.name, json.dumps(dict(call.arguments), sort_keys=True)))
         text = json.dumps([{"name": c.name, "arguments": c.arguments} for c in raw])
         return ModelTurn(raw=text, calls=tuple(raw))
+
+
+def _message(reply: JSON) -> str:
+    return str(reply.get("error", reply)) if isinstance(reply, dict) else str(reply)[:80]
 
 
 def _trailing_tool_messages(messages: Sequence[Message]) -> list[Message]:

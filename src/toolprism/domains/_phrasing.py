@@ -76,11 +76,9 @@ class Request:
             raise ValueError("a request needs at least one direct and one indirect phrasing")
 
 
-def request(
-    direct: str | Sequence[str], indirect: str | Sequence[str], *gold: tuple[str, dict[str, JSON]]
-) -> Request:
+def request(direct: str | Sequence[str], indirect: str | Sequence[str], *gold: tuple[str, dict[str, JSON]]) -> Request:
     """Build a :class:`Request`; ``direct``/``indirect`` may be one phrasing or several."""
-    as_tuple = (lambda p: (p,) if isinstance(p, str) else tuple(p))  # noqa: E731
+    as_tuple = lambda p: (p,) if isinstance(p, str) else tuple(p)  # noqa: E731
     return Request(as_tuple(direct), as_tuple(indirect), tuple(gold))
 
 

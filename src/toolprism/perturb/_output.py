@@ -79,6 +79,11 @@ def legal_values(space: ActionSpace, extra: dict[str, tuple] | None = None) -> d
     return {k: tuple(sorted(v)) for k, v in values.items() if len(v) > 1}
 
 
+def _occurrence(task: Task, step: int) -> int:
+    """How many earlier reference steps call the same operation: the hook fires at that call."""
+    return sum(s.action.op == task.reference[step].action.op for s in task.reference[:step])
+
+
 def _reads(space: ActionSpace) -> list[str]:
     """Every read operation: re-reading state after a changed return is never penalised (seed 001:
     an incomplete return moves the agent toward the tools that re-read state)."""
@@ -109,7 +114,7 @@ class _Output(Subtype):
             task,
             severity,
             target=task.reference[step].action.op,
-            params={"step": step},
+            params={"step": step, "occurrence": _occurrence(task, step)},
             labels=self.labels(),
             rereads=_reads(space),
         )
@@ -127,7 +132,8 @@ class _Output(Subtype):
     def after(
         self, instance: Instance, call: CallContext, reply: JSON, rng: random.Random
     ) -> tuple[JSON, list[Injection]]:
-        if call.action.op != instance.target or call.attempt > 0 or not isinstance(reply, dict) or "error" in reply:
+        hit = call.action.op == instance.target and call.attempt == instance.params.get("occurrence", 0)
+        if not hit or not isinstance(reply, dict) or "error" in reply:
             return reply, []
         new, change = self.change(instance, call, reply, rng)
         return new, [self.injection(instance, "reply", call.action.op, change, original=reply, replacement=new)]
@@ -275,7 +281,7 @@ class InconsistentValues(_Output):
             task,
             severity,
             target=task.reference[step].action.op,
-            params={"step": step, "changes": changes},
+            params={"step": step, "occurrence": _occurrence(task, step), "changes": changes},
             labels=self.labels(),
             rereads=_reads(space),
         )

@@ -1,0 +1,243 @@
+"""Stage-wise scoring and cascade-aware attribution of one episode, from its trace alone.
+
+Seed 002 (ToolRobustBench), section 3: five diagnostic axes locate where a tool-use failure
+starts: S1 tool selection, S2 schema grounding, S3 argument binding, S4 output/runtime-feedback
+handling, S5 end-to-end success. Attribution separates the *observed* error (the symptom, here
+the taxonomy mode) from the *primary* error (its cause), records the earliest failed stage and the
+source stage, flags a cascade when they differ, and a boundary violation when a perturbed
+episode's source stage lies outside the perturbation's primary stage and allowed spillover.
+
+Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves nothing to judge):
+
+- S1: the operations the agent decoded (executed or refused by the runtime) are exactly the gold's
+  (tolerated re-reads aside): no needed tool left out, no unneeded tool used.
+- S2: every call rejected for its form (unknown tool, invalid or malformed arguments, a broken
+  protocol) was followed by an accepted call; an episode that ends on a rejection fails.
+- S3: every decoded action on a gold operation carries gold argument values.
+- S4 (only when a tool-output or runtime perturbation, or a runtime failure, occurred): retryable
+  runtime failures were retried until the call ran; a non-retryable one was not retried more than
+  :data:`RETRY_LIMIT` times and the final answer reports the failure; no action used a value that
+  a perturbed return falsified or introduced; no wrong action followed a changed return.
+- S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
+  S4 did not fail (seed 002: runtime cases also check the reported runtime fields). The run's
+  headline success is the multiset match alone; S5 is stricter only where S4 applies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toolprism.errors import RejectionKind
+from toolprism.perturb import Instance, expected_gold, rereads
+from toolprism.run import Trace
+from toolprism.schema import Action
+from toolprism.score._multiset import without_rereads
+from toolprism.score._taxonomy import OFF_SCHEMA_KINDS, PROTOCOL_KINDS, diagnose
+
+STAGES = ("S1", "S2", "S3", "S4", "S5")
+Verdict = Literal["pass", "fail", "n/a"]
+RETRY_LIMIT = 3
+"""Retries of a call that keeps failing before the agent counts as looping on it."""
+
+FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
+    "timeout": ("timeout", "timed out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
+    "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
+    "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
+    "server_error": ("server error", "server_error", "500", "502", "bad gateway", "internal error"),
+    "incomplete": ("incomplete", "missing", "truncated", "empty"),
+    "inconsistent": ("inconsistent", "contradict", "mismatch", "conflict"),
+    "invalid_request": ("invalid", "bad request", "400"),
+}
+"""Canonical failure type → words that name it (seed 002, appendix C: alias normalization)."""
+FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error")
+
+
+def normalize_failure_type(text: str | None) -> str | None:
+    """The canonical failure type named in ``text`` (``"TimeoutError"`` → ``timeout``), or None.
+
+    The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins."""
+    if not text:
+        return None
+    lowered = text.lower()
+    for canonical, words in FAILURE_TYPE_ALIASES.items():
+        if any(w in lowered for w in words):
+            return canonical
+    return None
+
+
+def reported_status(text: str | None) -> Literal["success", "failure"] | None:
+    """``failure`` when the answer says the request could not be done, ``success`` otherwise, None
+    without an answer. A JSON object in the answer with a ``status`` field is read first."""
+    if not text:
+        return None
+    fields = _json_fields(text)
+    if isinstance(fields.get("status"), str):
+        return "failure" if fields["status"].lower() in ("failure", "failed", "error") else "success"
+    lowered = text.lower()
+    return "failure" if any(w in lowered for w in FAILURE_WORDS) else "success"
+
+
+def _json_fields(text: str) -> dict[str, Any]:
+    for match in re.finditer(r"\{.*?\}", text, flags=re.S):
+        try:
+            value = json.loads(match.group())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+class EpisodeStages(BaseModel):
+    """The stage verdicts and the attribution of one episode.
+
+    Attributes:
+        stages: ``S1`` … ``S5`` → ``pass``/``fail``/``n/a``.
+        observed_error: the symptom (the taxonomy's failure mode), None on success.
+        primary_error: the cause, one of ``missing_tool``, ``wrong_tool``, ``invalid_call``,
+            ``wrong_value``, ``runtime_not_retried``, ``runtime_looped``, ``runtime_not_reported``,
+            ``used_falsified_value``, ``acted_on_changed_return``, ``incomplete``; None on success.
+        earliest_failed_stage: the first failed stage in S1 … S5 order.
+        source_stage: the stage the primary error belongs to.
+        cascade: the source stage differs from the earliest failed stage (a downstream symptom of
+            an upstream cause, or the reverse).
+        boundary_violation: under perturbations, the source stage lies outside every instance's
+            primary stage and allowed spillover; None for clean episodes and successes.
+        reported_status / reported_failure_type: what the final answer says, normalized.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stages: dict[str, Verdict]
+    observed_error: str | None
+    primary_error: str | None
+    earliest_failed_stage: str | None
+    source_stage: str | None
+    cascade: bool
+    boundary_violation: bool | None
+    reported_status: str | None
+    reported_failure_type: str | None
+
+
+def score_stages(trace: Trace) -> EpisodeStages:
+    """Stage verdicts and attribution for ``trace`` (a pure function of the trace)."""
+    instances = [Instance.model_validate(p) for p in trace.perturbations]
+    tolerate = rereads(instances)
+    gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
+    calls = [c for t in trace.turns for c in t.calls]
+    decoded = [Action.from_json(c.action) for c in calls if c.action is not None]
+    done = without_rereads(Counter(Action.from_json(a) for a in trace.actions), gold, tolerate)
+    answer = next((t.content for t in reversed(trace.turns) if not t.calls), None)
+    gold_ops = {a.op for a in gold}
+    used_ops = {a.op for a in decoded}
+    causes: dict[str, str] = {}
+
+    blocked = {op for i in instances if i.family == "D" and not i.labels.retryable for op in _blocked(i)}
+    missing_ops, extra_ops = gold_ops - used_ops, used_ops - gold_ops - tolerate - blocked
+    s1: Verdict = "pass" if not (missing_ops or extra_ops) else "fail"
+    if s1 == "fail":
+        causes["S1"] = "missing_tool" if missing_ops and not extra_ops else "wrong_tool"
+
+    s2: Verdict = "pass"
+    for i, call in enumerate(calls):
+        if call.rejection and RejectionKind(call.rejection) in OFF_SCHEMA_KINDS | PROTOCOL_KINDS:
+            if not any(later.outcome != "rejected" for later in calls[i + 1 :]):
+                s2, causes["S2"] = "fail", "invalid_call"
+    if not calls and gold:
+        s2 = "n/a"
+
+    wrong_values = [a for a in decoded if a.op in gold_ops and a not in gold]
+    s3: Verdict = "n/a" if s1 == "fail" and not (used_ops & gold_ops) else ("fail" if wrong_values else "pass")
+    if s3 == "fail":
+        causes["S3"] = "wrong_value"
+
+    s4, cause4 = _feedback(trace, instances, calls, gold, answer)
+    if s4 == "fail" and cause4:
+        causes["S4"] = cause4
+    success = done == gold and trace.end == "answered" and s4 != "fail"
+    s5: Verdict = "pass" if success else "fail"
+    stages: dict[str, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
+    if success:
+        return EpisodeStages(
+            stages=stages,
+            observed_error=None,
+            primary_error=None,
+            earliest_failed_stage=None,
+            source_stage=None,
+            cascade=False,
+            boundary_violation=None,
+            reported_status=reported_status(answer),
+            reported_failure_type=normalize_failure_type(answer),
+        )
+    earliest = next(s for s in STAGES if stages[s] == "fail")
+    # a perturbed return or runtime failure that the agent mishandled is the cause of what follows
+    source = "S4" if "S4" in causes else next((s for s in STAGES if s in causes), "S5")
+    allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
+    return EpisodeStages(
+        stages=stages,
+        observed_error=(mode.value if (mode := diagnose(trace).mode) else "incomplete"),
+        primary_error=causes.get(source, "incomplete"),
+        earliest_failed_stage=earliest,
+        source_stage=source,
+        cascade=source != earliest,
+        boundary_violation=(source not in allowed) if instances else None,
+        reported_status=reported_status(answer),
+        reported_failure_type=normalize_failure_type(answer),
+    )
+
+
+def _feedback(
+    trace: Trace, instances: list[Instance], calls: list, gold: Counter, answer: str | None
+) -> tuple[Verdict, str | None]:
+    """S4: the reaction to perturbed returns and runtime failures."""
+    failed = [(i, c) for i, c in enumerate(calls) if c.outcome == "failed"]
+    output = [i for i in instances if i.family == "C"]
+    if not failed and not output:
+        return "n/a", None
+    for instance in (i for i in instances if i.family == "D"):
+        attempts = [c for _, c in failed if c.action and c.action["op"] in _blocked(instance)]
+        if instance.labels.retryable:
+            for index, call in failed:
+                if not any(later.outcome == "executed" and later.action == call.action for later in calls[index + 1 :]):
+                    return "fail", "runtime_not_retried"
+        else:
+            per_op = Counter(c.action["op"] for c in attempts)
+            if any(n > RETRY_LIMIT + 1 for n in per_op.values()):
+                return "fail", "runtime_looped"
+            if attempts and reported_status(answer) != "failure":
+                return "fail", "runtime_not_reported"
+    injected = [j for j in trace.injections if j["site"] == "reply" and j["call"] is not None]
+    if output and injected:
+        native = [i for i, c in enumerate(calls) if c.outcome in ("executed", "failed")]  # the runtime's calls
+        first = native[min(j["call"] for j in injected)]
+        planted = {str(v) for j in injected for v in _new_scalars(j["original"], j["replacement"])}
+        after = [Action.from_json(c.action) for c in calls[first + 1 :] if c.outcome == "executed" and c.action]
+        off_gold = [a for a in after if a not in gold]  # re-reads included: reading a planted id is using it
+        if any(str(v) in planted for a in off_gold for v in _scalars(a.arguments)):
+            return "fail", "used_falsified_value"
+        if any(a.op not in rereads(instances) for a in off_gold):
+            return "fail", "acted_on_changed_return"
+    return "pass", None
+
+
+def _blocked(instance: Instance) -> set[str]:
+    return set(instance.params.get("ops", [instance.target]))
+
+
+def _scalars(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _scalars(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _scalars(v)]
+    return [value]
+
+
+def _new_scalars(original: Any, replacement: Any) -> set[Any]:
+    """Scalars the replacement shows that the original did not (falsified or planted values)."""
+    before = {json.dumps(v) for v in _scalars(original)}
+    return {v for v in _scalars(replacement) if json.dumps(v) not in before and not isinstance(v, bool)}

@@ -1,0 +1,161 @@
+"""Stage-wise scoring (S1-S5) and cascade-aware attribution on real traces of scripted agents
+that fail on purpose, clean and perturbed; labels are a pure function of the trace."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolprism.backends import OracleBackend, ScriptedBackend, ScriptedTurns
+from toolprism.domains import get_domain
+from toolprism.perturb import parse_perturbations, plan
+from toolprism.run import EpisodeSpec, Trace, run_episode
+from toolprism.score import normalize_failure_type, reported_status, score_stages
+from toolprism.shaping import Variant
+
+DOMAIN = get_domain("smart_home")
+SPACE = DOMAIN.action_space()
+TASKS = [t for t in DOMAIN.tasks(0) if t.form == "easy"]
+T = ScriptedTurns()
+SINGLE = next(
+    t
+    for t in TASKS
+    if len(t.gold) == 1
+    and SPACE.get(t.gold[0].op).kind == "write"
+    and any(p.enum for p in SPACE.get(t.gold[0].op).params)
+)
+MULTI = next(t for t in TASKS if len(t.gold) >= 2 and len({a.op for a in t.gold}) >= 2)
+
+
+def episode(task, turns, variant: str = "native", perturb: str | None = None) -> Trace:  # noqa: ANN001
+    instances = ()
+    if perturb:
+        made, skips = plan(task, SPACE, parse_perturbations(perturb), 0)
+        assert not skips, skips
+        instances = tuple(made)
+    spec = EpisodeSpec(DOMAIN, task, Variant.build(variant, SPACE), 0, instances)
+    backend = turns if not isinstance(turns, list) else ScriptedBackend(turns)
+    return asyncio.run(run_episode(spec, backend))
+
+
+def call(action):  # noqa: ANN001, ANN201
+    return T.call(action.op, action.arguments)
+
+
+def other_value(action):  # noqa: ANN001, ANN201
+    args = action.arguments
+    param = next(p for p in SPACE.get(action.op).params if p.enum)
+    args[param.name] = next(v for v in param.enum if v != args[param.name])
+    return T.call(action.op, args)
+
+
+def test_success_passes_every_stage_it_reaches() -> None:
+    result = score_stages(episode(MULTI, OracleBackend()))
+    assert result.stages == {"S1": "pass", "S2": "pass", "S3": "pass", "S4": "n/a", "S5": "pass"}
+    assert result.primary_error is None and not result.cascade
+
+
+@pytest.mark.parametrize(
+    ("name", "task", "turns", "stage", "primary"),
+    [
+        ("unneeded tool", SINGLE, [T.call("list_scenes", {}), call(SINGLE.gold[0])], "S1", "wrong_tool"),
+        ("needed tool never used", MULTI, [call(MULTI.gold[0])], "S1", "missing_tool"),
+        ("invalid call not corrected", SINGLE, [T.call("no_such_tool", {})], "S1", "missing_tool"),
+        ("wrong value", SINGLE, [other_value(SINGLE.gold[0])], "S3", "wrong_value"),
+    ],
+)
+def test_clean_failures_land_in_their_stage(name: str, task, turns, stage: str, primary: str) -> None:  # noqa: ANN001
+    result = score_stages(episode(task, turns))
+    assert result.stages["S5"] == "fail", name
+    assert result.stages[stage] == "fail" and result.primary_error == primary, (name, result)
+    assert result.boundary_violation is None
+
+
+def test_uncorrected_rejection_fails_schema_grounding() -> None:
+    trace = episode(SINGLE, [T.call(SINGLE.gold[0].op, {"bogus": 1})])
+    result = score_stages(trace)
+    assert result.stages["S2"] == "fail" and result.earliest_failed_stage == "S1"
+    corrected = score_stages(episode(SINGLE, [T.call(SINGLE.gold[0].op, {"bogus": 1}), call(SINGLE.gold[0])]))
+    assert corrected.stages["S2"] == "pass" and corrected.stages["S5"] == "pass"
+
+
+def test_runtime_failure_not_retried_is_an_s4_cause_seen_first_as_a_missing_tool() -> None:
+    trace = episode(SINGLE, [call(SINGLE.gold[0])], perturb="D2:light")  # gives up after the timeout
+    result = score_stages(trace)
+    assert trace.failed_calls == 1
+    assert result.stages["S4"] == "fail" and result.primary_error == "runtime_not_retried"
+    assert result.earliest_failed_stage == "S3" or result.earliest_failed_stage in ("S1", "S4")
+    assert result.source_stage == "S4" and result.boundary_violation is False
+    retried = score_stages(episode(SINGLE, [call(SINGLE.gold[0]), call(SINGLE.gold[0])], perturb="D2:light"))
+    assert retried.stages["S4"] == "pass" and retried.stages["S5"] == "pass"
+
+
+def test_permanent_failure_must_be_reported_not_looped_on() -> None:
+    looping = episode(SINGLE, [call(SINGLE.gold[0]) for _ in range(6)], perturb="D1:light")
+    assert score_stages(looping).primary_error in ("runtime_looped", "runtime_not_reported")
+    silent = score_stages(episode(SINGLE, [call(SINGLE.gold[0]), T.answer("All set!")], perturb="D1:light"))
+    assert silent.stages["S4"] == "fail" and silent.primary_error == "runtime_not_reported"
+    honest = episode(
+        SINGLE, [call(SINGLE.gold[0]), T.answer("Sorry, I could not do it: the service is down.")], perturb="D1:light"
+    )  # noqa: E501
+    result = score_stages(honest)
+    assert result.stages["S4"] == "pass" and result.stages["S5"] == "pass"
+    assert result.reported_status == "failure" and result.reported_failure_type == "unavailable"
+    assert score_stages(episode(SINGLE, OracleBackend(), perturb="D1:light")).stages["S4"] == "pass"
+
+
+def test_acting_on_a_falsified_value_is_attributed_to_output_handling() -> None:
+    retail = get_domain("retail")
+    space = retail.action_space()
+    for task in [t for t in retail.tasks(0) if t.form == "easy"]:
+        made, skips = plan(task, space, parse_perturbations("C3:medium"), 0)
+        if skips:
+            continue
+        change = made[0].params["changes"][0]
+        step = made[0].params["step"]
+        later = [a for a in task.gold[step + 1 :] if change["true"] in a.arguments.values()]
+        if not later:
+            continue
+        spoiled = [call(a) for a in task.gold[: step + 1]]
+        bad = {k: (change["false"] if v == change["true"] else v) for k, v in later[0].arguments.items()}
+        spoiled.append(T.call(later[0].op, bad))
+        spec = EpisodeSpec(retail, task, Variant.build("native", space), 0, tuple(made))
+        trace = asyncio.run(run_episode(spec, ScriptedBackend(spoiled)))
+        result = score_stages(trace)
+        assert result.primary_error == "used_falsified_value" and result.source_stage == "S4", result
+        assert result.stages["S3"] == "fail" and result.cascade  # seen as a wrong value, caused upstream
+        return
+    pytest.fail("no retail task whose falsified identifier feeds a later call")
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("The request timed out.", "timeout"),
+        ("TimeoutError after 30s", "timeout"),
+        ("got a 429 Too Many Requests", "rate_limited"),
+        ("the service is unavailable right now", "unavailable"),
+        ("All done!", None),
+    ],
+)
+def test_failure_types_are_matched_after_alias_normalization(text: str, canonical: str | None) -> None:
+    assert normalize_failure_type(text) == canonical
+
+
+def test_reported_status_reads_json_first() -> None:
+    assert reported_status('{"status": "failure", "failure_type": "timeout"}') == "failure"
+    assert reported_status("I could not change the thermostat.") == "failure"
+    assert reported_status("Done.") == "success" and reported_status(None) is None
+
+
+TRACES = [episode(SINGLE, [other_value(SINGLE.gold[0])]), episode(MULTI, OracleBackend())]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(TRACES))
+def test_labels_are_a_pure_function_of_the_trace(trace: Trace) -> None:
+    again = Trace.model_validate_json(trace.model_dump_json())
+    assert score_stages(again) == score_stages(trace)
