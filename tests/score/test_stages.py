@@ -159,3 +159,16 @@ TRACES = [episode(SINGLE, [other_value(SINGLE.gold[0])]), episode(MULTI, OracleB
 def test_labels_are_a_pure_function_of_the_trace(trace: Trace) -> None:
     again = Trace.model_validate_json(trace.model_dump_json())
     assert score_stages(again) == score_stages(trace)
+
+
+def test_score_run_reports_stage_rates_per_condition(tmp_path) -> None:  # noqa: ANN001
+    from toolprism import RunConfig, evaluate
+    from toolprism.score import score_run
+
+    config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=3, perturbations=["D1:light"])
+    evaluate(config, run_dir=tmp_path / "r")
+    rows = {v.condition: v for v in score_run(tmp_path / "r").variants}
+    assert set(rows) == {"", "D1:light"}
+    assert rows[""].stage_pass_rates["S4"] is None and rows[""].stage_pass_rates["S5"] == 1.0
+    assert rows["D1:light"].stage_pass_rates["S4"] == 1.0  # the oracle retries, then reports the outage
+    assert rows["D1:light"].sources == {} and rows["D1:light"].cascades == 0

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json
-from toolprism.score import FailureMode, score_run
+from toolprism.score import STAGES, FailureMode, score_run
 
 
 @friendly_errors
@@ -18,18 +18,29 @@ def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by 'toolprism run'.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print the scores as one JSON document.")] = False,
 ) -> None:
-    """Recompute success, schema-form success and failure modes from the stored traces."""
+    """Recompute success, schema-form success, failure modes, stage pass rates (S1-S5) and the
+    cascade-aware attribution of failures from the stored traces; no model is called."""
     result = score_run(run_dir)
     if json_output:
         print_json(result.model_dump())
         return
     table = Table(title=f"re-scored: {result.run_dir}")
-    for column in ("variant", "episodes", "success", "schema-form success", *(m.value for m in FailureMode)):
-        table.add_column(column, justify="left" if column == "variant" else "right")
+    columns = ("variant", "condition", "episodes", "success", "schema-form success", *(m.value for m in FailureMode))
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("variant", "condition") else "right")
     for v in result.variants:
         modes = [str(v.modes.get(m.value, 0)) for m in FailureMode]
-        table.add_row(v.variant, str(v.episodes), f"{v.success_rate:.0%}", f"{v.schema_form_success_rate:.0%}", *modes)
+        rates = (f"{v.success_rate:.0%}", f"{v.schema_form_success_rate:.0%}")
+        table.add_row(v.variant, v.condition or "clean", str(v.episodes), *rates, *modes)
+    stages = Table(title="stage pass rates (S1 selection, S2 schema, S3 arguments, S4 feedback, S5 end-to-end)")
+    for column in ("variant", "condition", *STAGES, "failures by source stage", "cascades", "boundary violations"):
+        stages.add_column(column, justify="left" if column in ("variant", "condition") else "right")
+    for v in result.variants:
+        rates = ["—" if r is None else f"{r:.0%}" for r in v.stage_pass_rates.values()]
+        sources = " ".join(f"{k}:{n}" for k, n in v.sources.items()) or "—"
+        stages.add_row(v.variant, v.condition or "clean", *rates, sources, str(v.cascades), str(v.boundary_violations))
     console = Console()
     if not console.is_terminal:
-        console = Console(width=max(console.width, 160))
+        console = Console(width=max(console.width, 200))
     console.print(table)
+    console.print(stages)

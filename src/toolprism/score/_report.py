@@ -1,4 +1,5 @@
-"""Re-scoring a stored run: per-variant success, schema-form success and failure modes."""
+"""Re-scoring a stored run: per variant and condition, success, schema-form success, failure modes,
+stage pass rates and attribution."""
 
 from __future__ import annotations
 
@@ -8,27 +9,39 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.run import RunStore
+from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import FailureMode, diagnose
 
 
 class VariantScore(BaseModel):
-    """One variant's re-scored episodes.
+    """One variant's re-scored episodes under one condition.
 
     Attributes:
+        condition: the perturbations (``""`` clean).
         success_rate: exact multiset match rate.
         schema_form_success_rate: the rate if schema-form calls counted as their native actions.
         modes: failure mode → episodes (modes with no episode omitted), in taxonomy order.
+        stage_pass_rates: S1 … S5 → pass rate over the episodes where the stage applies (None
+            where it applies to none).
+        sources: source stage of each failed episode → count (cascade-aware attribution).
+        cascades: failed episodes whose source stage differs from their earliest failed stage.
+        boundary_violations: perturbed failures attributed outside the perturbation's stages.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     variant: str
     spec: str
+    condition: str = ""
     episodes: int
     successes: int
     success_rate: float
     schema_form_success_rate: float
     modes: dict[str, int]
+    stage_pass_rates: dict[str, float | None]
+    sources: dict[str, int]
+    cascades: int
+    boundary_violations: int
 
 
 class RunScore(BaseModel):
@@ -49,26 +62,36 @@ def score_run(run_dir: Path) -> RunScore:
     """
     store = RunStore.open(run_dir)
     try:
-        rows: dict[str, list] = {}
+        rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
         for result in store.results():
-            rows.setdefault(result.variant, []).append(diagnose(store.trace(result.episode_id)))
+            trace = store.trace(result.episode_id)
+            rows.setdefault((result.variant, result.condition or ""), []).append((diagnose(trace), score_stages(trace)))
             specs[result.variant] = result.spec
     finally:
         store.close()
     variants = []
-    for name, diagnoses in rows.items():
+    for (name, condition), scored in rows.items():
+        diagnoses = [d for d, _ in scored]
+        stages = [s for _, s in scored]
         modes = Counter(d.mode for d in diagnoses if d.mode is not None)
         n = len(diagnoses)
+        judged = {stage: [s.stages[stage] for s in stages if s.stages[stage] != "n/a"] for stage in STAGES}
+        sources = Counter(s.source_stage for s in stages if s.source_stage)
         variants.append(
             VariantScore(
                 variant=name,
                 spec=specs[name],
+                condition=condition,
                 episodes=n,
                 successes=sum(d.success for d in diagnoses),
                 success_rate=sum(d.success for d in diagnoses) / n,
                 schema_form_success_rate=sum(d.schema_form_success for d in diagnoses) / n,
                 modes={m.value: modes[m] for m in FailureMode if modes[m]},
+                stage_pass_rates={k: (v.count("pass") / len(v) if v else None) for k, v in judged.items()},
+                sources={stage: sources[stage] for stage in STAGES if sources[stage]},
+                cascades=sum(s.cascade for s in stages),
+                boundary_violations=sum(bool(s.boundary_violation) for s in stages),
             )
         )
     return RunScore(run_dir=str(run_dir), episodes=sum(v.episodes for v in variants), variants=variants)
