@@ -17,20 +17,37 @@ from toolprism.score import STAGES, FailureMode, score_run
 def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by 'toolprism run'.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print the scores as one JSON document.")] = False,
+    parquet: Annotated[
+        Path | None,
+        typer.Option(help="Also write one row per episode (success, mode, stages, attribution) as Parquet here."),
+    ] = None,
 ) -> None:
     """Recompute success, schema-form success, failure modes, stage pass rates (S1-S5) and the
     cascade-aware attribution of failures from the stored traces; no model is called."""
     result = score_run(run_dir)
+    if parquet is not None:
+        from toolprism.score import episode_frame, write_parquet
+
+        written = write_parquet(episode_frame([run_dir]), parquet)
+        Console(stderr=True).print(f"wrote {result.episodes} episodes to {written}", markup=False)
     if json_output:
         print_json(result.model_dump())
         return
     table = Table(title=f"re-scored: {result.run_dir}")
-    columns = ("variant", "condition", "episodes", "success", "schema-form success", *(m.value for m in FailureMode))
+    columns = (
+        "variant",
+        "condition",
+        "episodes",
+        "success",
+        "95% CI",
+        "schema-form success",
+        *(m.value for m in FailureMode),
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("variant", "condition") else "right")
     for v in result.variants:
         modes = [str(v.modes.get(m.value, 0)) for m in FailureMode]
-        rates = (f"{v.success_rate:.0%}", f"{v.schema_form_success_rate:.0%}")
+        rates = (f"{v.success_rate:.0%}", f"{v.ci_low:.0%}-{v.ci_high:.0%}", f"{v.schema_form_success_rate:.0%}")
         table.add_row(v.variant, v.condition or "clean", str(v.episodes), *rates, *modes)
     stages = Table(title="stage pass rates (S1 selection, S2 schema, S3 arguments, S4 feedback, S5 end-to-end)")
     for column in ("variant", "condition", *STAGES, "failures by source stage", "cascades", "boundary violations"):
@@ -44,3 +61,9 @@ def score(
         console = Console(width=max(console.width, 200))
     console.print(table)
     console.print(stages)
+    for g in result.gaps:
+        condition = g.condition or "clean"
+        console.print(
+            f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}",
+            markup=False,
+        )

@@ -1,7 +1,9 @@
 """Scoring from stored traces, never a model: the schema-independent multiset match of decoded
 native actions against the gold, the failure taxonomy with schema-form rescoring, and stage-wise
-scoring (S1-S5) with cascade-aware attribution."""
+scoring (S1-S5) with cascade-aware attribution; aggregates with bootstrap intervals as pandas
+DataFrames (loaded lazily)."""
 
+from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._report import RunScore, VariantScore, score_run
 from toolprism.score._stages import (
@@ -13,8 +15,25 @@ from toolprism.score._stages import (
 )
 from toolprism.score._taxonomy import EpisodeDiagnosis, FailureMode, diagnose
 
+_AGGREGATES = ("aggregate", "episode_frame", "variant_gap", "write_parquet")
+
+
+def __getattr__(name: str) -> object:
+    # pandas and scipy load only when aggregates are used
+    if name in _AGGREGATES:
+        from toolprism.score import _aggregate
+
+        return getattr(_aggregate, name)
+    raise AttributeError(f"module 'toolprism.score' has no attribute {name!r}")
+
+
 __all__ = [
     "STAGES",
+    "aggregate",
+    "episode_frame",
+    "success_interval",
+    "variant_gap",
+    "write_parquet",
     "ActionScore",
     "EpisodeDiagnosis",
     "EpisodeStages",

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.run import RunStore
+from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import FailureMode, diagnose
 
@@ -18,7 +19,8 @@ class VariantScore(BaseModel):
 
     Attributes:
         condition: the perturbations (``""`` clean).
-        success_rate: exact multiset match rate.
+        success_rate: exact multiset match rate; ``ci_low``/``ci_high``: its 95% percentile
+            bootstrap interval (see :func:`toolprism.score.success_interval`).
         schema_form_success_rate: the rate if schema-form calls counted as their native actions.
         modes: failure mode → episodes (modes with no episode omitted), in taxonomy order.
         stage_pass_rates: S1 … S5 → pass rate over the episodes where the stage applies (None
@@ -36,12 +38,27 @@ class VariantScore(BaseModel):
     episodes: int
     successes: int
     success_rate: float
+    ci_low: float
+    ci_high: float
     schema_form_success_rate: float
     modes: dict[str, int]
     stage_pass_rates: dict[str, float | None]
     sources: dict[str, int]
     cascades: int
     boundary_violations: int
+
+
+class VariantGap(BaseModel):
+    """The best and the worst variant under one condition, and the gap between their success."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    condition: str
+    best: str
+    best_rate: float
+    worst: str
+    worst_rate: float
+    gap: float
 
 
 class RunScore(BaseModel):
@@ -52,6 +69,7 @@ class RunScore(BaseModel):
     run_dir: str
     episodes: int
     variants: list[VariantScore]
+    gaps: list[VariantGap]
 
 
 def score_run(run_dir: Path) -> RunScore:
@@ -78,6 +96,7 @@ def score_run(run_dir: Path) -> RunScore:
         n = len(diagnoses)
         judged = {stage: [s.stages[stage] for s in stages if s.stages[stage] != "n/a"] for stage in STAGES}
         sources = Counter(s.source_stage for s in stages if s.source_stage)
+        low, high = success_interval([d.success for d in diagnoses])
         variants.append(
             VariantScore(
                 variant=name,
@@ -86,6 +105,8 @@ def score_run(run_dir: Path) -> RunScore:
                 episodes=n,
                 successes=sum(d.success for d in diagnoses),
                 success_rate=sum(d.success for d in diagnoses) / n,
+                ci_low=low,
+                ci_high=high,
                 schema_form_success_rate=sum(d.schema_form_success for d in diagnoses) / n,
                 modes={m.value: modes[m] for m in FailureMode if modes[m]},
                 stage_pass_rates={k: (v.count("pass") / len(v) if v else None) for k, v in judged.items()},
@@ -94,4 +115,17 @@ def score_run(run_dir: Path) -> RunScore:
                 boundary_violations=sum(bool(s.boundary_violation) for s in stages),
             )
         )
-    return RunScore(run_dir=str(run_dir), episodes=sum(v.episodes for v in variants), variants=variants)
+    return RunScore(
+        run_dir=str(run_dir), episodes=sum(v.episodes for v in variants), variants=variants, gaps=_gaps(variants)
+    )
+
+
+def _gaps(variants: list[VariantScore]) -> list[VariantGap]:
+    gaps = []
+    for condition in dict.fromkeys(v.condition for v in variants):
+        ranked = sorted((v for v in variants if v.condition == condition), key=lambda v: (-v.success_rate, v.variant))
+        best, worst = ranked[0], ranked[-1]
+        gap = best.success_rate - worst.success_rate
+        gaps.append(VariantGap(condition=condition, best=best.variant, best_rate=best.success_rate,
+                               worst=worst.variant, worst_rate=worst.success_rate, gap=gap))  # fmt: skip
+    return gaps

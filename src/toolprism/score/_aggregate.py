@@ -1,0 +1,126 @@
+"""Aggregates with uncertainty over stored runs: one row per episode as a pandas DataFrame,
+success per model x variant x condition with bootstrap confidence intervals, and the best-vs-worst
+variant gap per model (seed 000's headline: the spread of success across equivalent encodings).
+
+Everything is recomputed from stored traces (no model is called) and is deterministic: the
+bootstrap uses a fixed seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from toolprism.run import RunStore
+from toolprism.score._interval import success_interval
+from toolprism.score._stages import STAGES, score_stages
+from toolprism.score._taxonomy import diagnose
+
+GROUP = ("model", "variant", "condition")
+"""The default aggregation cells."""
+
+
+def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
+    """One row per stored episode of ``run_dirs``.
+
+    Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, seed,
+    success, schema_form_success, mode, S1 … S5, source_stage, cascade, boundary_violation,
+    rejected_calls, turns``. Stage columns hold ``pass``/``fail``/``n/a``; ``mode`` and the
+    attribution columns are empty (None) for successes.
+
+    Raises:
+        ConfigError: a path is not a run directory.
+    """
+    rows = []
+    for run_dir in run_dirs:
+        store = RunStore.open(run_dir)
+        try:
+            model = str(store.header.get("config", {}).get("model", "?"))
+            for result in store.results():
+                trace = store.trace(result.episode_id)
+                diagnosis, staged = diagnose(trace), score_stages(trace)
+                rows.append(
+                    {
+                        "run_dir": str(run_dir),
+                        "model": model,
+                        "domain": result.domain,
+                        "task_id": result.task_id,
+                        "form": trace.task.get("form", "easy"),
+                        "kind": trace.task.get("kind", "single"),
+                        "variant": result.variant,
+                        "spec": result.spec,
+                        "condition": result.condition or "",
+                        "seed": result.seed,
+                        "success": diagnosis.success,
+                        "schema_form_success": diagnosis.schema_form_success,
+                        "mode": diagnosis.mode.value if diagnosis.mode else None,
+                        **staged.stages,
+                        "source_stage": staged.source_stage,
+                        "cascade": staged.cascade,
+                        "boundary_violation": staged.boundary_violation,
+                        "rejected_calls": result.rejected_calls,
+                        "turns": result.turns,
+                    }
+                )
+        finally:
+            store.close()
+    columns = [
+        "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "seed",
+        "success", "schema_form_success", "mode", *STAGES, "source_stage", "cascade", "boundary_violation",
+        "rejected_calls", "turns",
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def aggregate(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Success per cell of ``by`` with a bootstrap interval.
+
+    Columns: ``*by, episodes, successes, success_rate, ci_low, ci_high``, sorted by ``by``.
+    """
+    rows = []
+    for key, cell in frame.groupby(list(by), sort=True, dropna=False):
+        low, high = success_interval(cell["success"].tolist(), confidence=confidence)
+        rows.append(
+            {
+                **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                "episodes": len(cell),
+                "successes": int(cell["success"].sum()),
+                "success_rate": float(cell["success"].mean()),
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
+    return pd.DataFrame(rows, columns=[*by, "episodes", "successes", "success_rate", "ci_low", "ci_high"])
+
+
+def variant_gap(frame: pd.DataFrame) -> pd.DataFrame:
+    """Best and worst variant per model and condition, and the gap between their success rates.
+
+    Columns: ``model, condition, best, best_rate, worst, worst_rate, gap``."""
+    cells = aggregate(frame, GROUP)
+    rows = []
+    for (model, condition), group in cells.groupby(["model", "condition"], sort=True):
+        ranked = group.sort_values(["success_rate", "variant"], ascending=[False, True])
+        best, worst = ranked.iloc[0], ranked.iloc[-1]
+        rows.append(
+            {
+                "model": model,
+                "condition": condition,
+                "best": best["variant"],
+                "best_rate": best["success_rate"],
+                "worst": worst["variant"],
+                "worst_rate": worst["success_rate"],
+                "gap": best["success_rate"] - worst["success_rate"],
+            }
+        )
+    return pd.DataFrame(rows, columns=["model", "condition", "best", "best_rate", "worst", "worst_rate", "gap"])
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
+    """Write ``frame`` as Parquet (pyarrow) and return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path, engine="pyarrow", index=False)
+    return path
