@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from toolprism.cli import _domains, _export, _import, _perturbations, _run, _score, _validate, _variants
+from toolprism.cli import _diagnose, _domains, _export, _import, _perturbations, _run, _score, _validate, _variants
 
 app = typer.Typer(
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
@@ -18,6 +18,7 @@ app.command("run")(_run.run)
 app.add_typer(_variants.app, name="variants")
 app.command("validate")(_validate.validate)
 app.command("score")(_score.score)
+app.command("diagnose")(_diagnose.diagnose)
 app.command("domains")(_domains.domains)
 app.command("perturbations")(_perturbations.perturbations)
 app.command("fault-arms")(_perturbations.fault_arms_command)

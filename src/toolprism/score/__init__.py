@@ -5,6 +5,7 @@ DataFrames (loaded lazily)."""
 
 from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
+from toolprism.score._repair import Repair, RepairReport, diagnose_run
 from toolprism.score._report import RunScore, VariantScore, score_run
 from toolprism.score._stages import (
     STAGES,
@@ -35,6 +36,9 @@ __all__ = [
     "variant_gap",
     "write_parquet",
     "ActionScore",
+    "Repair",
+    "RepairReport",
+    "diagnose_run",
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",

@@ -1,0 +1,104 @@
+"""Counterfactual repair: failures are re-run with their attributed error corrected and sorted into
+tiers by which repair recovers them (toolprism diagnose)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from toolprism import RunConfig, evaluate
+from toolprism.backends import EpisodeContext, OracleBackend, ScriptedTurns
+from toolprism.cli import app
+from toolprism.score import diagnose_run
+
+TURNS = ScriptedTurns()
+
+
+class HintFollower:
+    """Acts like the oracle when the user message contains ``trigger``; otherwise reads a scene
+    list and stops (a wrong tool, so the failure is attributed to S1)."""
+
+    name = "hint-follower"
+
+    def __init__(self, trigger: str | None) -> None:
+        self.trigger = trigger
+
+    def settings(self) -> dict:
+        return {"backend": self.name, "trigger": self.trigger}
+
+    def agent(self, context: EpisodeContext):  # noqa: ANN201
+        oracle = OracleBackend().agent(context)
+        trigger = self.trigger
+
+        class Agent:
+            turns = 0
+
+            async def respond(self, messages, tools):  # noqa: ANN001, ANN202
+                if trigger is not None and trigger in messages[1]["content"]:
+                    return await oracle.respond(messages, tools)
+                self.turns += 1
+                return TURNS.call("list_scenes", {}) if self.turns == 1 else TURNS.answer("Done.")
+
+        return Agent()
+
+
+class SilentOracle:
+    """The oracle, except that its final answer never mentions what failed."""
+
+    name = "silent-oracle"
+
+    def settings(self) -> dict:
+        return {"backend": self.name}
+
+    def agent(self, context: EpisodeContext):  # noqa: ANN201
+        oracle = OracleBackend().agent(context)
+
+        class Agent:
+            async def respond(self, messages, tools):  # noqa: ANN001, ANN202
+                turn = await oracle.respond(messages, tools)
+                return turn if turn.calls else TURNS.answer("All set.")
+
+        return Agent()
+
+
+def run(tmp_path: Path) -> Path:
+    config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=3)
+    evaluate(config, run_dir=tmp_path / "run", backend=HintFollower(None))
+    return tmp_path / "run"
+
+
+def test_tiers_follow_which_repair_recovers_the_failure(tmp_path: Path) -> None:
+    run_dir = run(tmp_path)
+    tier1 = diagnose_run(run_dir, backend=HintFollower("Operations to use"))
+    tier2 = diagnose_run(run_dir, backend=HintFollower("Exactly these actions are needed"))
+    tier3 = diagnose_run(run_dir, backend=HintFollower(None))
+    assert tier1.failures == tier2.failures == tier3.failures == 3
+    assert {r.source_stage for r in tier1.repairs} == {"S1"}
+    assert tier1.tiers == {"1": 3, "2": 0, "3": 0}
+    assert tier2.tiers == {"1": 0, "2": 3, "3": 0}
+    assert tier3.tiers == {"1": 0, "2": 0, "3": 3}
+    assert tier2.repairs[0].interventions == ["right tools named", "gold calls spelled out"]
+    assert tier2.repairs[0].recovered == [False, True]
+
+
+def test_a_mishandled_runtime_failure_is_repaired_by_restoring_the_clean_return(tmp_path: Path) -> None:
+    config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=2, perturbations=["D1:light"])
+    evaluate(config, run_dir=tmp_path / "run", backend=SilentOracle())
+    report = diagnose_run(tmp_path / "run", backend=SilentOracle())
+    assert report.failures == 2  # only the perturbed episodes: the outage went unreported
+    assert all("+D1:light" in r.episode_id for r in report.repairs)
+    assert all((r.source_stage, r.primary_error) == ("S4", "runtime_not_reported") for r in report.repairs)
+    assert all(r.tier == 1 and r.interventions == ["clean return restored"] for r in report.repairs)
+
+
+def test_diagnose_command_writes_its_report(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evaluate(RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=2), run_dir=run_dir)
+    result = CliRunner().invoke(app, ["diagnose", str(run_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["failures"] == 0
+    assert json.loads((run_dir / "diagnose.json").read_text())["failures"] == 0
+    missing = CliRunner().invoke(app, ["diagnose", str(tmp_path / "nope")])
+    assert missing.exit_code == 2
