@@ -250,9 +250,24 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
     try:
         decoded = [Action.from_json(a) for a in trace.actions]
         score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
+        state_match = trace.final_state_hash == gold_state_hash(spec)
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
         return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
-    return EpisodeResult(**common, success=score.success, precision=score.precision, recall=score.recall)
+    return EpisodeResult(
+        **common,
+        success=score.success,
+        precision=score.precision,
+        recall=score.recall,
+        final_state_match=state_match,
+    )
+
+
+def gold_state_hash(spec: EpisodeSpec) -> str:
+    """State hash after the expected gold runs in order on a fresh world of the task."""
+    env = spec.domain.environment(spec.task.world_seed)
+    for action in expected_gold(spec):
+        env.execute(action)
+    return env.state_hash()
 
 
 def summarize(store: RunStore, wall_s: float) -> RunSummary:

@@ -141,3 +141,22 @@ def test_duplicates_and_bad_numbers_are_config_problems() -> None:
     with pytest.raises(ConfigError) as info:
         evaluate(bad)
     assert len(info.value.problems) == 3
+
+
+def test_a_run_written_before_newer_columns_opens_with_their_defaults(tmp_path) -> None:  # noqa: ANN001
+    import json as _json
+    import sqlite3
+
+    from toolprism.run import RunStore as Store
+
+    (tmp_path / "header.json").write_text(_json.dumps({"config": {}}))
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    db.execute(
+        "CREATE TABLE episodes (episode_id TEXT PRIMARY KEY, task_id, domain, variant, spec, seed, success, "
+        "precision, recall, rejected_calls, turns, actions, end, scoring_error, duration_ms)"
+    )
+    db.execute("INSERT INTO episodes VALUES ('a','t','d','v','s',0,1,1.0,1.0,0,2,1,'answered',NULL,3.0)")
+    db.commit()
+    db.close()
+    (result,) = Store.open(tmp_path).results()
+    assert (result.condition, result.final_state_match, result.success) == ("", None, True)

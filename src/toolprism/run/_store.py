@@ -36,6 +36,8 @@ class EpisodeResult(BaseModel):
         rejected_calls: calls the adapter rejected.
         turns: model turns used; ``end``: ``answered`` or ``turn_limit``.
         actions: native actions executed.
+        final_state_match: the environment ended in the state the expected gold leads to (the
+            gold's actions run in order on a fresh world); None when not computed.
         scoring_error: set when the scorer crashed (the episode then counts as not scored).
         duration_ms: wall time of the episode.
     """
@@ -56,6 +58,7 @@ class EpisodeResult(BaseModel):
     turns: int
     actions: int
     end: str
+    final_state_match: bool | None = None
     scoring_error: str | None = None
     duration_ms: float
 
@@ -94,7 +97,9 @@ class RunStore:
         present = {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}
         with self._db:  # runs written before a column existed get it, empty
             for column in (c for c in _COLUMNS if c not in present):
-                self._db.execute(f"ALTER TABLE episodes ADD COLUMN {column} DEFAULT ''")
+                default = EpisodeResult.model_fields[column].default
+                literal = "NULL" if default is None else "'" + str(default).replace("'", "''") + "'"
+                self._db.execute(f"ALTER TABLE episodes ADD COLUMN {column} DEFAULT {literal}")
 
     @classmethod
     def create(cls, run_dir: Path, config: dict[str, Any], *, unique: bool = False) -> RunStore:
