@@ -103,3 +103,28 @@ def test_score_reproduces_identical_output_from_a_stored_run(tmp_path: Path) -> 
     assert table.exit_code == 0 and "schema-form success" in table.stdout
     missing = runner.invoke(app, ["score", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "not a directory" in missing.output
+
+
+STAGE_OF_MODE = {
+    FailureMode.LIVELOCK: "S1",  # it kept reading scenes: a tool the task does not need
+    FailureMode.PROTOCOL: "S1",  # the commit never ran: the needed operation was not reached
+    FailureMode.REJECTED_STUCK: "S1",
+    FailureMode.WRONG_CLASS: "S1",
+    FailureMode.UNDER_EXEC: "S1",
+    FailureMode.OVER_EXEC: "S5",  # right tool, right values, once too often
+    FailureMode.WRONG_ARGS: "S3",
+    FailureMode.OTHER: "S1",
+}
+
+
+@pytest.mark.parametrize("mode", list(CASES))
+def test_each_failing_agent_lands_in_its_earliest_stage(mode: FailureMode) -> None:
+    from toolprism.score import score_stages
+
+    task, variant, turns = CASES[mode]
+    trace = _episode(task, variant, turns)
+    staged = score_stages(trace)
+    assert staged.stages["S5"] == "fail" and staged.earliest_failed_stage == STAGE_OF_MODE[mode], staged
+    assert staged.observed_error == mode.value
+    if mode in (FailureMode.PROTOCOL, FailureMode.REJECTED_STUCK):
+        assert staged.stages["S2"] == "fail"  # the rejected call was never followed by an accepted one
