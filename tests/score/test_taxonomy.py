@@ -101,6 +101,7 @@ def test_score_reproduces_identical_output_from_a_stored_run(tmp_path: Path) -> 
     assert all(v["modes"] == {} for v in scored["variants"])
     table = runner.invoke(app, ["score", str(tmp_path / "r")])
     assert table.exit_code == 0 and "schema-form success" in table.stdout
+    assert runner.invoke(app, ["score", str(tmp_path / "r")]).stdout == table.stdout  # byte-identical tables
     missing = runner.invoke(app, ["score", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "not a directory" in missing.output
 
