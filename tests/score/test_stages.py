@@ -172,3 +172,22 @@ def test_score_run_reports_stage_rates_per_condition(tmp_path) -> None:  # noqa:
     assert rows[""].stage_pass_rates["S4"] is None and rows[""].stage_pass_rates["S5"] == 1.0
     assert rows["D1:light"].stage_pass_rates["S4"] == 1.0  # the oracle retries, then reports the outage
     assert rows["D1:light"].sources == {} and rows["D1:light"].cascades == 0
+
+
+def test_a_return_replaced_by_an_error_must_be_re_read_before_acting() -> None:
+    retail = get_domain("retail")
+    space = retail.action_space()
+    for task in [t for t in retail.tasks(0) if t.form == "easy"]:
+        (instance,), skips = plan(task, space, parse_perturbations("C2:heavy"), 0)
+        step = instance.params["step"]
+        if skips or step + 1 >= len(task.gold) or space.get(task.gold[step].op).kind != "read":
+            continue
+        spec = EpisodeSpec(retail, task, Variant.build("native", space), 0, (instance,))
+        plain = [call(a) for a in task.gold]
+        rereading = [*plain[: step + 1], call(task.gold[step]), *plain[step + 1 :]]
+        careless = score_stages(asyncio.run(run_episode(spec, ScriptedBackend(plain))))
+        careful = score_stages(asyncio.run(run_episode(spec, ScriptedBackend(rereading))))
+        assert careless.stages["S4"] == "fail" and careless.primary_error == "no_reread_after_incomplete_return"
+        assert careful.stages["S4"] == "pass" and careful.stages["S5"] == "pass"
+        return
+    pytest.fail("no retail task with a read feeding later calls")

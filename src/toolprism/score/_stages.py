@@ -16,8 +16,10 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
 - S3: every decoded action on a gold operation carries gold argument values.
 - S4 (only when a tool-output or runtime perturbation, or a runtime failure, occurred): retryable
   runtime failures were retried until the call ran; a non-retryable one was not retried more than
-  :data:`RETRY_LIMIT` times and the final answer reports the failure; no action used a value that
-  a perturbed return falsified or introduced; no wrong action followed a changed return.
+  :data:`RETRY_LIMIT` times and the final answer reports the failure (and, if it names a failure
+  type, the right one after alias normalization); no action used a value that a perturbed return
+  falsified or introduced; no wrong action followed a changed return; after a return replaced by
+  an error string or emptied, the next call repeats that read (a read's; a write is not redone).
 - S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
   S4 did not fail (seed 002: runtime cases also check the reported runtime fields). The run's
   headline success is the multiset match alone; S5 is stricter only where S4 applies.
@@ -101,7 +103,8 @@ class EpisodeStages(BaseModel):
         observed_error: the symptom (the taxonomy's failure mode), None on success.
         primary_error: the cause, one of ``missing_tool``, ``wrong_tool``, ``invalid_call``,
             ``wrong_value``, ``runtime_not_retried``, ``runtime_looped``, ``runtime_not_reported``,
-            ``used_falsified_value``, ``acted_on_changed_return``, ``incomplete``; None on success.
+            ``used_falsified_value``, ``acted_on_changed_return``,
+            ``no_reread_after_incomplete_return``, ``incomplete``; None on success.
         earliest_failed_stage: the first failed stage in S1 … S5 order.
         source_stage: the stage the primary error belongs to.
         cascade: the source stage differs from the earliest failed stage (a downstream symptom of
@@ -209,7 +212,8 @@ def _feedback(
             per_op = Counter(c.action["op"] for c in attempts)
             if any(n > RETRY_LIMIT + 1 for n in per_op.values()):
                 return "fail", "runtime_looped"
-            if attempts and reported_status(answer) != "failure":
+            named = normalize_failure_type(answer)
+            if attempts and (reported_status(answer) != "failure" or named not in (None, instance.labels.failure_type)):
                 return "fail", "runtime_not_reported"
     injected = [j for j in trace.injections if j["site"] == "reply" and j["call"] is not None]
     if output and injected:
@@ -222,7 +226,18 @@ def _feedback(
             return "fail", "used_falsified_value"
         if any(a.op not in rereads(instances) for a in off_gold):
             return "fail", "acted_on_changed_return"
+        gone = {j["target"] for j in injected if _evidence_gone(j) and j["target"] in rereads(instances)}
+        if gone and after and after[0].op not in gone:
+            return "fail", "no_reread_after_incomplete_return"
     return "pass", None
+
+
+def _evidence_gone(injection: dict) -> bool:
+    """The payload was replaced by an error string or emptied (seed 001's failed return)."""
+    replacement = injection["replacement"]
+    return injection["subtype"] == "C2" and (
+        replacement == {} or (isinstance(replacement, dict) and "error" in replacement)
+    )
 
 
 def _blocked(instance: Instance) -> set[str]:
