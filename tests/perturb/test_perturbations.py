@@ -18,6 +18,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import SEVERITIES, SUBTYPES, Perturbation, parse_perturbations, plan, suite
 from toolprism.run import EpisodeSpec, run_episode
 from toolprism.schema import Action
+from toolprism.score import score_stages
 from toolprism.shaping import Variant
 
 suite()  # registers the subtypes
@@ -110,6 +111,7 @@ def test_injections_are_recorded_as_data_and_the_oracle_gets_the_documented_resu
         assert {i["site"] for i in trace.injections} == {SITE[key[0]]}
         assert all(i["subtype"] == term[0].subtype for i in trace.injections)
         outcomes.append(score_episode(spec, trace).success)
+        assert (score_stages(trace).stages["S5"] == "pass") == outcomes[-1], (task.id, score_stages(trace))
     assert applied >= 6
     expected = term[0].subtype not in ORACLE_FAILS
     assert outcomes == [expected] * len(outcomes)

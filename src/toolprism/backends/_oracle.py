@@ -8,7 +8,8 @@ It cannot see perturbations, with one exception any careful client has: a runtim
 reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that is not JSON at all)
 makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
 runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
-failed.
+failed. A read whose return comes back as an error or empty (its gold never fails) is read once
+more, as seed 001's incomplete returns call for.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class OracleAgent:
     _waiting: list[int] = field(default_factory=list)
     _retries: int = 0
     _gave_up: list[str] = field(default_factory=list)
+    _action: Action | None = None
+    _rereads: int = 0
 
     def __post_init__(self) -> None:
         self._pending = list(self.context.task.gold)
@@ -58,6 +61,11 @@ class OracleAgent:
         if self._plan is not None:
             for index, message in zip(self._waiting, _trailing_tool_messages(messages), strict=False):
                 self._replies[index] = json.loads(message["content"])
+            if any(self._lost_read(self._replies[i]) for i in self._waiting):
+                self._rereads += 1  # the read ran, so its protocol steps are spent: encode it afresh
+                self._pending.insert(0, self._action)
+                self._plan = None
+                return await self.respond(messages, tools)
             failed = [i for i in self._waiting if runtime_failure(self._replies[i])]
             if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
                 self._retries += 1
@@ -71,7 +79,8 @@ class OracleAgent:
             except (KeyError, TypeError, IndexError):  # a failed reply the plan cannot read: move on
                 self._plan = None
         while item is None and self._pending:
-            self._plan = self.context.variant.plan(self._pending.pop(0))
+            self._action = self._pending.pop(0)
+            self._plan = self.context.variant.plan(self._action)
             item = next(self._plan)
         if item is None:
             if self._gave_up:
@@ -81,6 +90,14 @@ class OracleAgent:
         self._step = item.calls if isinstance(item, Batch) else (item,)
         self._replies = [None] * len(self._step)
         return self._issue(list(self._step), list(range(len(self._step))))
+
+    def _lost_read(self, reply: JSON) -> bool:
+        """An error or nothing in place of a read's return (its gold never fails): read it again, once."""
+        space = self.context.variant.layers[0].space
+        is_read = self._action is not None and space.get(self._action.op).kind == "read"
+        if self._rereads or not isinstance(reply, dict) or runtime_failure(reply):
+            return False
+        return is_read and (reply == {} or "error" in reply)
 
     def _issue(self, calls: list[ToolCall], indices: list[int]) -> ModelTurn:
         self._waiting = indices

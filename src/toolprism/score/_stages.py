@@ -16,7 +16,7 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
 - S3: every decoded action on a gold operation carries gold argument values.
 - S4 (only when a tool-output or runtime perturbation, or a runtime failure, occurred): retryable
   runtime failures were retried until the call ran; a non-retryable one was not retried more than
-  :data:`RETRY_LIMIT` times and the final answer reports the failure (and, if it names a failure
+  :data:`RETRY_LIMIT` times (per call) and the final answer reports the failure (and, if it names a failure
   type, the right one after alias normalization); no action used a value that a perturbed return
   falsified or introduced; no wrong action followed a changed return; after a return replaced by
   an error string or emptied, the next call repeats that read (a read's; a write is not redone).
@@ -209,8 +209,8 @@ def _feedback(
                 if not any(later.outcome == "executed" and later.action == call.action for later in calls[index + 1 :]):
                     return "fail", "runtime_not_retried"
         else:
-            per_op = Counter(c.action["op"] for c in attempts)
-            if any(n > RETRY_LIMIT + 1 for n in per_op.values()):
+            per_call = Counter(json.dumps(c.action, sort_keys=True) for c in attempts)
+            if any(n > RETRY_LIMIT + 1 for n in per_call.values()):
                 return "fail", "runtime_looped"
             named = normalize_failure_type(answer)
             if attempts and (reported_status(answer) != "failure" or named not in (None, instance.labels.failure_type)):
