@@ -20,7 +20,7 @@ from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
 from toolprism.domains import Domain, Task, domain_names, get_domain
 from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
-from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, rereads, suite
+from toolprism.perturb import MIXED_PAIRS, SEVERITIES, Skip, parse_perturbations, rereads, suite
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
@@ -45,8 +45,10 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
     out = [t.strip() for item in perturb for t in item.split(",") if t.strip()]
     if perturb_suite == "mixed":
         out += [f"{a}:{s}+{b}:{s}" for a, b in MIXED_PAIRS for s in ("medium", "heavy")]
+    elif perturb_suite == "all":
+        out += [p.key for p in suite("all")]
     elif perturb_suite is not None:
-        out += [p.key for p in suite(perturb_suite)]
+        raise ConfigError(f"unknown perturbation suite {perturb_suite!r} (known: all, mixed)", what="options")
     return list(dict.fromkeys(out))
 
 
@@ -91,6 +93,12 @@ class RunConfig(BaseModel):
     def _expand_all(cls, names: list[str]) -> list[str]:
         return expand_variants(names)
 
+    @field_validator("domains")
+    @classmethod
+    def _absolute_packs(cls, names: list[str]) -> list[str]:
+        # a pack path is stored absolute so that --resume works from any directory
+        return [str(Path(n).resolve()) if is_pack_path(n) and Path(n).exists() else n for n in names]
+
 
 class VariantSummary(BaseModel):
     """Success of one variant (under one perturbation condition) over the run's episodes."""
@@ -108,10 +116,11 @@ class VariantSummary(BaseModel):
 
 
 class PerturbationSummary(BaseModel):
-    """Success under one subtype at one severity, over every variant (seed 002's breakdown).
+    """Success under one perturbation condition over every variant (seed 002's breakdown): one
+    subtype at one severity, or a mixed pair (``subtype`` ``A3+C4``, ``severity`` ``medium``).
 
-    ``skipped`` counts (task, variant) pairs the subtype could not apply to; ``reasons`` gives
-    each distinct reason with its count."""
+    ``skipped`` counts (task, variant) pairs the condition could not apply to; ``reasons`` gives
+    each distinct reason with its count, most frequent first."""
 
     subtype: str
     severity: str
@@ -167,14 +176,22 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
     problems: list[str] = []
     known = domain_names()
     domains: dict[str, Domain] = {}
-    for name in config.domains:
+    for name in dict.fromkeys(config.domains):  # a repeated name is reported below
         if name not in known and not is_pack_path(name):
             problems.append(f"unknown domain {name!r} (known: {', '.join(known)}; or a domain pack file)")
             continue
         try:
-            domains[name] = get_domain(name)
+            domain = get_domain(name)
         except ConfigError as e:
             problems += [f"domain {name!r}: {p}" for p in e.problems]
+            continue
+        clash = next((n for n, d in domains.items() if d.name == domain.name), None)
+        if clash is not None or (name not in known and domain.name in known):
+            problems.append(
+                f"domain {name!r} is named {domain.name!r}, like {clash or 'a built-in domain'}: episodes would collide"
+            )
+            continue
+        domains[name] = domain
     if config.tasks is not None and config.tasks < 1:
         problems.append(f"tasks must be at least 1, got {config.tasks}")
     if config.max_turns < 1:
@@ -306,26 +323,38 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
 
 
 def _by_subtype(results: list[EpisodeResult], skipped: list[dict]) -> list[PerturbationSummary]:
-    cells: dict[tuple[str, str], list[EpisodeResult]] = {}
-    reasons: dict[tuple[str, str], Counter] = {}
+    """One row per condition: a single subtype at a severity, or a mixed pair (``A3+C4``)."""
+    cells: dict[str, list[EpisodeResult]] = {}
+    skips: dict[str, set[tuple[str, str]]] = {}
+    reasons: dict[str, Counter] = {}
     for r in results:
-        for term in filter(None, (r.condition or "").split("+")):
-            cells.setdefault(tuple(term.split(":")), []).append(r)
+        if r.condition:
+            cells.setdefault(r.condition, []).append(r)
     for s in skipped:
-        reasons.setdefault((s["subtype"], s["severity"]), Counter())[s["reason"]] += 1
-    keys = sorted(set(cells) | set(reasons))
-    return [
-        PerturbationSummary(
-            subtype=subtype,
-            severity=severity,
-            episodes=len(rs := cells.get((subtype, severity), [])),
-            successes=sum(r.success for r in rs),
-            success_rate=sum(r.success for r in rs) / len(rs) if rs else None,
-            skipped=sum(reasons.get((subtype, severity), Counter()).values()),
-            reasons=dict(reasons.get((subtype, severity), Counter())),
+        skips.setdefault(s["condition"], set()).add((s["task"], s["variant"]))
+        prefix = f"{s['subtype']}: " if "+" in s["condition"] else ""
+        reasons.setdefault(s["condition"], Counter())[prefix + s["reason"]] += 1
+
+    def order(condition: str) -> tuple:
+        terms = [t.split(":") for t in condition.split("+")]
+        return (len(terms), *[(sub, SEVERITIES.index(sev) if sev in SEVERITIES else 9) for sub, sev in terms])
+
+    rows = []
+    for condition in sorted(set(cells) | set(skips), key=order):
+        terms = [t.split(":") for t in condition.split("+")]
+        rs = cells.get(condition, [])
+        rows.append(
+            PerturbationSummary(
+                subtype="+".join(sub for sub, _ in terms),
+                severity="+".join(dict.fromkeys(sev for _, sev in terms)),
+                episodes=len(rs),
+                successes=sum(r.success for r in rs),
+                success_rate=sum(r.success for r in rs) / len(rs) if rs else None,
+                skipped=len(skips.get(condition, ())),
+                reasons=dict(reasons.get(condition, Counter()).most_common()),
+            )
         )
-        for subtype, severity in keys
-    ]
+    return rows
 
 
 def default_run_dir(model: str) -> Path:

@@ -17,7 +17,8 @@ stderr = Console(stderr=True)
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Show a ToolprismError as a clear message on stderr with exit code 2, not a traceback."""
+    """Show a ToolprismError, or an OSError on a path the user gave, as a clear message on stderr
+    with exit code 2, not a traceback."""
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -25,6 +26,10 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except ToolprismError as e:
             stderr.print(f"[bold red]error:[/] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except OSError as e:  # a path the user gave cannot be read or written
+            where = f": {e.filename}" if e.filename else ""
+            stderr.print(f"[bold red]error:[/] {escape((e.strerror or str(e)) + where)}", markup=True, highlight=False)
             raise typer.Exit(2) from None
 
     return wrapper

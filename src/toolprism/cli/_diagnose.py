@@ -35,6 +35,9 @@ def diagnose(
     if json_output:
         print_json(report.model_dump())
         return
+    if not report.repairs:
+        Console().print(f"no failed episodes to repair in {run_dir}", markup=False)
+        return
     table = Table(title=f"counterfactual repair of {report.failures} failed episode(s): {run_dir}")
     for column in ("source stage", "primary error", "failures", "tier 1", "tier 2", "tier 3"):
         table.add_column(column, justify="left" if column in ("source stage", "primary error") else "right")

@@ -211,11 +211,14 @@ def _print_table(summary: RunSummary) -> None:
         console = Console(width=max(console.width, 140))
     console.print(table)
     if summary.perturbations:
-        by_subtype = Table(title="success per perturbation subtype and severity (all variants)")
-        for column in ("subtype", "severity", "episodes", "success", "rate", "skipped"):
-            by_subtype.add_column(column, justify="left" if column in ("subtype", "severity") else "right")
+        by_subtype = Table(title="success per perturbation condition (all variants)")
+        for column in ("subtype", "severity", "episodes", "success", "rate", "skipped", "why skipped (most often)"):
+            left = column in ("subtype", "severity", "why skipped (most often)")
+            by_subtype.add_column(column, justify="left" if left else "right", overflow="fold")
         for p in summary.perturbations:
             rate = "—" if p.success_rate is None else f"{p.success_rate:.0%}"
-            by_subtype.add_row(p.subtype, p.severity, str(p.episodes), str(p.successes), rate, str(p.skipped))
+            why = next(iter(p.reasons), "")
+            counts = (str(p.episodes), str(p.successes), rate, str(p.skipped))
+            by_subtype.add_row(p.subtype, p.severity, *counts, why)
         console.print(by_subtype)
     console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")

@@ -309,7 +309,7 @@ class CatalogDomain(Domain):
 
 
 def _task_problems(space: ActionSpace, tasks: Sequence[PackTask]) -> list[str]:
-    problems: list[str] = []
+    problems: list[str] = [] if tasks else ["the pack has no tasks"]
     seen: set[str] = set()
     for task in tasks:
         if not TASK_ID.match(task.id):

@@ -42,6 +42,13 @@ from toolprism.schema._loaders import load_tools
 
 PREFIX = "tss_"
 """Imported domain names are ``tss_<group>``."""
+
+
+def domain_name(group: str) -> str:
+    """``tss_<group>``, with every character outside ``[A-Za-z0-9_]`` made ``_``."""
+    return PREFIX + re.sub(r"[^A-Za-z0-9_]", "_", group)
+
+
 LICENCE = "CC-BY-4.0"
 ATTRIBUTION = (
     'Liu, Tan, Wang, Guo, "Action-Space Shaping for LLM Agents: Measuring and Mitigating Tool-Schema Bias", '
@@ -124,7 +131,7 @@ def import_toolschemaspace(tools: str | Path, queries: str | Path, *, domains: S
     )
     packs = tuple(
         DomainPack(
-            name=f"{PREFIX}{group}",
+            name=domain_name(group),
             source=source,
             licence=LICENCE,
             attribution=ATTRIBUTION,
@@ -192,7 +199,7 @@ def _space(catalog: list[Mapping[str, Any]], group: str, tools: Path) -> ActionS
         if str(t["group"]) == group
     ]
     try:
-        return load_tools(entries, name=f"{PREFIX}{group}", source="toolschemaspace")
+        return load_tools(entries, name=domain_name(group), source="toolschemaspace")
     except ConfigError as e:
         raise ConfigError([f"{tools}: {p}" for p in e.problems], what="ToolSchemaSpace tools") from None
 

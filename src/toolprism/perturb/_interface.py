@@ -17,7 +17,7 @@ from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.perturb._model import Instance, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import JSON, ActionSpace, ToolCall, ToolSpec
-from toolprism.shaping import Answer, Decoded, Forward, Layer, Plan
+from toolprism.shaping import Answer, Decoded, Forward, Layer, NativeLayer, Plan
 
 
 @dataclass(frozen=True)
@@ -213,8 +213,10 @@ class SchemaDrift(_Over):
         if call.name != self.tool_name:
             return Forward(call)
         args = dict(call.arguments)
-        if self.old in args or self.new not in args:
+        if self.old in args:
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"schema changed: {self._change()}")
+        if self.new not in args:  # a call that does not use the parameter (another operation of a dispatcher)
+            return Forward(call)
         value = args.pop(self.new)
         try:
             if self.form == "retyped":
@@ -241,6 +243,12 @@ def json_value(text: Any) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _native(layer: Layer) -> NativeLayer:
+    while not isinstance(layer, NativeLayer):
+        layer = layer.below  # type: ignore[attr-defined]
+    return layer
 
 
 @register
@@ -270,8 +278,13 @@ class SchemaDriftSubtype(Subtype):
 
     def layer(self, instance: Instance, below: Layer) -> Layer | None:
         old = instance.params["param"]
-        for tool in below.tools():
-            if instance.target in tool.name and old in tool.parameters.get("properties", {}):
-                form = {"light": "renamed", "medium": "retyped", "heavy": "nested"}[instance.severity]
-                return SchemaDrift(below, tool.name, old, f"{old}_v2", form)
+        carriers = [t for t in below.tools() if old in t.parameters.get("properties", {})]
+        # the tool named after the operation, else one that routes to it (a dispatcher's enum)
+        named = [t for t in carriers if instance.target in t.name]
+        routed = [t for t in carriers if instance.target in json.dumps(t.parameters)]
+        native = _native(below).space.get(instance.target).description
+        described = [t for t in carriers if t.description == native]  # renamed, description kept
+        for tool in named or routed or described:
+            form = {"light": "renamed", "medium": "retyped", "heavy": "nested"}[instance.severity]
+            return SchemaDrift(below, tool.name, old, f"{old}_v2", form)
         return None

@@ -93,7 +93,13 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.header = header
         self._db = sqlite3.connect(self.run_dir / DATABASE)
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise ConfigError(
+                f"{self.run_dir / DATABASE} is not a readable run database: {e}", what="run directory"
+            ) from None
         present = {row[1] for row in self._db.execute("PRAGMA table_info(episodes)")}
         with self._db:  # runs written before a column existed get it, empty
             for column in (c for c in _COLUMNS if c not in present):
@@ -154,6 +160,11 @@ class RunStore:
             ) from None
         except json.JSONDecodeError as e:
             raise ConfigError(f"{run_dir / HEADER} is not valid JSON: {e}", what="run directory") from None
+        problems = [] if (run_dir / DATABASE).is_file() else [f"{run_dir} has no {DATABASE}"]
+        if not isinstance(header, dict) or not isinstance(header.get("config"), dict):
+            problems.append(f"{run_dir / HEADER} has no run configuration ('config')")
+        if problems:
+            raise ConfigError(problems, what="run directory")
         return cls(run_dir, header)
 
     def finished(self) -> set[str]:

@@ -16,7 +16,7 @@ import pandas as pd
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
-from toolprism.score._taxonomy import diagnose
+from toolprism.score._taxonomy import diagnose, run_domains
 
 GROUP = ("model", "variant", "condition")
 """The default aggregation cells."""
@@ -38,9 +38,11 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
         store = RunStore.open(run_dir)
         try:
             model = str(store.header.get("config", {}).get("model", "?"))
+            domains = run_domains(store)
             for result in store.results():
                 trace = store.trace(result.episode_id)
-                diagnosis, staged = diagnose(trace), score_stages(trace)
+                domain = domains.get(result.domain)
+                diagnosis, staged = diagnose(trace, domain), score_stages(trace, domain)
                 rows.append(
                     {
                         "run_dir": str(run_dir),

@@ -12,7 +12,8 @@ more help than the first:
 - S2 (schema grounding): 1. the variant's calling convention added to the request; 2. the gold
   calls spelled out.
 - S3 (argument binding): 1. the right values named in the request; 2. the gold calls spelled out.
-- otherwise (S5): 1. twice the turns; 2. the gold calls spelled out.
+- otherwise (S5), and for any episode cut off at the turn limit: 1. twice the turns; 2. the gold
+  calls spelled out.
 
 A user-intent perturbation (family B) on the episode is removed at level 1 as well: the clean
 request restored. Tier 1: level 1 recovers success; Tier 2: only level 2 does; Tier 3: neither.
@@ -29,11 +30,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.backends import Backend, create_backend
-from toolprism.domains import Task, get_domain
+from toolprism.domains import Domain, Task, get_domain
 from toolprism.perturb import Instance, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
 from toolprism.schema import canonical_json
 from toolprism.score._stages import score_stages
+from toolprism.score._taxonomy import run_domains
 from toolprism.shaping import Variant
 
 
@@ -88,14 +90,17 @@ def _gold_text(spec: EpisodeSpec) -> str:
     return "; ".join(f"{a.op}({canonical_json(a.arguments)})" for a in gold) or "no action at all"
 
 
-def interventions(spec: EpisodeSpec, source_stage: str) -> list[Intervention]:
-    """The two interventions for a failure attributed to ``source_stage`` (module docstring)."""
+def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = False) -> list[Intervention]:
+    """The two interventions for a failure attributed to ``source_stage`` (module docstring); an
+    episode cut off at the turn limit gets more turns first, whatever its source stage."""
     gold = expected_gold(spec.task.gold, spec.perturbations)
 
     def clean_request(s: EpisodeSpec) -> EpisodeSpec:
         return _without(s, "B")
 
-    if source_stage == "S4":
+    if turn_limit:
+        first = ("twice the turns", lambda s, t: (clean_request(s), 2 * t))
+    elif source_stage == "S4":
         first: Intervention = (
             "clean return restored",
             lambda s, t: (clean_request(_without(s, "CD")), t),
@@ -118,9 +123,9 @@ def interventions(spec: EpisodeSpec, source_stage: str) -> list[Intervention]:
     return [first, second]
 
 
-def spec_of(trace: Trace) -> EpisodeSpec:
+def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
     """Rebuild the episode's spec from its stored trace (deterministic task regeneration)."""
-    domain = get_domain(trace.task["domain"])
+    domain = domain or get_domain(trace.task["domain"])
     seed = trace.task.get("world_seed", 0)
     task: Task = next(t for t in domain.tasks(seed) if t.id == trace.task["id"])
     variant = Variant.build(trace.spec, domain.action_space())
@@ -140,24 +145,26 @@ def diagnose_run(run_dir: Path, *, backend: Backend | None = None, limit: int | 
     store = RunStore.open(run_dir)
     try:
         config = store.header.get("config", {})
+        domains = run_domains(store)
         max_turns = int(config.get("max_turns", 20))
         traces = [store.trace(r.episode_id) for r in store.results()]
     finally:
         store.close()
-    failed = [t for t in traces if score_stages(t).stages["S5"] == "fail"][:limit]
+    failed = [t for t in traces if score_stages(t, domains.get(t.task["domain"])).stages["S5"] == "fail"][:limit]
     if backend is None and failed:
         backend = create_backend(config.get("model", "oracle"), base_url=config.get("base_url"))
     repairs = []
     for trace in failed:
-        stages = score_stages(trace)
+        domain = domains.get(trace.task["domain"])
+        stages = score_stages(trace, domain)
         source = stages.source_stage or "S5"
-        spec = spec_of(trace)
+        spec = spec_of(trace, domain)
         done, recovered = [], []
-        for description, apply in interventions(spec, source):
+        for description, apply in interventions(spec, source, turn_limit=trace.end == "turn_limit"):
             repaired, turns = apply(spec, max_turns)
             outcome = asyncio.run(run_episode(repaired, backend, max_turns=turns))
             done.append(description)
-            recovered.append(score_stages(outcome).stages["S5"] == "pass")
+            recovered.append(score_stages(outcome, domain).stages["S5"] == "pass")
             if recovered[-1]:
                 break
         tier = 1 if recovered[0] else 2 if len(recovered) > 1 and recovered[1] else 3

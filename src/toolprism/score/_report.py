@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
-from toolprism.score._taxonomy import FailureMode, diagnose
+from toolprism.score._taxonomy import FailureMode, diagnose, run_domains
 
 
 class VariantScore(BaseModel):
@@ -80,11 +80,14 @@ def score_run(run_dir: Path) -> RunScore:
     """
     store = RunStore.open(run_dir)
     try:
+        domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
         for result in store.results():
             trace = store.trace(result.episode_id)
-            rows.setdefault((result.variant, result.condition or ""), []).append((diagnose(trace), score_stages(trace)))
+            domain = domains.get(result.domain)
+            scored = (diagnose(trace, domain), score_stages(trace, domain))
+            rows.setdefault((result.variant, result.condition or ""), []).append(scored)
             specs[result.variant] = result.spec
     finally:
         store.close()

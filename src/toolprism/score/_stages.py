@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from toolprism.domains import Domain
 from toolprism.errors import RejectionKind
 from toolprism.perturb import Instance, expected_gold, rereads
 from toolprism.run import Trace
@@ -127,8 +128,9 @@ class EpisodeStages(BaseModel):
     reported_failure_type: str | None
 
 
-def score_stages(trace: Trace) -> EpisodeStages:
-    """Stage verdicts and attribution for ``trace`` (a pure function of the trace)."""
+def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
+    """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` as
+    for :func:`toolprism.score.diagnose`)."""
     instances = [Instance.model_validate(p) for p in trace.perturbations]
     tolerate = rereads(instances)
     gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
@@ -183,7 +185,7 @@ def score_stages(trace: Trace) -> EpisodeStages:
     allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
     return EpisodeStages(
         stages=stages,
-        observed_error=(mode.value if (mode := diagnose(trace).mode) else "incomplete"),
+        observed_error=(mode.value if (mode := diagnose(trace, domain).mode) else "incomplete"),
         primary_error=causes.get(source, "incomplete"),
         earliest_failed_stage=earliest,
         source_stage=source,

@@ -25,12 +25,22 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from toolprism.domains import get_domain
+from toolprism.domains import Domain, get_domain
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.perturb import Instance, expected_gold, rereads
-from toolprism.run import Trace
+from toolprism.run import RunStore, Trace
 from toolprism.schema import Action
 from toolprism.score._multiset import without_rereads
+
+
+def run_domains(store: RunStore) -> dict[str, Domain]:
+    """The domains a stored run used, by name, as its header names them (pack paths included).
+
+    Raises:
+        ConfigError: a pack the run used can no longer be read.
+    """
+    domains = [get_domain(name) for name in store.header.get("config", {}).get("domains", [])]
+    return {d.name: d for d in domains}
 
 
 class FailureMode(StrEnum):
@@ -75,15 +85,16 @@ class EpisodeDiagnosis(BaseModel):
     schema_form_calls: int
 
 
-def diagnose(trace: Trace) -> EpisodeDiagnosis:
+def diagnose(trace: Trace, domain: Domain | None = None) -> EpisodeDiagnosis:
     """Label one episode. A pure function of the trace (and the domain's static action space).
 
     Under perturbations the gold is the perturbations' expected gold (an unavailable tool's
-    actions, or an underspecified one, are not expected)."""
+    actions, or an underspecified one, are not expected). ``domain``: the episode's domain when it
+    is not a built-in one (a pack; see :func:`run_domains`), else looked up by name."""
     instances = [Instance.model_validate(p) for p in trace.perturbations]
     gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
     done = without_rereads(Counter(Action.from_json(a) for a in trace.actions), gold, rereads(instances))
-    space = get_domain(trace.task["domain"]).action_space()
+    space = (domain or get_domain(trace.task["domain"])).action_space()
     calls = [c for t in trace.turns for c in t.calls]
     rejected = {RejectionKind(c.rejection) for c in calls if c.rejection}
     schema_form = Counter()
