@@ -46,7 +46,7 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
     if perturb_suite == "mixed":
         out += [f"{a}:{s}+{b}:{s}" for a, b in MIXED_PAIRS for s in ("medium", "heavy")]
     elif perturb_suite == "all":
-        out += [p.key for p in suite("all")]
+        out += [p.key for p in suite()]
     elif perturb_suite is not None:
         raise ConfigError(f"unknown perturbation suite {perturb_suite!r} (known: all, mixed)", what="options")
     return list(dict.fromkeys(out))

@@ -88,12 +88,10 @@ def mixing_problem(subtypes: Sequence[str]) -> str | None:
     return None
 
 
-def suite(names: str = "all") -> list[Perturbation]:
-    """``all``: every subtype at every severity; ``mixed``: :data:`MIXED_PAIRS` at medium and heavy
-    are not single terms, so use :func:`mixed_suite` for them."""
+def suite() -> list[Perturbation]:
+    """Every subtype at every severity, ``A1:light`` … ``D3:heavy`` (42 terms; the mixed pairs are
+    :data:`MIXED_PAIRS`)."""
     _load()
-    if names != "all":
-        raise ConfigError(f"unknown perturbation suite {names!r} (known: all)", what="perturbation suite")
     return [Perturbation(s, v) for s in sorted(SUBTYPES.names()) for v in SEVERITIES]
 
 
