@@ -23,10 +23,12 @@ def diagnose(
     limit: Annotated[int | None, typer.Option(help="Repair at most this many failed episodes.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:
-    """Re-run each failed episode with its attributed primary error corrected (the clean return
+    """Counterfactual repair: re-run failed episodes with their error corrected; tiers 1-3.
+
+    Each failed episode is re-run with its attributed primary error corrected (the clean return
     restored, the right tool or value named, the calling convention given, or more turns), then
-    with the gold calls spelled out, using the run's own model; classify each failure as Tier 1
-    (the first repair recovers it), Tier 2 (only the second does) or Tier 3 (neither).
+    with the gold calls spelled out, using the run's own model; each failure is Tier 1 (the
+    first repair recovers it), Tier 2 (only the second does) or Tier 3 (neither).
 
     The report is also written to RUN_DIR/diagnose.json."""
     with stderr.status("re-running failed episodes with repairs"):

@@ -37,8 +37,9 @@ def subtype_rows() -> list[dict]:
 def perturbations(
     json_output: Annotated[bool, typer.Option("--json", help="Print the subtypes as one JSON document.")] = False,
 ) -> None:
-    """List the perturbation subtypes (seed 002: A tool interface, B user intent, C tool output,
-    D runtime), what each severity does, and the representative mixed-family pairs.
+    """List the 14 perturbation subtypes, what each severity does, and the mixed pairs.
+
+    Seed 002's families: A tool interface, B user intent, C tool output, D runtime.
 
     Use them with 'toolprism run --perturb C2:medium,D2:light' or '--perturb-suite all'."""
     rows = subtype_rows()
@@ -68,9 +69,11 @@ def fault_arms_command(
     seed: Annotated[int, typer.Option(help="World and task seed.")] = 0,
     json_output: Annotated[bool, typer.Option("--json", help="Print every site with its arms as JSON.")] = False,
 ) -> None:
-    """Seed 001's fault arms: for each task with an injection site (the first call of TOOL at
-    position 2 or later), the clean (C), failed (F), inconsistent-status (Ns) and
-    inconsistent-identifier (Nm) returns over a replayed, byte-identical prefix."""
+    """Seed 001's fault arms (C, F, Ns, Nm) at each task's injection site.
+
+    The site is the first call of TOOL at position 2 or later; the arms are the clean (C), failed
+    (F), inconsistent-status (Ns) and inconsistent-identifier (Nm) returns, over a replayed,
+    byte-identical prefix. The JSON 'position' is the site's 0-based index in the trace."""
     target = get_domain(domain)
     if tool not in {op.name for op in target.action_space().operations}:
         raise ConfigError(f"domain {domain!r} has no tool {tool!r}", what="fault arms")

@@ -22,8 +22,10 @@ def score(
         typer.Option(help="Also write one row per episode (success, mode, stages, attribution) as Parquet here."),
     ] = None,
 ) -> None:
-    """Recompute success, schema-form success, failure modes, stage pass rates (S1-S5) and the
-    cascade-aware attribution of failures from the stored traces; no model is called."""
+    """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
+
+    Everything is recomputed from the stored traces; no model is called. Also prints the
+    best-vs-worst variant gap per condition; --parquet writes one row per episode."""
     result = score_run(run_dir)
     if parquet is not None:
         from toolprism.score import episode_frame, write_parquet

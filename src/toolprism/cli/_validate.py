@@ -70,10 +70,11 @@ def validate(
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
     show: Annotated[int, typer.Option(help="Failures to describe in full (the rest are counted).")] = 5,
 ) -> None:
-    """Validate that each variant decodes to the same native actions, replies and states as the
-    native schema on every reference trace, and rejects invalid calls without executing anything.
+    """Prove each variant equivalent to the native tools on reference traces.
 
-    Exit code 1 when any check fails."""
+    Each variant must decode to the same native actions, replies and states as the native schema
+    on every reference trace, and reject invalid calls without executing anything. Exit code 1
+    when any check fails."""
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
