@@ -243,6 +243,71 @@ def compound(
     return chosen if len(chosen) >= (size if minimum is None else minimum) else None
 
 
+def requests_of(asks: Iterable[HasRequest] | None) -> list[Request] | None:
+    """The requests of ``asks`` in order (None stays None)."""
+    return None if asks is None else [a.request for a in asks]
+
+
+def shuffled_compound(rng: random.Random, pool: list[A], size: int) -> list[A] | None:
+    """``size`` pairwise independent asks of ``pool`` (shuffled in place with ``rng``), offered
+    once each in the shuffled order; None if fewer than ``size`` fit (see :func:`compound`)."""
+    rng.shuffle(pool)
+    offers = iter(pool)
+    return compound(lambda _: next(offers, None), size, tries=len(pool))
+
+
+def replayable_compound(
+    rng: random.Random,
+    simulator: Simulator,
+    state: S,
+    pick: Callable[[random.Random, S], A | None],
+    sizes: tuple[Sequence[int], Sequence[int]],
+) -> list[A] | None:
+    """Pairwise independent asks of ``pick(rng, state)``, as many as a size drawn from
+    ``sizes = (sizes, weights)`` (2 at least, ``8 * size`` offers at most), kept only if their
+    gold also replays in reverse order on ``state`` (:meth:`Simulator.replays`); else None."""
+    size = rng.choices(*sizes)[0]
+    asks = compound(lambda _: pick(rng, state), size, tries=size * 8, minimum=2)
+    if asks is None or not simulator.replays(state, gold_of(a.request for a in reversed(asks))):
+        return None
+    return asks
+
+
+def joined_chains(
+    rng: random.Random, state: S, chains: Sequence[Callable[[random.Random, S], list[Ask] | None]]
+) -> list[Ask] | None:
+    """1, 2 or 3 (weights 40/45/15) distinct ``chains`` posed on ``state``, their asks joined in order.
+
+    None when a chain is not posable, two chains write a common setting (each chain counts as one
+    ask: its first request with the union of its writes), or the joined gold has fewer than 2 or
+    more than :data:`MAX_CALLS` calls.
+    """
+    count = rng.choices((1, 2, 3), (40, 45, 15))[0]
+    posed = [build(rng, state) for build in rng.sample(list(chains), count)]
+    if any(c is None for c in posed):
+        return None
+    asks = [a for c in posed for a in c]  # type: ignore[union-attr]
+    whole = [Ask(c[0].request, frozenset().union(*(a.writes for a in c))) for c in posed]  # type: ignore[index,union-attr]
+    if not independent(whole) or not 2 <= calls(a.request for a in asks) <= MAX_CALLS:
+        return None
+    return asks
+
+
+def extend(
+    simulator: Simulator, state: S, first: A, more: Callable[[S], A | None], length: int
+) -> list[Request] | None:
+    """``first``, then asks ``more(state after the asks so far)`` offers, pairwise independent,
+    until the gold has exactly ``length`` calls (``40 * length`` offers at most); else None."""
+
+    def propose(chosen: list[A]) -> A | None:
+        if not chosen:
+            return first
+        return more(simulator.after(state, gold_of(a.request for a in chosen)))
+
+    requests = requests_of(compound(propose, length, tries=40 * length, max_calls=length, minimum=1)) or []
+    return requests if calls(requests) == length else None
+
+
 # --- chained compositional templates -----------------------------------------------------------
 
 Template = Callable[[random.Random, BaseModel], "list[Request] | None"]
@@ -281,6 +346,29 @@ def compose(
         if second and calls(plan) + calls(second) <= max_calls and (fits is None or fits(plan, second)):
             return f"{name}+{second_name}", plan + second
     return name, plan
+
+
+def compose_families(
+    rng: random.Random,
+    simulator: Simulator,
+    state: BaseModel,
+    templates: Mapping[str, Template],
+    family: Mapping[str, str],
+    *,
+    chance: float = 0.6,
+    first_calls: int = 3,
+) -> tuple[str, list[Request]] | None:
+    """:func:`compose` where a second template must be of another ``family`` (template → family
+    name) and the first plan has at most ``first_calls`` gold calls."""
+    return compose(
+        rng,
+        simulator,
+        state,
+        templates,
+        chance=chance,
+        partners=lambda name: [n for n in templates if family[n] != family[name]],
+        fits=lambda first, _: calls(first) <= first_calls,
+    )
 
 
 # --- collecting drafts -------------------------------------------------------------------------
@@ -392,7 +480,13 @@ __all__ = [
     "calls",
     "chain",
     "compose",
+    "compose_families",
     "compound",
+    "extend",
     "gold_of",
     "independent",
+    "joined_chains",
+    "replayable_compound",
+    "requests_of",
+    "shuffled_compound",
 ]

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose, compound
+from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose_families, shuffled_compound
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.car_cabin._ops import OPERATIONS
 from toolprism.domains.car_cabin._state import (
@@ -81,7 +81,7 @@ def _power_of(state: CabinState, system: str) -> str:
     }[system]
 
 
-def power(rng: random.Random, state: CabinState, system: str, new: str | None = None) -> Ask | None:
+def _power(rng: random.Random, state: CabinState, system: str, new: str | None = None) -> Ask | None:
     new = new or ("off" if _power_of(state, system) == "on" else "on")
     if _power_of(state, system) == new:
         return None
@@ -103,7 +103,7 @@ _MODE_GOALS = {
 }
 
 
-def mode(rng: random.Random, state: CabinState, choices: tuple = MODES) -> Ask | None:
+def _mode(rng: random.Random, state: CabinState, choices: tuple = MODES) -> Ask | None:
     options = [m for m in choices if m != state.climate.mode]
     if state.climate.power == "off" or not options:
         return None
@@ -118,7 +118,7 @@ def mode(rng: random.Random, state: CabinState, choices: tuple = MODES) -> Ask |
     )
 
 
-def temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None:
+def _temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None:
     if state.climate.power == "off" or state.climate.mode == "fan_only":
         return None
     current = state.climate.targets[zone]
@@ -143,7 +143,7 @@ def temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None:
     )
 
 
-def fan(rng: random.Random, state: CabinState) -> Ask | None:
+def _fan(rng: random.Random, state: CabinState) -> Ask | None:
     if state.climate.power == "off" or state.climate.mode == "auto":
         return None
     current = state.climate.fan_speed
@@ -169,7 +169,7 @@ def _level_options(current: str, other_side: str | None, levels: tuple | None) -
     return options
 
 
-def seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
+def _seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
     current = state.seats[seat].heating
     options = _level_options(current, state.seats[seat].ventilation, levels)
     if not options:
@@ -195,7 +195,7 @@ def seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tuple
     )
 
 
-def seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
+def _seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
     current = state.seats[seat].ventilation
     if current is None:
         return None
@@ -237,7 +237,7 @@ _WINDOW_GOALS = {
 }
 
 
-def window(rng: random.Random, state: CabinState, name: str, positions: tuple | None = None) -> Ask | None:
+def _window(rng: random.Random, state: CabinState, name: str, positions: tuple | None = None) -> Ask | None:
     allowed = CHILD_SAFE_POSITIONS if state.child_locks.get(name) == "on" else WINDOW_POSITIONS
     options = [p for p in (positions or allowed) if p in allowed and p != state.openings.windows[name]]
     if not options:
@@ -266,7 +266,7 @@ _SUNROOF_GOALS = {
 }
 
 
-def sunroof(rng: random.Random, state: CabinState) -> Ask | None:
+def _sunroof(rng: random.Random, state: CabinState) -> Ask | None:
     allowed = ("closed", "tilt") if state.openings.rain_sensor == "raining" else SUNROOF_POSITIONS
     position = _other(rng, allowed, state.openings.sunroof)
     return _ask(
@@ -279,7 +279,7 @@ def sunroof(rng: random.Random, state: CabinState) -> Ask | None:
     )
 
 
-def child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
+def _child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
     new = "off" if state.child_locks[door] == "on" else "on"
     where = _words(door)
     if new == "on":
@@ -295,7 +295,7 @@ def child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
     )
 
 
-def brightness(rng: random.Random, state: CabinState) -> Ask | None:
+def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
     current = state.lighting.brightness
@@ -314,7 +314,7 @@ def brightness(rng: random.Random, state: CabinState) -> Ask | None:
     )
 
 
-def color(rng: random.Random, state: CabinState) -> Ask | None:
+def _color(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
     c = _other(rng, COLORS, state.lighting.color)
@@ -339,7 +339,7 @@ _PRESET_GOALS = {
 }
 
 
-def preset(rng: random.Random, state: CabinState, name: str) -> Ask | None:
+def _preset(rng: random.Random, state: CabinState, name: str) -> Ask | None:
     if state.active_preset == name:
         return None
     where = _words(name)
@@ -355,17 +355,17 @@ def preset(rng: random.Random, state: CabinState, name: str) -> Ask | None:
 def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
     """One single-call write for every setting that can change now (presets excluded)."""
     asks = [
-        *(power(rng, state, system) for system in SYSTEMS),
-        mode(rng, state),
-        *(temperature(rng, state, zone) for zone in ZONES),
-        fan(rng, state),
-        *(seat_heating(rng, state, seat) for seat in SEATS),
-        *(seat_ventilation(rng, state, seat) for seat in VENTILATED_SEATS),
-        *(window(rng, state, name) for name in WINDOWS),
-        sunroof(rng, state),
-        *(child_lock(rng, state, door) for door in REAR_DOORS),
-        brightness(rng, state),
-        color(rng, state),
+        *(_power(rng, state, system) for system in SYSTEMS),
+        _mode(rng, state),
+        *(_temperature(rng, state, zone) for zone in ZONES),
+        _fan(rng, state),
+        *(_seat_heating(rng, state, seat) for seat in SEATS),
+        *(_seat_ventilation(rng, state, seat) for seat in VENTILATED_SEATS),
+        *(_window(rng, state, name) for name in WINDOWS),
+        _sunroof(rng, state),
+        *(_child_lock(rng, state, door) for door in REAR_DOORS),
+        _brightness(rng, state),
+        _color(rng, state),
     ]
     return [a for a in asks if a is not None]
 
@@ -425,7 +425,7 @@ def climate_setup(rng: random.Random, state: CabinState) -> Plan | None:
     """Turn the climate on or leave auto/fan-only mode, then set what that unlocks."""
     s = Scratch(SIM, state)
     if state.climate.power == "off":
-        s.add(power(rng, s.state, "climate", "on"))
+        s.add(_power(rng, s.state, "climate", "on"))
         want_mode = rng.random() < 0.6
     elif state.climate.mode in ("auto", "fan_only"):
         want_mode = True
@@ -440,11 +440,11 @@ def climate_setup(rng: random.Random, state: CabinState) -> Plan | None:
         choices = tuple(m for m in ("cool", "heat", "auto") if not (want_fan and m == "auto"))
         if not zones:
             choices += ("fan_only",)
-        s.add(mode(rng, s.state, choices))
+        s.add(_mode(rng, s.state, choices))
     if want_fan:
-        s.add(fan(rng, s.state))
+        s.add(_fan(rng, s.state))
     for zone in zones:
-        s.add(temperature(rng, s.state, zone))
+        s.add(_temperature(rng, s.state, zone))
     return s.plan if len(s.plan) >= 2 else None
 
 
@@ -453,8 +453,8 @@ def lighting_setup(rng: random.Random, state: CabinState) -> Plan | None:
     if state.lighting.power == "on":
         return None
     s = Scratch(SIM, state)
-    s.add(power(rng, s.state, "ambient_lighting", "on"))
-    for build in rng.sample([color, brightness], rng.randint(1, 2)):
+    s.add(_power(rng, s.state, "ambient_lighting", "on"))
+    for build in rng.sample([_color, _brightness], rng.randint(1, 2)):
         s.add(build(rng, s.state))
     return s.plan
 
@@ -463,9 +463,9 @@ def copy_temperature(rng: random.Random, state: CabinState) -> Plan | None:
     """Read the climate, then give one or two zones the target of another zone."""
     s = Scratch(SIM, state)
     if state.climate.power == "off":
-        s.add(power(rng, s.state, "climate", "on"))
+        s.add(_power(rng, s.state, "climate", "on"))
     if state.climate.mode == "fan_only":
-        s.add(mode(rng, s.state, ("cool", "heat", "auto")))
+        s.add(_mode(rng, s.state, ("cool", "heat", "auto")))
     source = rng.choice(ZONES)
     t = s.state.climate.targets[source]
     targets = [z for z in ZONES if s.state.climate.targets[z] != t]
@@ -497,7 +497,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
         return None
     s = Scratch(SIM, state)
     if level != "off" and state.seats[target].ventilation not in (None, "off"):
-        s.add(seat_ventilation(rng, s.state, target, ("off",)))
+        s.add(_seat_ventilation(rng, s.state, target, ("off",)))
     src, dst = f"{_words(source)} seat", f"{_words(target)} seat"
     s.add(
         request(
@@ -520,8 +520,8 @@ def unlock_and_open(rng: random.Random, state: CabinState) -> Plan | None:
         return None
     s = Scratch(SIM, state)
     for door in rng.sample(doors, rng.randint(1, len(doors))):
-        s.add(child_lock(rng, s.state, door))
-        s.add(window(rng, s.state, door, ("half", "open")))
+        s.add(_child_lock(rng, s.state, door))
+        s.add(_window(rng, s.state, door, ("half", "open")))
     return s.plan
 
 
@@ -535,11 +535,11 @@ def swap_seat_comfort(rng: random.Random, state: CabinState) -> Plan | None:
     for seat in rng.sample(seats, rng.randint(1, len(seats))):
         on_levels = ("low", "medium", "high")
         if s.state.seats[seat].heating != "off":
-            s.add(seat_heating(rng, s.state, seat, ("off",)))
-            s.add(seat_ventilation(rng, s.state, seat, on_levels))
+            s.add(_seat_heating(rng, s.state, seat, ("off",)))
+            s.add(_seat_ventilation(rng, s.state, seat, on_levels))
         else:
-            s.add(seat_ventilation(rng, s.state, seat, ("off",)))
-            s.add(seat_heating(rng, s.state, seat, on_levels))
+            s.add(_seat_ventilation(rng, s.state, seat, ("off",)))
+            s.add(_seat_heating(rng, s.state, seat, on_levels))
     return s.plan
 
 
@@ -607,15 +607,7 @@ FAMILY = {
 
 def _compositional(rng: random.Random, state: CabinState) -> tuple[str, Plan] | None:
     """One plan, often followed by a plan of another family built on the state the first leaves."""
-    return compose(
-        rng,
-        SIM,
-        state,
-        COMPOSITIONAL_TEMPLATES,
-        chance=0.6,
-        partners=lambda name: [n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]],
-        fits=lambda first, _: sum(len(r.gold) for r in first) <= 3,
-    )
+    return compose_families(rng, SIM, state, COMPOSITIONAL_TEMPLATES, FAMILY, chance=0.6, first_calls=3)
 
 
 # --- assembly ----------------------------------------------------------------------------------
@@ -623,10 +615,7 @@ def _compositional(rng: random.Random, state: CabinState) -> tuple[str, Plan] | 
 
 def _compound(rng: random.Random, state: CabinState, size: int) -> list[Ask] | None:
     """``size`` pairwise independent asks from a shuffled pool of the world's write asks."""
-    pool = write_asks(rng, state)
-    rng.shuffle(pool)
-    offers = iter(pool)
-    return compound(lambda _: next(offers, None), size, tries=len(pool))
+    return shuffled_compound(rng, write_asks(rng, state), size)
 
 
 def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
@@ -639,7 +628,7 @@ def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
         out.offer("question", [question], "single")
     singles = 0
     for _ in range(20):
-        pool = write_asks(rng, state) + [a for p in PRESETS if (a := preset(rng, state, p))]
+        pool = write_asks(rng, state) + [a for p in PRESETS if (a := _preset(rng, state, p))]
         rng.shuffle(pool)
         for ask in pool:
             if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):

@@ -11,11 +11,17 @@ compositional (chains in which later calls need earlier ones or follow from read
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compound, gold_of, independent
-from toolprism.domains._phrasing import Request
+from toolprism.domains._drafting import (
+    Ask,
+    Drafts,
+    Simulator,
+    joined_chains,
+    replayable_compound,
+    requests_of,
+)
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
 from toolprism.domains.kitchen._requests import ask, other, words
@@ -313,28 +319,14 @@ _COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
 """Requests per compound task and their weights."""
 
 
-def _gold(asks: Sequence[Ask]) -> list[tuple[str, dict]]:
-    return gold_of(a.request for a in asks)
-
-
 def _compound(rng: random.Random, s: KitchenState) -> list[Ask] | None:
-    size = rng.choices(*_COMPOUND_SIZES)[0]
-    asks = compound(lambda _: rng.choice(COMPOUND_PICKERS)(rng, s), size, tries=size * 8, minimum=2)
-    if asks is None or not SIM.replays(s, _gold(asks[::-1])):
-        return None
-    return asks
+    """Independent asks of :data:`COMPOUND_PICKERS` that also replay in reverse order (None: none fit)."""
+    return replayable_compound(rng, SIM, s, lambda rng, s: rng.choice(COMPOUND_PICKERS)(rng, s), _COMPOUND_SIZES)
 
 
 def _compositional(rng: random.Random, s: KitchenState) -> list[Ask] | None:
-    count = rng.choices((1, 2, 3), (40, 45, 15))[0]
-    chains = [chain(rng, s) for chain in rng.sample(CHAINS, count)]
-    if any(c is None for c in chains):
-        return None
-    asks = [a for chain in chains for a in chain]
-    whole = [Ask(chain[0].request, frozenset().union(*(a.writes for a in chain))) for chain in chains]
-    if not independent(whole) or not 2 <= len(_gold(asks)) <= MAX_CALLS:
-        return None
-    return asks
+    """One to three independent :data:`CHAINS` joined (None: not posable here)."""
+    return joined_chains(rng, s, CHAINS)
 
 
 def _single(rng: random.Random, s: KitchenState) -> list[Ask] | None:
@@ -364,9 +356,5 @@ def drafts(state: KitchenState, world_seed: int) -> list[TaskDraft]:
     out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold) and len(d.hard or "") > len(d.query))
     for family, want in PLAN.items():
         make, kind = _FAMILIES[family]
-        out.fill(family, lambda make=make: _requests(make(rng, state)), want, kind, tries=40)
+        out.fill(family, lambda make=make: requests_of(make(rng, state)), want, kind, tries=40)
     return out.items
-
-
-def _requests(asks: list[Ask] | None) -> list[Request] | None:
-    return None if asks is None else [a.request for a in asks]

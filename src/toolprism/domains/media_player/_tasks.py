@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Drafts, Simulator, compound, gold_of
+from toolprism.domains._drafting import Drafts, Simulator, compound, extend, requests_of
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.media_player._ops import OPERATIONS
 from toolprism.domains.media_player._state import (
@@ -520,22 +520,12 @@ SIM = Simulator(OPERATIONS)
 
 def _compound(rng: random.Random, s: MediaState, size: int) -> list[Request] | None:
     """``size`` independent one-call asks on the fresh world (no two touch a setting of one zone)."""
-    asks = compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(ZONES)), size, tries=40 * size)
-    return None if asks is None else [a.request for a in asks]
+    return requests_of(compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(ZONES)), size, tries=40 * size))
 
 
 def _chain(rng: random.Random, s: MediaState, first: Ask, calls: int) -> list[Request] | None:
     """``first`` on its zone, then asks on the state it leaves until the gold has ``calls`` calls."""
-
-    def propose(chosen: list[Ask]) -> Ask | None:
-        if not chosen:
-            return first
-        after = SIM.after(s, gold_of(a.request for a in chosen))
-        return rng.choice(CHAIN_ATOMS)(rng, after, first.zone)
-
-    asks = compound(propose, calls, tries=40 * calls, max_calls=calls, minimum=1)
-    requests = [a.request for a in asks or ()]
-    return requests if sum(len(r.gold) for r in requests) == calls else None
+    return extend(SIM, s, first, lambda after: rng.choice(CHAIN_ATOMS)(rng, after, first.zone), calls)
 
 
 def _power_chain(rng: random.Random, s: MediaState, calls: int) -> list[Request] | None:

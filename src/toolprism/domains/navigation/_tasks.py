@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose, compound
+from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose_families, shuffled_compound
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.navigation import _ops
 from toolprism.domains.navigation._state import (
@@ -98,7 +98,7 @@ _ROUTE_GOALS = {
 }
 
 
-def start_ask(rng: random.Random, state: NavigationState, exclude: tuple = ()) -> Ask | None:
+def _start_ask(rng: random.Random, state: NavigationState, exclude: tuple = ()) -> Ask | None:
     if _active(state):
         return None
     dest = rng.choice([p for p in PLACES if p not in exclude])
@@ -114,7 +114,7 @@ def start_ask(rng: random.Random, state: NavigationState, exclude: tuple = ()) -
     )
 
 
-def pause_ask(rng: random.Random, state: NavigationState) -> Ask | None:
+def _pause_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if state.route.status != "navigating":
         return None
     return _ask(
@@ -127,7 +127,7 @@ def pause_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     )
 
 
-def resume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
+def _resume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if state.route.status != "paused":
         return None
     return _ask(
@@ -140,7 +140,7 @@ def resume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     )
 
 
-def stop_ask(rng: random.Random, state: NavigationState) -> Ask | None:
+def _stop_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if not _active(state):
         return None
     return _ask(
@@ -153,7 +153,7 @@ def stop_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     )
 
 
-def add_waypoint_ask(
+def _add_waypoint_ask(
     rng: random.Random, state: NavigationState, stop: str | None = None, position: str | None = None
 ) -> Ask | None:
     waypoints = state.route.waypoints
@@ -174,7 +174,7 @@ def add_waypoint_ask(
     )
 
 
-def remove_waypoint_ask(rng: random.Random, state: NavigationState, stop: str | None = None) -> Ask | None:
+def _remove_waypoint_ask(rng: random.Random, state: NavigationState, stop: str | None = None) -> Ask | None:
     if not state.route.waypoints:
         return None
     stop = stop or rng.choice(state.route.waypoints)
@@ -196,7 +196,7 @@ _PREFERENCE_GOALS = {
 }
 
 
-def preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
+def _preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if not _active(state):
         return None
     route = rng.choice([p for p in PREFERENCES if p != state.route.preference])
@@ -218,7 +218,7 @@ _AVOID_GOALS = {
 }
 
 
-def avoid_ask(rng: random.Random, state: NavigationState, feature: str) -> Ask:
+def _avoid_ask(rng: random.Random, state: NavigationState, feature: str) -> Ask:
     setting = "allow" if state.avoid[feature] == "avoid" else "avoid"
     what = _words(feature)
     if setting == "avoid":
@@ -244,7 +244,7 @@ _MODE_GOALS = {
 }
 
 
-def mode_ask(rng: random.Random, state: NavigationState) -> Ask:
+def _mode_ask(rng: random.Random, state: NavigationState) -> Ask:
     mode = rng.choice([m for m in MAP_MODES if m != state.map_mode])
     text = MODE_TEXT[mode]
     return _ask(
@@ -263,7 +263,7 @@ _GUIDANCE_GOALS = {
 }
 
 
-def guidance_ask(
+def _guidance_ask(
     rng: random.Random, state: NavigationState, levels: tuple = ("full", "alerts_only", "muted")
 ) -> Ask | None:
     voice = state.voice
@@ -284,7 +284,7 @@ def guidance_ask(
     )
 
 
-def volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
+def _volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if state.voice.level == "muted":
         return None
     current = state.voice.volume
@@ -303,7 +303,7 @@ def volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     )
 
 
-def share_ask(rng: random.Random, state: NavigationState, contact: str, setting: str | None = None) -> Ask | None:
+def _share_ask(rng: random.Random, state: NavigationState, contact: str, setting: str | None = None) -> Ask | None:
     setting = setting or ("stop" if state.sharing[contact] == "on" else "start")
     if (setting == "start") == (state.sharing[contact] == "on") or (setting == "start" and not _active(state)):
         return None
@@ -327,18 +327,18 @@ def share_ask(rng: random.Random, state: NavigationState, contact: str, setting:
 def write_asks(rng: random.Random, state: NavigationState) -> list[Ask]:
     """One single-call write for every setting that can change now."""
     asks = [
-        start_ask(rng, state),
-        pause_ask(rng, state),
-        resume_ask(rng, state),
-        stop_ask(rng, state),
-        add_waypoint_ask(rng, state),
-        remove_waypoint_ask(rng, state),
-        preference_ask(rng, state),
-        *(avoid_ask(rng, state, f) for f in FEATURES),
-        mode_ask(rng, state),
-        guidance_ask(rng, state),
-        volume_ask(rng, state),
-        *(share_ask(rng, state, c) for c in CONTACTS),
+        _start_ask(rng, state),
+        _pause_ask(rng, state),
+        _resume_ask(rng, state),
+        _stop_ask(rng, state),
+        _add_waypoint_ask(rng, state),
+        _remove_waypoint_ask(rng, state),
+        _preference_ask(rng, state),
+        *(_avoid_ask(rng, state, f) for f in FEATURES),
+        _mode_ask(rng, state),
+        _guidance_ask(rng, state),
+        _volume_ask(rng, state),
+        *(_share_ask(rng, state, c) for c in CONTACTS),
     ]
     return [a for a in asks if a is not None]
 
@@ -397,9 +397,9 @@ SIM = Simulator(_ops.OPERATIONS)
 def _stops_and_shares(rng: random.Random, s: Scratch) -> None:
     """After a start: one or two stops, and sometimes an ETA share."""
     for _ in range(rng.randint(1, 2)):
-        s.add(add_waypoint_ask(rng, s.state))
+        s.add(_add_waypoint_ask(rng, s.state))
     if rng.random() < 0.5:
-        s.add(share_ask(rng, s.state, rng.choice(CONTACTS), "start"))
+        s.add(_share_ask(rng, s.state, rng.choice(CONTACTS), "start"))
 
 
 def switch_destination(rng: random.Random, state: NavigationState) -> Plan | None:
@@ -407,8 +407,8 @@ def switch_destination(rng: random.Random, state: NavigationState) -> Plan | Non
     if not _active(state):
         return None
     s = Scratch(SIM, state)
-    s.add(stop_ask(rng, s.state))
-    s.add(start_ask(rng, s.state, exclude=(state.route.destination,)))
+    s.add(_stop_ask(rng, s.state))
+    s.add(_start_ask(rng, s.state, exclude=(state.route.destination,)))
     if rng.random() < 0.5:
         _stops_and_shares(rng, s)
     return s.plan
@@ -419,7 +419,7 @@ def start_trip(rng: random.Random, state: NavigationState) -> Plan | None:
     if _active(state):
         return None
     s = Scratch(SIM, state)
-    s.add(start_ask(rng, s.state))
+    s.add(_start_ask(rng, s.state))
     _stops_and_shares(rng, s)
     return s.plan
 
@@ -428,7 +428,7 @@ def find_and_add(rng: random.Random, state: NavigationState) -> Plan | None:
     """Search a category, then add its top result as a stop (starting a route first if idle)."""
     s = Scratch(SIM, state)
     if not _active(state):
-        s.add(start_ask(rng, s.state))
+        s.add(_start_ask(rng, s.state))
     for category in rng.sample(CATEGORIES, rng.randint(1, 2)):
         sort = rng.choice(SORT_KEYS)
         top = _ops.find_poi(s.state, category, sort)["results"][0]["name"]
@@ -484,7 +484,7 @@ def unmute_and_set_volume(rng: random.Random, state: NavigationState) -> Plan | 
             ("set_voice_guidance", {"level": level, "language": lang}),
         )
     )
-    s.add(volume_ask(rng, s.state))
+    s.add(_volume_ask(rng, s.state))
     return s.plan
 
 
@@ -493,8 +493,8 @@ def replace_stop(rng: random.Random, state: NavigationState) -> Plan | None:
     if len(state.route.waypoints) < MAX_WAYPOINTS:
         return None
     s = Scratch(SIM, state)
-    s.add(remove_waypoint_ask(rng, s.state))
-    s.add(add_waypoint_ask(rng, s.state, rng.choice([x for x in STOPS if x not in state.route.waypoints])))
+    s.add(_remove_waypoint_ask(rng, s.state))
+    s.add(_add_waypoint_ask(rng, s.state, rng.choice([x for x in STOPS if x not in state.route.waypoints])))
     return s.plan
 
 
@@ -502,7 +502,7 @@ def nearest_saved_place(rng: random.Random, state: NavigationState) -> Plan | No
     """Stop any route in progress, read the saved places and navigate to the shortest drive."""
     s = Scratch(SIM, state)
     if _active(state):
-        s.add(stop_ask(rng, s.state))
+        s.add(_stop_ask(rng, s.state))
     nearest = min(PLACES, key=lambda p: state.places[p].drive_minutes)
     route = rng.choice(PREFERENCES)
     s.add(
@@ -563,15 +563,7 @@ FAMILY = {
 
 def _compositional(rng: random.Random, state: NavigationState) -> tuple[str, Plan] | None:
     """One plan, often followed by a plan of another family built on the state the first leaves."""
-    return compose(
-        rng,
-        SIM,
-        state,
-        COMPOSITIONAL_TEMPLATES,
-        chance=0.6,
-        partners=lambda name: [n for n in COMPOSITIONAL_TEMPLATES if FAMILY[n] != FAMILY[name]],
-        fits=lambda first, _: sum(len(r.gold) for r in first) <= 3,
-    )
+    return compose_families(rng, SIM, state, COMPOSITIONAL_TEMPLATES, FAMILY, chance=0.6, first_calls=3)
 
 
 # --- assembly ----------------------------------------------------------------------------------
@@ -579,10 +571,7 @@ def _compositional(rng: random.Random, state: NavigationState) -> tuple[str, Pla
 
 def _compound(rng: random.Random, state: NavigationState, size: int) -> list[Ask] | None:
     """``size`` pairwise independent asks from a shuffled pool of the world's write asks."""
-    pool = write_asks(rng, state)
-    rng.shuffle(pool)
-    offers = iter(pool)
-    return compound(lambda _: next(offers, None), size, tries=len(pool))
+    return shuffled_compound(rng, write_asks(rng, state), size)
 
 
 def drafts(state: NavigationState, world_seed: int) -> list[TaskDraft]:
