@@ -169,10 +169,12 @@ def preset(name: str, appliance: str) -> Ask:
 
 
 def pick_oven_mode(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask switching the oven to another mode; None while the oven is off."""
     return oven_mode(other(rng, OVEN_MODES, s.oven.mode)) if s.oven.power == "on" else None
 
 
 def pick_oven_temperature(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask moving the oven to another temperature its mode allows; None while the oven is off."""
     if s.oven.power == "off":
         return None
     temperature = other(rng, oven_temperatures(s.oven.mode), s.oven.temperature)
@@ -180,6 +182,7 @@ def pick_oven_temperature(rng: random.Random, s: KitchenState) -> Ask | None:
 
 
 def pick_oven_mode_temperature(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask setting a new oven mode and temperature together; None while the oven is off."""
     if s.oven.power == "off":
         return None
     return choose_oven_mode_temperature(rng, s)
@@ -194,6 +197,7 @@ def choose_oven_mode_temperature(rng: random.Random, s: KitchenState) -> Ask:
 
 
 def pick_oven_preset(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask applying an oven preset that differs from the current mode and temperature; None while the oven is off."""
     if s.oven.power == "off":
         return None
     current = (s.oven.mode, s.oven.temperature)
@@ -247,6 +251,7 @@ def compartment_temperature(compartment: str, temperature: int, colder: bool) ->
 
 
 def pick_fridge_mode(rng: random.Random, s: KitchenState) -> Ask:
+    """An ask switching the fridge to another mode."""
     return fridge_mode(other(rng, FRIDGE_MODES, s.fridge.mode))
 
 
@@ -277,6 +282,7 @@ def kettle_temperature(temperature: int) -> Ask:
 
 
 def pick_kettle_temperature(rng: random.Random, s: KitchenState) -> Ask:
+    """An ask setting the kettle to another target temperature."""
     return kettle_temperature(other(rng, KETTLE_TEMPERATURES, s.kettle.temperature))
 
 
@@ -311,6 +317,7 @@ def choose_burner(rng: random.Random, s: KitchenState, name: str | None = None) 
 
 
 def pick_burner(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask setting a burner to another level; None while the cooktop's child lock is on."""
     return choose_burner(rng, s) if s.cooktop.child_lock == "off" else None
 
 
@@ -326,6 +333,7 @@ def child_lock(value: str) -> Ask:
 
 
 def pick_child_lock(rng: random.Random, s: KitchenState) -> Ask:
+    """An ask flipping the cooktop's child lock."""
     return child_lock(flip(s.cooktop.child_lock))
 
 
@@ -370,6 +378,7 @@ def cancel(label: str) -> Ask:
 
 
 def pick_timer(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask setting a timer (a new one while there is room, or a running one to other minutes)."""
     labels = [t for t in TIMER_LABELS if t in s.timers or len(s.timers) < TIMER_CAPACITY]
     label = rng.choice(labels)
     minutes = other(rng, TIMER_MINUTES[label], s.timers.get(label))
@@ -377,6 +386,7 @@ def pick_timer(rng: random.Random, s: KitchenState) -> Ask | None:
 
 
 def pick_cancel(rng: random.Random, s: KitchenState) -> Ask:
+    """An ask cancelling one running timer (the state must have one)."""
     return cancel(rng.choice(sorted(s.timers)))
 
 
@@ -411,10 +421,12 @@ def choose_microwave_preset(rng: random.Random, s: KitchenState) -> Ask | None:
 
 
 def pick_microwave(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask choosing another microwave program; None while the microwave runs."""
     return choose_microwave(rng, s) if s.microwave.status != "running" else None
 
 
 def pick_microwave_preset(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask choosing a microwave preset with another program; None while the microwave runs."""
     return choose_microwave_preset(rng, s) if s.microwave.status != "running" else None
 
 
@@ -487,6 +499,7 @@ def dishwasher_program(program: str) -> Ask:
 
 
 def pick_dishwasher_program(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask choosing another dishwasher program; None while the dishwasher is off or running."""
     if s.dishwasher.power == "off" or s.dishwasher.status == "running":
         return None
     return dishwasher_program(other(rng, DISHWASHER_PROGRAMS, s.dishwasher.program))
@@ -507,10 +520,12 @@ def brew(drink: str, size: str, strength: str) -> Ask:
 
 
 def choose_brew(rng: random.Random) -> Ask:
+    """An ask brewing a random drink, cup size and strength."""
     return brew(rng.choice(DRINKS), rng.choice(CUP_SIZES), rng.choice(STRENGTHS))
 
 
 def pick_brew(rng: random.Random, s: KitchenState) -> Ask | None:
+    """An ask brewing a random drink, cup size and strength; None while the coffee maker is off."""
     return choose_brew(rng) if s.coffee_maker.power == "on" else None
 
 

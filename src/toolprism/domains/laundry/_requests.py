@@ -156,6 +156,7 @@ def pick_pause(machine: str):
 
 
 def pick_child_lock(rng: random.Random, s: LaundryState) -> Ask:
+    """An ask flipping the laundry room's child lock."""
     return child_lock(flip(s.child_lock))
 
 
@@ -241,6 +242,7 @@ def detergent(name: str, dose: str) -> Ask:
 
 
 def pick_cycle(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask choosing another wash cycle; None while the washer is off or running."""
     return cycle(other(rng, WASH_CYCLES, s.washer.cycle)) if settable(s, "washer") else None
 
 
@@ -252,10 +254,12 @@ def choose_cycle_temperature(rng: random.Random, s: LaundryState) -> Ask:
 
 
 def pick_cycle_temperature(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask setting a new wash cycle and temperature together; None while the washer is off or running."""
     return choose_cycle_temperature(rng, s) if settable(s, "washer") else None
 
 
 def choose_temperature(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask setting another wash temperature the cycle allows; None if it allows no other."""
     values = [t for t in wash_temperatures(s.washer.cycle) if t != s.washer.temperature]
     if not values:
         return None
@@ -264,14 +268,17 @@ def choose_temperature(rng: random.Random, s: LaundryState) -> Ask | None:
 
 
 def pick_temperature(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask setting another wash temperature; None while the washer is off or running or the cycle allows no other."""
     return choose_temperature(rng, s) if settable(s, "washer") else None
 
 
 def pick_spin(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask setting another spin speed the cycle allows; None while the washer is off or running."""
     return spin(other(rng, spin_speeds(s.washer.cycle), s.washer.spin)) if settable(s, "washer") else None
 
 
 def pick_detergent(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask choosing another detergent and dose pair; None while the washer is off or running."""
     if not settable(s, "washer"):
         return None
     pairs = [(d, z) for d in DETERGENTS for z in DOSES if (d, z) != (s.washer.detergent, s.washer.dose)]
@@ -314,6 +321,7 @@ def dryer_levels(dryness: str, heat: str) -> Ask:
 
 
 def pick_program(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask choosing another dryer program; None while the dryer is off or running."""
     return program(other(rng, DRY_PROGRAMS, s.dryer.program)) if settable(s, "dryer") else None
 
 
@@ -326,6 +334,7 @@ def choose_dryer_levels(rng: random.Random, s: LaundryState, name: str | None = 
 
 
 def pick_dryer_levels(rng: random.Random, s: LaundryState) -> Ask | None:
+    """An ask setting new dryer levels; None while the dryer is off or running."""
     return choose_dryer_levels(rng, s) if settable(s, "dryer") else None
 
 
