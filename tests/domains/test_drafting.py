@@ -70,3 +70,56 @@ def test_drafts_skip_repeated_queries_overlong_gold_and_wrong_kinds():
     assert [d.kind for d in out.items] == ["single", "compound"] and out.count("compound") == 1
     queries = [q for d in out.items for q in (d.query, d.hard)]
     assert len(set(queries)) == len(queries)
+
+
+# --- the pieces the device domains share (extend, compounds, joined chains, families) --------
+
+
+def _asks(state) -> list[Ask]:
+    return [_light(room, _flip(state, room)) for room in ROOMS]
+
+
+@pytest.mark.parametrize("length", [1, 2, 3])
+def test_extend_reaches_exactly_the_asked_length_or_gives_none(length):
+    from toolprism.domains._drafting import calls, extend
+
+    state = initial_state(0)
+    pool = iter(_asks(state)[1:])
+    requests = extend(SIM, state, _asks(state)[0], lambda _after: next(pool, None), length)
+    assert requests is not None and calls(requests) == length
+    assert extend(SIM, state, _asks(state)[0], lambda _after: None, 2) is None  # nothing more to add
+
+
+def test_shuffled_and_replayable_compounds_are_independent():
+    from toolprism.domains._drafting import gold_of, independent, replayable_compound, shuffled_compound
+
+    state = initial_state(1)
+    asks = shuffled_compound(random.Random(0), _asks(state), 3)
+    assert asks is not None and len(asks) == 3 and independent(asks)
+    picked = replayable_compound(random.Random(0), SIM, state, lambda rng, s: rng.choice(_asks(s)), ((2, 3), (1, 1)))
+    assert picked is not None and independent(picked)
+    assert SIM.replays(state, gold_of(a.request for a in reversed(picked)))
+
+
+def test_joined_chains_refuse_chains_that_touch_the_same_setting():
+    from toolprism.domains._drafting import joined_chains
+
+    state = initial_state(0)
+    room = ROOMS[0]
+    same = [lambda rng, s: [_light(room, _flip(s, room))], lambda rng, s: [_light(room, _flip(s, room))]]
+    results = [joined_chains(random.Random(seed), state, same) for seed in range(20)]
+    assert all(r is None for r in results)  # one chain alone is too short, two collide
+
+
+def test_compose_families_joins_only_templates_of_different_families():
+    from toolprism.domains._drafting import compose_families
+
+    state = initial_state(0)
+    templates = {
+        f"{family}{i}": (lambda room: lambda rng, s: [_light(room, _flip(s, room)).request])(ROOMS[i])
+        for i, family in enumerate(("a", "a", "b"))
+    }
+    family = {name: name[0] for name in templates}
+    names = {compose_families(random.Random(seed), SIM, state, templates, family, chance=1.0)[0] for seed in range(30)}
+    joined = {n for n in names if "+" in n}
+    assert joined and all(family[a] != family[b] for a, b in (n.split("+") for n in joined))

@@ -283,7 +283,7 @@ def joined_chains(
     more than :data:`MAX_CALLS` calls.
     """
     count = rng.choices((1, 2, 3), (40, 45, 15))[0]
-    posed = [build(rng, state) for build in rng.sample(list(chains), count)]
+    posed = [build(rng, state) for build in rng.sample(list(chains), min(count, len(chains)))]
     if any(c is None for c in posed):
         return None
     asks = [a for c in posed for a in c]  # type: ignore[union-attr]
