@@ -8,6 +8,7 @@ writes; every gold value recoverable from the query (both forms); task kinds and
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 import jsonschema
 import pytest
@@ -124,6 +125,18 @@ def test_device_domains_have_enums_and_all_three_task_kinds(name: str) -> None:
     easy = [t for t in tasks_of(name, 0) if t.form == "easy"]
     assert {t.kind for t in easy} == set(TASK_KINDS)
     assert len(easy) >= 113
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name", DEVICE_DOMAINS)
+def test_device_domains_follow_the_seed_000_kind_mix(name: str, seed: int) -> None:
+    tasks = tasks_of(name, seed)
+    easy = [t for t in tasks if t.form == "easy"]
+    assert len(easy) >= 120 and len(tasks) == 2 * len(easy)
+    share = {kind: n / len(easy) for kind, n in Counter(t.kind for t in easy).items()}
+    assert 0.20 <= share["single"] <= 0.25
+    assert 0.55 <= share["compound"] <= 0.60
+    assert 0.15 <= share["compositional"] <= 0.20
 
 
 def test_the_twelve_device_domains_meet_the_suite_size() -> None:

@@ -282,10 +282,6 @@ def test_refusals_explain_and_leave_the_state_unchanged(seed, label, change, op,
 def test_kind_mix_and_gold_lengths(seed):
     easy = [t for t in DOMAIN.tasks(seed) if t.form == "easy"]
     assert len(easy) >= 120
-    share = {kind: count / len(easy) for kind, count in collections.Counter(t.kind for t in easy).items()}
-    assert 0.20 <= share["single"] <= 0.25
-    assert 0.55 <= share["compound"] <= 0.60
-    assert 0.15 <= share["compositional"] <= 0.20
     lengths = collections.Counter(len(t.gold) for t in easy)
     assert max(lengths) <= MAX_CALLS and lengths[3] + lengths[4] >= len(easy) // 3 and lengths[5] > 0
     assert all(2 <= len(t.gold) <= MAX_CALLS for t in easy if t.kind != "single")

@@ -43,9 +43,11 @@ def _fields(value: JSON, path: str = "") -> list[tuple[str, str, Any]]:
     out: list[tuple[str, str, Any]] = []
     if isinstance(value, dict):
         for key in sorted(value):
-            out += _fields(value[key], f"{path}.{key}" if path else key) if isinstance(value[key], (dict, list)) else []
-            if not isinstance(value[key], (dict, list)):
-                out.append((f"{path}.{key}" if path else key, key, value[key]))
+            where = f"{path}.{key}" if path else key
+            if isinstance(value[key], (dict, list)):
+                out += _fields(value[key], where)
+            else:
+                out.append((where, key, value[key]))
     elif isinstance(value, list):
         for i, item in enumerate(value):
             out += _fields(item, f"{path}[{i}]")
