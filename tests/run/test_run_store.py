@@ -26,6 +26,14 @@ def _rows(run_dir: Path) -> list[str]:
         return [r[0] for r in db.execute("SELECT episode_id FROM episodes")]
 
 
+def _finished_so_far(run_dir: Path) -> int:
+    """Rows written by a run still in progress; 0 until the store has created its table."""
+    try:
+        return len(_rows(run_dir)) if (run_dir / "results.sqlite").exists() else 0
+    except sqlite3.OperationalError:  # the file exists a moment before its schema does
+        return 0
+
+
 def test_same_seed_gives_identical_traces_and_results(tmp_path: Path) -> None:
     a = evaluate(CONFIG, run_dir=tmp_path / "a")
     b = evaluate(CONFIG, run_dir=tmp_path / "b")
@@ -82,7 +90,7 @@ def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:
     """)
     proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not (tmp_path / "results.sqlite").exists() or len(_rows(tmp_path)) < 3):
+    while time.monotonic() < deadline and _finished_so_far(tmp_path) < 3:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
