@@ -93,6 +93,22 @@ class RunConfig(BaseModel):
     def _expand_all(cls, names: list[str]) -> list[str]:
         return expand_variants(names)
 
+    @field_validator("perturbations")
+    @classmethod
+    def _canonical_conditions(cls, conditions: list[str]) -> list[str]:
+        # ``c2``, ``C2:Medium`` and ``C2:medium`` are one condition, and so are ``C4:light+A3:light``
+        # and ``A3:light+C4:light``: keys are stored as the episodes record them. A term that does
+        # not parse is kept as written, for plan_run to report.
+        out = []
+        for condition in conditions:
+            try:
+                terms = parse_perturbations(condition.replace("+", ","))
+            except ConfigError:
+                out.append(condition)
+                continue
+            out.append("+".join(p.key for p in sorted(terms, key=lambda p: p.subtype)))
+        return list(dict.fromkeys(out))
+
     @field_validator("domains")
     @classmethod
     def _absolute_packs(cls, names: list[str]) -> list[str]:
@@ -212,7 +228,10 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
         try:
             conditions.append(parse_perturbations(condition.replace("+", ",")))
         except ConfigError as e:
-            problems += [f"perturbation {condition!r}: {p}" for p in e.problems]
+            # a single term's problems already name it; a mixed condition's name the pair as well
+            problems += [
+                f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
+            ]
     specs: list[EpisodeSpec] = []
     skips: list[dict] = []
     for name, domain in domains.items():

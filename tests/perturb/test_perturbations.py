@@ -253,6 +253,25 @@ def test_run_with_a_mixed_pair_and_the_whole_suite(tmp_path) -> None:  # noqa: A
     assert all(r["reasons"] for r in rows if r["skipped"])
 
 
+def test_conditions_written_loosely_are_one_condition_and_counted_in_the_summary(tmp_path) -> None:  # noqa: ANN001
+    args = ["run", "--model", "oracle", "-d", "smart_home", "-v", "native", "-n", "1", "--json"]
+    loose = [
+        "--perturb",
+        "c2",
+        "--perturb",
+        "C2:Medium",
+        "--perturb",
+        "C4:light+A3:light",
+        "--perturb",
+        "A3:light+C4:light+",
+    ]
+    result = CliRunner().invoke(app, [*args, *loose, "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert [v["condition"] for v in summary["variants"]] == ["", "C2:medium", "A3:light+C4:light"]
+    assert summary["episodes"] == 3 == sum(p["episodes"] for p in summary["perturbations"]) + 1
+
+
 def test_bad_perturbations_fail_before_the_run_with_every_problem(tmp_path) -> None:  # noqa: ANN001
     result = CliRunner().invoke(
         app,
