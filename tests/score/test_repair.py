@@ -71,7 +71,10 @@ def run(tmp_path: Path) -> Path:
 
 def test_tiers_follow_which_repair_recovers_the_failure(tmp_path: Path) -> None:
     run_dir = run(tmp_path)
-    tier1 = diagnose_run(run_dir, backend=HintFollower("Operations to use"))
+    seen = []
+    tier1 = diagnose_run(run_dir, backend=HintFollower("Operations to use"), progress=lambda *a: seen.append(a))
+    assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert [episode_id for *_, episode_id in seen[1:]] == [r.episode_id for r in tier1.repairs]
     tier2 = diagnose_run(run_dir, backend=HintFollower("Exactly these actions are needed"))
     tier3 = diagnose_run(run_dir, backend=HintFollower(None))
     assert tier1.failures == tier2.failures == tier3.failures == 3
@@ -102,3 +105,8 @@ def test_diagnose_command_writes_its_report(tmp_path: Path) -> None:
     assert json.loads((run_dir / "diagnose.json").read_text())["failures"] == 0
     missing = CliRunner().invoke(app, ["diagnose", str(tmp_path / "nope")])
     assert missing.exit_code == 2
+    report = (run_dir / "diagnose.json").read_text()
+    for limit in ("0", "-1"):
+        refused = CliRunner().invoke(app, ["diagnose", str(run_dir), "--limit", limit])
+        assert refused.exit_code == 2 and "limit must be at least 1" in refused.output
+    assert (run_dir / "diagnose.json").read_text() == report  # a refused call leaves the last report

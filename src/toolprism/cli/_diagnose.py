@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json, stderr
@@ -31,8 +32,22 @@ def diagnose(
     first repair recovers it), Tier 2 (only the second does) or Tier 3 (neither).
 
     The report is also written to RUN_DIR/diagnose.json."""
-    with stderr.status("re-running failed episodes with repairs"):
-        report = diagnose_run(run_dir, limit=limit)
+    progress = Progress(
+        TextColumn("[bold]repairing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    )
+    bar = progress.add_task("finding failed episodes", total=None)
+
+    def advance(done: int, total: int, episode_id: str) -> None:
+        progress.update(bar, completed=done, total=total, description=episode_id)
+
+    with progress:
+        report = diagnose_run(run_dir, limit=limit, progress=advance)
     (Path(run_dir) / REPORT).write_text(json.dumps(report.model_dump(), indent=2) + "\n")
     if json_output:
         print_json(report.model_dump())

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.backends import Backend, create_backend
 from toolprism.domains import Domain, Task, get_domain
+from toolprism.errors import ConfigError
 from toolprism.perturb import Instance, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
 from toolprism.schema import canonical_json
@@ -134,14 +135,25 @@ def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
     return EpisodeSpec(domain, task, variant, trace.seed, instances)
 
 
-def diagnose_run(run_dir: Path, *, backend: Backend | None = None, limit: int | None = None) -> RepairReport:
+def diagnose_run(
+    run_dir: Path,
+    *,
+    backend: Backend | None = None,
+    limit: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> RepairReport:
     """Repair every failed episode (S5 failed) of ``run_dir``, at most ``limit``, with the run's
     own model; an episode counts as recovered when its repaired re-run passes S5.
 
+    ``progress`` is called after each repaired episode with (episodes done, episodes to repair,
+    episode id).
+
     Raises:
-        ConfigError: ``run_dir`` is not a run directory.
+        ConfigError: ``run_dir`` is not a run directory, or ``limit`` is below 1.
         BackendError: the model failed.
     """
+    if limit is not None and limit < 1:
+        raise ConfigError(f"limit must be at least 1, got {limit}", what="options")
     store = RunStore.open(run_dir)
     try:
         config = store.header.get("config", {})
@@ -154,6 +166,8 @@ def diagnose_run(run_dir: Path, *, backend: Backend | None = None, limit: int | 
     if backend is None and failed:
         backend = create_backend(config.get("model", "oracle"), base_url=config.get("base_url"))
     repairs = []
+    if progress is not None:
+        progress(0, len(failed), "")
     for trace in failed:
         domain = domains.get(trace.task["domain"])
         stages = score_stages(trace, domain)
@@ -178,5 +192,7 @@ def diagnose_run(run_dir: Path, *, backend: Backend | None = None, limit: int | 
                 tier=tier,
             )
         )
+        if progress is not None:
+            progress(len(repairs), len(failed), trace.episode_id)
     tiers = {str(t): sum(r.tier == t for r in repairs) for t in (1, 2, 3)}
     return RepairReport(run_dir=str(run_dir), failures=len(repairs), tiers=tiers, repairs=repairs)
