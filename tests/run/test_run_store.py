@@ -168,3 +168,23 @@ def test_a_run_written_before_newer_columns_opens_with_their_defaults(tmp_path) 
     db.close()
     (result,) = Store.open(tmp_path).results()
     assert (result.condition, result.final_state_match, result.success) == ("", None, True)
+
+
+def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episode_again(tmp_path: Path) -> None:
+    config = CONFIG.model_copy(update={"variants": ["native"], "tasks": 3})
+    evaluate(config, run_dir=tmp_path)
+    first, second, *_ = _rows(tmp_path)
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        db.execute("DELETE FROM traces WHERE episode_id = ?", (first,))
+        db.execute("UPDATE traces SET trace = '{not json' WHERE episode_id = ?", (second,))
+    store = RunStore.open(tmp_path)
+    assert store.damaged() == [first, second] and first not in store.finished()
+    with pytest.raises(ConfigError, match=r"is missing; 2 episode\(s\) of this run have no readable trace"):
+        store.trace(first)
+    with pytest.raises(ConfigError, match="is damaged"):
+        store.trace(second)
+    store.close()
+    summary = evaluate(resume=tmp_path, backend=OracleBackend())
+    store = RunStore.open(tmp_path)
+    assert store.damaged() == [] and summary.episodes == 6 and len(_rows(tmp_path)) == 6
+    assert store.trace(first).episode_id == first

@@ -82,6 +82,10 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
+_READABLE = "SELECT episode_id FROM traces WHERE json_valid(trace) AND json_extract(trace, '$.episode_id') = episode_id"
+"""Episodes whose trace is present and is the JSON of that episode's trace."""
+
+
 class RunStore:
     """A run directory. Create with :meth:`create`, reopen with :meth:`open`.
 
@@ -168,22 +172,27 @@ class RunStore:
         return cls(run_dir, header)
 
     def finished(self) -> set[str]:
-        """Ids of the episodes already recorded."""
-        return {row[0] for row in self._db.execute("SELECT episode_id FROM episodes")}
+        """Ids of the episodes recorded with a readable trace (one whose trace is missing or
+        damaged counts as not finished, so that resuming runs it again)."""
+        return {row[0] for row in self._db.execute(_READABLE)}
+
+    def damaged(self) -> list[str]:
+        """Ids of recorded episodes whose trace is missing or damaged, in recording order."""
+        rows = self._db.execute(f"SELECT episode_id FROM episodes WHERE episode_id NOT IN ({_READABLE}) ORDER BY rowid")
+        return [row[0] for row in rows]
 
     def record(self, result: EpisodeResult, trace: Trace) -> None:
-        """Append one finished episode and its trace, committed at once.
-
-        Raises:
-            sqlite3.IntegrityError: if the episode is already recorded.
-        """
+        """Record one finished episode and its trace, committed at once; an earlier record of the
+        same episode (one whose trace was damaged) is replaced."""
         row = result.model_dump()
         with self._db:
             self._db.execute(
-                f"INSERT INTO episodes ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
+                f"INSERT OR REPLACE INTO episodes ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
                 [row[c] for c in _COLUMNS],
             )
-            self._db.execute("INSERT INTO traces VALUES (?, ?)", (result.episode_id, trace.model_dump_json()))
+            self._db.execute(
+                "INSERT OR REPLACE INTO traces VALUES (?, ?)", (result.episode_id, trace.model_dump_json())
+            )
 
     def results(self) -> list[EpisodeResult]:
         """Every recorded episode, in recording order."""
@@ -194,12 +203,22 @@ class RunStore:
         """The stored trace of one episode.
 
         Raises:
-            KeyError: no such episode.
+            ConfigError: the trace is missing or damaged (the message says how many are, and that
+                ``toolprism run --resume`` runs those episodes again).
         """
         row = self._db.execute("SELECT trace FROM traces WHERE episode_id = ?", (episode_id,)).fetchone()
-        if row is None:
-            raise KeyError(episode_id)
-        return Trace.model_validate_json(row[0])
+        try:
+            if row is None:
+                raise ValueError("missing")
+            return Trace.model_validate_json(row[0])
+        except ValueError as e:  # pydantic's ValidationError is a ValueError
+            what = "missing" if row is None else f"damaged ({str(e).splitlines()[0]})"
+            damaged = len(self.damaged()) or 1
+            raise ConfigError(
+                f"the trace of episode {episode_id} is {what}; {damaged} episode(s) of this run have no readable "
+                f"trace, and 'toolprism run --resume {self.run_dir}' runs them again",
+                what="run directory",
+            ) from None
 
     def close(self) -> None:
         """Close the database."""
