@@ -210,6 +210,8 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
         domains[name] = domain
     if config.tasks is not None and config.tasks < 1:
         problems.append(f"tasks must be at least 1, got {config.tasks}")
+    if config.seed < 0:
+        problems.append(f"seed must be at least 0, got {config.seed}")
     if config.max_turns < 1:
         problems.append(f"max_turns must be at least 1, got {config.max_turns}")
     if not config.domains or not config.variants:

@@ -120,3 +120,22 @@ def test_corrupt_run_directories_are_clear_errors(tmp_path: Path) -> None:
     (run_dir / "header.json").write_text(json.dumps({"version": 1}))
     no_config = runner.invoke(app, ["run", "--resume", str(run_dir)])
     assert no_config.exit_code == 2 and "no run configuration" in no_config.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--model", "oracle", "--seed", "-5"],
+        ["domains", "--seed", "-1"],
+        ["fault-arms", "--seed", "-1"],
+        ["export", "tasks", "--seed", "-1", "--out", "x.jsonl"],
+        ["validate", "--seeds", "-1"],
+    ],
+)
+def test_negative_seeds_are_refused_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "seed" in result.output.lower(), result.output
+    assert not list(tmp_path.iterdir())  # nothing was written

@@ -37,7 +37,7 @@ def domain_row(name: str, seed: int) -> dict:
 
 @friendly_errors
 def domains(
-    seed: Annotated[int, typer.Option("--seed", help="World and task seed the task counts are for.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="World and task seed the task counts are for.")] = 0,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON list of per-domain counts.")] = False,
 ) -> None:
     """List the built-in domains: operations (read/write), enumerated arguments, and tasks.

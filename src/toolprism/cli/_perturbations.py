@@ -66,7 +66,7 @@ def fault_arms_command(
     tool: Annotated[str, typer.Option(help="The read tool whose first call at position 2+ is the site.")] = (
         "get_order_details"
     ),
-    seed: Annotated[int, typer.Option(help="World and task seed.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="World and task seed.")] = 0,
     json_output: Annotated[bool, typer.Option("--json", help="Print every site with its arms as JSON.")] = False,
 ) -> None:
     """Seed 001's fault arms (C, F, Ns, Nm) at each task's injection site.
