@@ -132,7 +132,7 @@ class VariantSummary(BaseModel):
 
 
 class PerturbationSummary(BaseModel):
-    """Success under one perturbation condition over every variant (seed 002's breakdown): one
+    """Success under one perturbation condition over every variant (ToolRobustBench's breakdown): one
     subtype at one severity, or a mixed pair (``subtype`` ``A3+C4``, ``severity`` ``medium``).
 
     ``skipped`` counts (task, variant) pairs the condition could not apply to; ``reasons`` gives

@@ -98,3 +98,11 @@ def test_turn_limit_is_reported_per_variant(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "-v", "native,transaction", "--run-dir", str(tmp_path)])
     rows = {v["variant"]: v for v in json.loads(result.stdout)["variants"]}
     assert rows["native"]["turn_limit"] == 0 and rows["transaction"]["turn_limit"] == 1
+
+
+def test_help_paragraphs_are_wrapped_by_the_terminal_not_by_the_source() -> None:
+    wide = CliRunner().invoke(app, ["fault-arms", "--help"], env={"COLUMNS": "200"})
+    assert wide.exit_code == 0
+    assert "the arms are the clean (C), failed (F), inconsistent-status (Ns) and inconsistent-identifier" in wide.output
+    commands = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert "Xu et al.'s fault arms" in commands.output and "Seed 00" not in commands.output

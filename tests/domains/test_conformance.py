@@ -35,7 +35,7 @@ DEVICE_DOMAINS = (
     "tv",
     "vacuum",
 )
-"""Seed 000's twelve subjects, written here as our own simulators."""
+"""The Action-Space Shaping paper's twelve subjects, written here as our own simulators."""
 
 
 @functools.cache

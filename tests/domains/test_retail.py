@@ -226,7 +226,7 @@ def test_list_user_orders_filters_by_status(domain: Retail, status: str) -> None
 
 
 def test_reply_values_name_the_order_statuses_only() -> None:
-    """The fault arms draw a false status from these (seed 001's Ns); 'all' is a filter, not a status."""
+    """The fault arms draw a false status from these (Xu et al.'s Ns); 'all' is a filter, not a status."""
     statuses = Retail.reply_values["status"]
     assert set(statuses) == {s.value for s in OrderStatus} and "all" not in statuses
 
@@ -480,7 +480,7 @@ def test_task_mix(easy: dict, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_most_tasks_have_a_get_order_details_injection_site(easy: dict, seed: int) -> None:
-    """Seed 001 injects at the first get_order_details at position two or later; its reply must
+    """Xu et al. inject at the first get_order_details at position two or later; its reply must
     matter: an id it shows (item, payment method, product) flows into a later call, or the
     order's status decides the write (the policy's status rules)."""
     sites, informative = 0, 0

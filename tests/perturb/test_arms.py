@@ -1,4 +1,4 @@
-"""Seed 001's fault arms: the site, the shared replayed prefix, and what each arm changes."""
+"""Xu et al.'s fault arms: the site, the shared replayed prefix, and what each arm changes."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that i
 makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
 runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
 failed. A read whose return comes back as an error or empty (its gold never fails) is read once
-more, as seed 001's incomplete returns call for.
+more, as Xu et al.'s incomplete returns call for.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 
 import typer
@@ -24,6 +26,24 @@ app.command("perturbations")(_perturbations.perturbations)
 app.command("fault-arms")(_perturbations.fault_arms_command)
 app.add_typer(_import.app, name="import")
 app.add_typer(_export.app, name="export")
+
+
+def _reflow(text: str) -> str:
+    """A docstring as ``--help`` should wrap it: each paragraph one line (the terminal wraps it),
+    except lines that start a list item."""
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(re.sub(r"\n(?!\s*(?:- |\* |\d+\. ))\s*", " ", p) for p in paragraphs)
+
+
+def _reflow_help(typer_app: typer.Typer) -> None:
+    for info in typer_app.registered_commands:
+        if info.help is None and info.callback is not None and info.callback.__doc__:
+            info.help = _reflow(info.callback.__doc__)
+    for group in typer_app.registered_groups:
+        _reflow_help(group.typer_instance)
+
+
+_reflow_help(app)
 
 
 def main() -> None:

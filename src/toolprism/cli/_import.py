@@ -31,7 +31,8 @@ def toolschemaspace(
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
-    """Turn the ToolSchemaSpace release (seed 000's benchmark) into one domain pack per tool group,
+    """Turn the ToolSchemaSpace release (the Action-Space Shaping paper's benchmark) into one domain
+    pack per tool group,
     named tss_<group>, with an action-log environment (writes are recorded, replies acknowledge).
 
     Everything is checked before anything is written. Run a pack with

@@ -39,14 +39,19 @@ def perturbations(
 ) -> None:
     """List the 14 perturbation subtypes, what each severity does, and the mixed pairs.
 
-    Seed 002's families: A tool interface, B user intent, C tool output, D runtime.
+    ToolRobustBench's families: A tool interface, B user intent, C tool output, D runtime. The
+    number in brackets after each level is its intrinsic strength score (it grows with severity).
 
     Use them with 'toolprism run --perturb C2:medium,D2:light' or '--perturb-suite all'."""
     rows = subtype_rows()
     if json_output:
         print_json({"subtypes": rows, "mixed_pairs": [list(p) for p in MIXED_PAIRS]})
         return
-    table = Table(title="perturbation subtypes", show_lines=True)
+    table = Table(
+        title="perturbation subtypes",
+        caption="\\[n]: the level's intrinsic strength score; stage: primary stage (+ allowed spillover)",
+        show_lines=True,
+    )
     for column in ("id", "family", "name", "stage", *SEVERITIES):
         table.add_column(column, overflow="fold")
     for r in rows:
@@ -69,7 +74,7 @@ def fault_arms_command(
     seed: Annotated[int, typer.Option(min=0, help="World and task seed.")] = 0,
     json_output: Annotated[bool, typer.Option("--json", help="Print every site with its arms as JSON.")] = False,
 ) -> None:
-    """Seed 001's fault arms (C, F, Ns, Nm) at each task's injection site.
+    """Xu et al.'s fault arms (C, F, Ns, Nm) at each task's injection site.
 
     The site is the first call of TOOL at position 2 or later; the arms are the clean (C), failed
     (F), inconsistent-status (Ns) and inconsistent-identifier (Nm) returns, over a replayed,

@@ -24,7 +24,7 @@ from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canoni
 
 OperationFn = Callable[..., JSON]
 TaskKind = Literal["single", "compound", "compositional"]
-"""Seed 000's task types: one call; several independent calls; calls that depend on earlier
+"""The Action-Space Shaping paper's task types: one call; several independent calls; calls that depend on earlier
 results or on the state."""
 Form = Literal["easy", "hard"]
 """A query's phrasing: direct and in gold order, or indirect, reordered and wrapped in chatter."""
@@ -194,7 +194,7 @@ class Domain:
     read by the grounding check (:func:`toolprism.domains._phrasing.ungrounded`)."""
     reply_values: ClassVar[dict[str, tuple[str, ...]]] = {}
     """Reply field → its legal values, for fields that are not (only) arguments (an order's
-    ``status``); tool-output perturbations swap in another legal value (seed 001's Ns arm)."""
+    ``status``); tool-output perturbations swap in another legal value (Xu et al.'s Ns arm)."""
 
     _definitions: ClassVar[dict[str, OperationDef]]
 

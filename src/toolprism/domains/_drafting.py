@@ -29,7 +29,7 @@ from toolprism.domains._phrasing import Request, draft
 from toolprism.errors import DomainError
 
 MAX_CALLS = 6
-"""Gold calls per task at most (seed 000: 1 to 6). Under ``transaction`` a 6-call task takes the
+"""Gold calls per task at most (Action-Space Shaping: 1 to 6). Under ``transaction`` a 6-call task takes the
 oracle 19 turns (three a call plus the answer), within the episode limit ``run.MAX_TURNS`` = 20."""
 
 S = TypeVar("S", bound=BaseModel)

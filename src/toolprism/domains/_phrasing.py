@@ -1,6 +1,6 @@
 """Query phrasing shared by every domain's task generator: requests, easy and hard forms, grounding.
 
-Seed 000 ("templated-then-rephrased" tasks) poses each task twice over the same gold: an **easy**
+The Action-Space Shaping paper ("templated-then-rephrased" tasks) poses each task twice over the same gold: an **easy**
 form that states each request directly in the order the gold performs it, and a **hard** form
 that words each request indirectly, reorders independent requests and wraps them in irrelevant
 chatter. Both forms keep every gold value recoverable from the text (:func:`ungrounded` checks
@@ -197,7 +197,7 @@ def ungrounded(task: Task, aliases: Mapping[str, Sequence[str]] | None = None) -
 
     A value is recoverable when one of its :func:`surface_forms` occurs in the query as a whole
     word, or (compositional tasks) in the reply of an earlier reference step. An empty list means
-    every value is grounded (seed 000 keeps a rewrite only when its gold values are recoverable).
+    every value is grounded (the Action-Space Shaping paper keeps a rewrite only when its gold values are recoverable).
     """
     query = _normal(task.query)
     problems: list[str] = []

@@ -1,6 +1,6 @@
 """Interoperability: importing other benchmarks as domain packs, exporting the suite's tasks.
 
-- :func:`import_toolschemaspace` / :func:`write_packs`: seed 000's ToolSchemaSpace release
+- :func:`import_toolschemaspace` / :func:`write_packs`: the Action-Space Shaping paper's ToolSchemaSpace release
   (``tools.json`` + ``queries.jsonl``) as one domain pack per tool group;
 - :func:`export_tasks`: tasks with the oracle's encoded gold trace per variant, as JSON lines or a
   Hugging Face ``datasets`` directory.

@@ -1,4 +1,4 @@
-"""Importer for the ToolSchemaSpace release (seed 000's own benchmark): its native catalog
+"""Importer for the ToolSchemaSpace release (the Action-Space Shaping paper's own benchmark): its native catalog
 (``tools.json``) and tasks (``queries.jsonl``) become one domain pack per tool group.
 
 Mapping (the release's fields are documented in its README, ``benchmarks/synthetic``):

@@ -1,4 +1,4 @@
-"""Perturbations: deliberate, non-equivalent changes to an episode (seed 002, ToolRobustBench).
+"""Perturbations: deliberate, non-equivalent changes to an episode (ToolRobustBench).
 
 Four families enter at four points of the tool-use pipeline: A tool interface (the tool list),
 B user intent (the request), C tool output (returned payloads), D runtime (the answer to a call).
@@ -7,7 +7,7 @@ in :data:`SUBTYPES`. A condition is a variant plus zero, one or two (mixed-famil
 :func:`plan` makes the per-task :class:`Instance` (or a :class:`Skip` with its reason) and a
 :class:`Perturber` applies them to one episode, recording every change as an :class:`Injection`.
 
-:func:`fault_arms` builds seed 001's four arms (clean, failed, inconsistent status, inconsistent
+:func:`fault_arms` builds Xu et al.'s four arms (clean, failed, inconsistent status, inconsistent
 identifier) at a task's injection site, over a replayed, byte-identical prefix.
 """
 

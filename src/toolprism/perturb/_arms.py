@@ -1,8 +1,8 @@
-"""Seed 001's fault arms at one injection site: clean ``C``, failed return ``F``, inconsistent
+"""Xu et al.'s fault arms at one injection site: clean ``C``, failed return ``F``, inconsistent
 status ``Ns`` and inconsistent identifier ``Nm``.
 
 The injection site is the first call of a chosen read tool at position 2 or later of a task's
-reference trace (seed 001, section C: "the first get_order_details call at position two or
+reference trace (Xu et al. 2026, section C: "the first get_order_details call at position two or
 later"). The prefix before it is replayed from the reference actions against the real
 environment, so it is byte-identical across arms; only the site's payload differs, and the
 database is never touched by the substitution. Arms enter independently: ``Ns`` needs a status

@@ -1,7 +1,7 @@
 """Conditions: parse ``--perturb`` specs, plan instances for a task, and apply them to an episode.
 
 A perturbation spec is ``<subtype>:<severity>`` (``C2:medium``); several, comma-separated, make a
-mixed condition (seed 002, section 6), allowed only across families and when
+mixed condition (ToolRobustBench, section 6), allowed only across families and when
 :func:`mixing_problem` finds nothing wrong. Everything is deterministic in (task, seed).
 """
 
@@ -26,7 +26,7 @@ MIXED_PAIRS: tuple[tuple[str, str], ...] = (
     ("B2", "D2"),
     ("A1", "C1"),
 )
-"""Representative mixed-family pairs (seed 002, section 6: A3+C4, B4+C4, A2+B3, B2+D2)."""
+"""Representative mixed-family pairs (ToolRobustBench, section 6: A3+C4, B4+C4, A2+B3, B2+D2)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def mixing_problem(subtypes: Sequence[str]) -> str | None:
 
     Rules: at most two subtypes; from different families; a permanently unavailable tool (D1)
     leaves no returned evidence for a tool-output subtype (C) to act on, and an attributable
-    C+D mixture needs the evidence to arrive (seed 002, section 9: "some C–D mixtures lack a
+    C+D mixture needs the evidence to arrive (ToolRobustBench, section 9: "some C–D mixtures lack a
     well-defined observation target").
     """
     if len(subtypes) <= 1:

@@ -1,4 +1,4 @@
-"""Family B, user intent: the request the model reads is rewritten (seed 002, B1-B4).
+"""Family B, user intent: the request the model reads is rewritten (ToolRobustBench, B1-B4).
 
 Rewrites work on the query text and on where the gold values appear in it (the same surface
 forms the grounding check uses), so every change is recorded with the words it replaced.

@@ -1,5 +1,5 @@
 """Family A, tool interface: a layer over the variant's top layer changes the tools the model sees
-(seed 002, A1-A3). Unlike operators these are *not* equivalences the validator proves: names may
+(ToolRobustBench, A1-A3). Unlike operators these are *not* equivalences the validator proves: names may
 mislead, distractors do the wrong thing, and the documented schema drifts from the accepted one.
 The oracle encodes through the accepted interface, so it still succeeds.
 """

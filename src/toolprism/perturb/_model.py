@@ -1,6 +1,6 @@
 """Data of the perturbation engine: severities, stages, planned instances and recorded injections.
 
-Source: seed 002 (ToolRobustBench), section 3 ("Instance representation": family, subtype,
+Source: ToolRobustBench, section 3 ("Instance representation": family, subtype,
 severity, gold targets, expected result) and section 5 ("Runtime feedback": status, failure type,
 retryability, final result).
 """
@@ -15,7 +15,7 @@ Severity = Literal["light", "medium", "heavy"]
 SEVERITIES: tuple[str, ...] = get_args(Severity)
 Stage = Literal["S1", "S2", "S3", "S4", "S5"]
 """S1 tool selection, S2 schema grounding, S3 argument binding, S4 output/runtime-feedback
-handling, S5 end-to-end (seed 002, section 3)."""
+handling, S5 end-to-end (ToolRobustBench, section 3)."""
 Site = Literal["query", "tools", "reply", "runtime"]
 """Where a change enters the episode: the user request (B), the tool list (A), a returned payload
 (C) or the runtime's answer to a call (D)."""
@@ -53,7 +53,7 @@ class Instance(_Frozen):
 
     Attributes:
         subtype: id ``A1`` … ``D3``; ``family``: its letter; ``severity``: light|medium|heavy.
-        strength: intrinsic strength score of the level (seed 002, "Severity-controlled
+        strength: intrinsic strength score of the level (ToolRobustBench, "Severity-controlled
             expansion"): higher is harder; strictly increasing with severity per subtype.
         target: the native operation (or ``"query"``/``"tools"``) the perturbation aims at.
         params: the decisions drawn for this task (which call, which field, which value...).

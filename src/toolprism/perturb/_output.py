@@ -1,5 +1,5 @@
 """Family C, tool output: the call runs for real, but the payload the model sees is changed
-(seed 002, C1-C4; seed 001's failed and inconsistent returns). The state is never touched.
+(ToolRobustBench, C1-C4; Xu et al.'s failed and inconsistent returns). The state is never touched.
 
 Each subtype aims at the first call of one operation chosen from the reference trace, preferring
 reads (their payloads carry the evidence), and changes only that call's payload.
@@ -87,7 +87,7 @@ def _occurrence(task: Task, step: int) -> int:
 
 
 def _reads(space: ActionSpace) -> list[str]:
-    """Every read operation: re-reading state after a changed return is never penalised (seed 001:
+    """Every read operation: re-reading state after a changed return is never penalised (Xu et al. 2026:
     an incomplete return moves the agent toward the tools that re-read state)."""
     return [op.name for op in space.operations if op.kind == "read"]
 
@@ -180,7 +180,7 @@ class StructureNoise(_Output):
 
 def environment_error(environment: Environment, call: CallContext) -> JSON | None:
     """The environment's own error string for this operation: the call re-run on a throwaway copy
-    with an identifier-like argument changed to one that does not exist (seed 001's F arm)."""
+    with an identifier-like argument changed to one that does not exist (Xu et al.'s F arm)."""
     for name, value in call.action.arguments.items():
         if not isinstance(value, str):
             continue
@@ -198,7 +198,7 @@ def environment_error(environment: Environment, call: CallContext) -> JSON | Non
 @register
 class EvidenceLoss(_Output):
     """C2: an incomplete return: fields dropped, lists truncated, an empty payload, or the
-    environment's error string instead of the payload (seed 001's failed return)."""
+    environment's error string instead of the payload (Xu et al.'s failed return)."""
 
     id = "C2"
     name = "evidence loss"
@@ -227,7 +227,7 @@ class EvidenceLoss(_Output):
 
 @register
 class InconsistentValues(_Output):
-    """C3: schema-valid falsehoods: a status replaced by another legal value (seed 001's Ns), an
+    """C3: schema-valid falsehoods: a status replaced by another legal value (Xu et al.'s Ns), an
     identifier by another well-formed one (Nm), then a number as well."""
 
     id = "C3"

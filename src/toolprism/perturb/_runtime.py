@@ -1,4 +1,4 @@
-"""Family D, runtime: the call is decoded but the runtime answers with a failure (seed 002, D1-D3).
+"""Family D, runtime: the call is decoded but the runtime answers with a failure (ToolRobustBench, D1-D3).
 
 Failures are replies with an ``error`` and an HTTP-like ``status`` (or, for malformed feedback, a
 bare string); nothing runs, so the state is untouched and the adapter records the call as

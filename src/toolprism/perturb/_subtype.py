@@ -1,7 +1,7 @@
 """The subtype contract: one short class per perturbation subtype (A1 … D3), in a registry.
 
 A subtype says whether it applies to a task, plans an :class:`Instance` for a task at a severity
-(deterministic from an RNG), and acts through up to four hooks, one per entry point of seed 002's
+(deterministic from an RNG), and acts through up to four hooks, one per entry point of ToolRobustBench's
 pipeline: the user request (:meth:`Subtype.query`), the tool list (:meth:`Subtype.layer`), the
 runtime's answer to a call (:meth:`Subtype.before`) and the returned payload
 (:meth:`Subtype.after`). Hooks return the changes they made as :class:`Injection` data.
@@ -46,7 +46,7 @@ class Subtype:
         strength: intrinsic strength per severity, strictly increasing light < medium < heavy: the
             sum of the level's constituent operations, a weak one (one dropped field, one
             chatter sentence, one decoy) weighing 1, a strong one (a misleading name, an error
-            string for a payload, a second blocked tool) 2, a typo or a repeat 0.5 (seed 002,
+            string for a payload, a second blocked tool) 2, a typo or a repeat 0.5 (ToolRobustBench,
             "intrinsic operator-strength scores and additive constituent scores").
         levels: what each severity does, in words (shown by ``toolprism perturbations``).
     """

@@ -1,6 +1,6 @@
 """Aggregates with uncertainty over stored runs: one row per episode as a pandas DataFrame,
 success per model x variant x condition with bootstrap confidence intervals, and the best-vs-worst
-variant gap per model (seed 000's headline: the spread of success across equivalent encodings).
+variant gap per model (the Action-Space Shaping paper's headline: the spread of success across equivalent encodings).
 
 Everything is recomputed from stored traces (no model is called) and is deterministic: the
 bootstrap uses a fixed seed.

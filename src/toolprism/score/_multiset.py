@@ -1,6 +1,6 @@
 """Schema-independent scoring: compare the multiset of decoded native actions with the gold.
 
-An episode succeeds iff the multisets are equal (seed 000, "Scoring is schema-independent").
+An episode succeeds iff the multisets are equal (Action-Space Shaping, "Scoring is schema-independent").
 Precision and recall are over multiset intersections.
 """
 

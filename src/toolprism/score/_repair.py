@@ -1,5 +1,5 @@
 """Counterfactual repair: re-run failed episodes with the attributed primary error corrected, and
-sort the failures into tiers by whether the correction recovers success (seed 002, section 5:
+sort the failures into tiers by whether the correction recovers success (ToolRobustBench, section 5:
 "Correcting the attributed primary error recovers 100% of Tier-1, 82.1% of Tier-2, and 0% of
 Tier-3 failures").
 

@@ -1,6 +1,6 @@
 """Stage-wise scoring and cascade-aware attribution of one episode, from its trace alone.
 
-Seed 002 (ToolRobustBench), section 3: five diagnostic axes locate where a tool-use failure
+ToolRobustBench, section 3: five diagnostic axes locate where a tool-use failure
 starts: S1 tool selection, S2 schema grounding, S3 argument binding, S4 output/runtime-feedback
 handling, S5 end-to-end success. Attribution separates the *observed* error (the symptom, here
 the taxonomy mode) from the *primary* error (its cause), records the earliest failed stage and the
@@ -21,7 +21,7 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
   falsified or introduced; no wrong action followed a changed return; after a return replaced by
   an error string or emptied, the next call repeats that read (a read's; a write is not redone).
 - S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
-  S4 did not fail (seed 002: runtime cases also check the reported runtime fields). The run's
+  S4 did not fail (ToolRobustBench: runtime cases also check the reported runtime fields). The run's
   headline success is the multiset match alone; S5 is stricter only where S4 applies.
 """
 
@@ -56,7 +56,7 @@ FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
     "inconsistent": ("inconsistent", "contradict", "mismatch", "conflict"),
     "invalid_request": ("invalid", "bad request", "400"),
 }
-"""Canonical failure type → words that name it (seed 002, appendix C: alias normalization)."""
+"""Canonical failure type → words that name it (ToolRobustBench, appendix C: alias normalization)."""
 FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error")
 
 
@@ -235,7 +235,7 @@ def _feedback(
 
 
 def _evidence_gone(injection: dict) -> bool:
-    """The payload was replaced by an error string or emptied (seed 001's failed return)."""
+    """The payload was replaced by an error string or emptied (Xu et al.'s failed return)."""
     replacement = injection["replacement"]
     return injection["subtype"] == "C2" and (
         replacement == {} or (isinstance(replacement, dict) and "error" in replacement)

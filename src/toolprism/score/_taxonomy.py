@@ -1,6 +1,6 @@
 """The failure taxonomy and schema-form rescoring, computed from a stored trace alone.
 
-Seed 000, "Failures follow the variant": a seven-mode automatic taxonomy, and the schema-form
+Action-Space Shaping, "Failures follow the variant": a seven-mode automatic taxonomy, and the schema-form
 analysis (a call whose intent is right but whose encoding is wrong, e.g. a native tool name the
 variant no longer shows, with the right arguments). Rules are ordered; the first match wins:
 

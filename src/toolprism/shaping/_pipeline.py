@@ -35,7 +35,7 @@ for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Re
 
 VARIANTS: Registry[str] = Registry("variant")
 """The standard suite: named variants → spec strings. Every entry applies to every built-in domain
-(seed 000, "The transformation space, briefly"; names follow the paper's where it has one)."""
+(Action-Space Shaping, "The transformation space, briefly"; names follow the paper's where it has one)."""
 SUITE = {
     # identity
     "native": "",

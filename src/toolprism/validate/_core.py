@@ -1,4 +1,4 @@
-"""The equivalence validator (seed 000: "a validator confirms each variant executes the same actions
+"""The equivalence validator (Action-Space Shaping: "a validator confirms each variant executes the same actions
 and reaches the same states as the native schema on reference traces").
 
 For each reference trace and variant: encode the native actions with :meth:`Variant.plan`, run the

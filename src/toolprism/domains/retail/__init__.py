@@ -2,7 +2,7 @@
 
 Thirty users, fifteen products with variants and sixty orders whose life cycle (pending,
 processed, delivered, cancelled, return or exchange requested) constrains what an agent may do.
-Sixteen operations (nine reads, seven writes) as in seed 001's retail environment; the policy
+Sixteen operations (nine reads, seven writes) as in Xu et al.'s retail environment; the policy
 text says which reads each request calls for, and the operations enforce its hard rules with
 :class:`~toolprism.errors.DomainError` before changing anything. Tasks are multi-step: the gold
 is the whole reference trace, identification and reads included.
@@ -37,7 +37,7 @@ class Retail(Domain):
     operations = OPERATIONS
     reply_values: ClassVar[dict[str, tuple[str, ...]]] = {"status": tuple(s.value for s in OrderStatus)}
     """Legal values of reply fields: an order's ``status`` (the ``status`` filter of
-    ``list_user_orders`` also takes ``all``, which no order has); seed 001's ``Ns`` arm draws
+    ``list_user_orders`` also takes ``all``, which no order has); Xu et al.'s ``Ns`` arm draws
     the false status from these."""
 
     def initial_state(self, world_seed: int) -> RetailState:

@@ -357,5 +357,5 @@ OPERATIONS = (
     return_delivered_order_items,
     exchange_delivered_order_items,
 )
-"""The sixteen operations, reads first; seed 001's retail environment has sixteen tools, seven
+"""The sixteen operations, reads first; Xu et al.'s retail environment has sixteen tools, seven
 of them writes."""

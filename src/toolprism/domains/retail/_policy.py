@@ -2,7 +2,7 @@
 
 Written for this project in the manner of tau2-bench's retail policy. Besides the order rules the
 operations enforce (:mod:`toolprism.domains.retail._rules`), it fixes which reads a request calls
-for, so that a task's gold trace, reads included, is the one correct trace (seed 001 scores a
+for, so that a task's gold trace, reads included, is the one correct trace (Xu et al. score a
 retail agent against reference traces that interleave reads and writes).
 """
 

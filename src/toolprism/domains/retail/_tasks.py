@@ -5,7 +5,7 @@ more things (:mod:`toolprism.domains.retail._requests`). The gold is the whole r
 policy calls for: the identification lookup, the reads, then the writes. Most tasks are
 ``compositional`` (later arguments come from earlier replies: the user id, item ids, payment
 method ids; or the order's status decides the write), some ``compound`` (two independent changes
-by one user) and a few ``single`` catalog questions. Seed 001's fault-arm study injects at the
+by one user) and a few ``single`` catalog questions. Xu et al.'s fault-arm study injects at the
 first ``get_order_details`` at position two or later; most templates put one there.
 """
 

@@ -1,4 +1,4 @@
-"""``discovery``: list a class's methods at runtime, then invoke one (seed 000, cross-call
+"""``discovery``: list a class's methods at runtime, then invoke one (Action-Space Shaping, cross-call
 protocols; essentially the MCP pattern). Classes are the operations' groups; operations without a
 group form a class named after the action space.
 """

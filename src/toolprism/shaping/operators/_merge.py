@@ -1,5 +1,5 @@
 """``merge``: fold several tools into one dispatcher whose ``operation`` argument picks the tool
-(seed 000, tool-set partitioning).
+(Action-Space Shaping, tool-set partitioning).
 
 Partitions (``by``): ``full`` one dispatcher ``execute`` for the whole catalog; ``class`` one per
 operation group (named after the group); ``groups`` explicit groups ``groups=a+b/c+d`` named

@@ -1,4 +1,4 @@
-"""``nest``: every tool takes all its arguments inside one object parameter (seed 000, per-tool
+"""``nest``: every tool takes all its arguments inside one object parameter (Action-Space Shaping, per-tool
 surface; the JSON-RPC / MCP way of packaging arguments).
 
 ``lock_door(lock)`` becomes ``lock_door(arguments={lock})``. The nested object's schema is the

@@ -1,4 +1,4 @@
-"""``reference``: pass values by handle (seed 000, cross-call protocols, reference resolution).
+"""``reference``: pass values by handle (Action-Space Shaping, cross-call protocols, reference resolution).
 
 ``resolve_<arg>(value)`` answers ``{"handle": "h_<n>"}``; every operation taking ``<arg>`` takes
 ``<arg>_handle`` instead. ``args=order_id+user_id`` names the referenced arguments; by default they

@@ -1,4 +1,4 @@
-"""``rename``: give every tool a new name, mapped both ways (seed 000, per-tool surface)."""
+"""``rename``: give every tool a new name, mapped both ways (Action-Space Shaping, per-tool surface)."""
 
 from __future__ import annotations
 

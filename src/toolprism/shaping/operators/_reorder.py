@@ -1,4 +1,4 @@
-"""``reorder``: a seeded permutation of every tool's arguments (seed 000, per-tool surface).
+"""``reorder``: a seeded permutation of every tool's arguments (Action-Space Shaping, per-tool surface).
 
 Each tool's ``properties`` and ``required`` list are shuffled by ``random.Random(f"reorder/{seed}/
 {tool name}")`` (starting from sorted names, so the result does not depend on the order they came

@@ -1,4 +1,4 @@
-"""``split``: move argument values into tool names (seed 000, tool-set partitioning).
+"""``split``: move argument values into tool names (Action-Space Shaping, tool-set partitioning).
 
 ``set_mode(room, mode∈{heat,cool})`` becomes ``set_mode__heat(room)`` and ``set_mode__cool(room)``
 (``on=first``, the default); ``on=all`` splits on every required enumerated argument at once

@@ -1,4 +1,4 @@
-"""``strip``: remove descriptions (seed 000, per-tool surface). ``what=tools`` blanks the tool
+"""``strip``: remove descriptions (Action-Space Shaping, per-tool surface). ``what=tools`` blanks the tool
 descriptions, ``what=params`` removes every ``description`` keyword from the parameter schemas at
 any depth, ``what=all`` (the default) does both. Names, types and enums stay: calls are unchanged.
 """

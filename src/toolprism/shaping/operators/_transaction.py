@@ -1,4 +1,4 @@
-"""``transaction``: every call becomes begin / set / commit (seed 000, cross-call protocols).
+"""``transaction``: every call becomes begin / set / commit (Action-Space Shaping, cross-call protocols).
 
 Per operation ``<op>`` below: ``begin_<op>()`` answers ``{"txn_id": "txn_<n>"}``; ``set_<arg>(txn_id,
 value)`` (one tool per argument name across all operations) stores one argument; ``commit_<op>(txn_id)``
