@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,12 +19,12 @@ from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
 from toolprism.domains import Domain, Task, domain_names, get_domain
 from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
-from toolprism.perturb import MIXED_PAIRS, SEVERITIES, Skip, parse_perturbations, rereads, suite
+from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, rereads, suite
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
 from toolprism.schema import Action
-from toolprism.score import score_actions
+from toolprism.score import PerturbationSummary, by_condition, score_actions
 from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Variant, parse_spec, resolve
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
@@ -129,22 +128,6 @@ class VariantSummary(BaseModel):
     rejected_calls: int
     turn_limit: int
     """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
-
-
-class PerturbationSummary(BaseModel):
-    """Success under one perturbation condition over every variant (ToolRobustBench's breakdown): one
-    subtype at one severity, or a mixed pair (``subtype`` ``A3+C4``, ``severity`` ``medium``).
-
-    ``skipped`` counts (task, variant) pairs the condition could not apply to; ``reasons`` gives
-    each distinct reason with its count, most frequent first."""
-
-    subtype: str
-    severity: str
-    episodes: int
-    successes: int
-    success_rate: float | None
-    skipped: int
-    reasons: dict[str, int] = Field(default_factory=dict)
 
 
 class RunSummary(BaseModel):
@@ -339,43 +322,8 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,
-        perturbations=_by_subtype(results, store.header.get("skipped", [])),
+        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.get("skipped", [])),
     )
-
-
-def _by_subtype(results: list[EpisodeResult], skipped: list[dict]) -> list[PerturbationSummary]:
-    """One row per condition: a single subtype at a severity, or a mixed pair (``A3+C4``)."""
-    cells: dict[str, list[EpisodeResult]] = {}
-    skips: dict[str, set[tuple[str, str]]] = {}
-    reasons: dict[str, Counter] = {}
-    for r in results:
-        if r.condition:
-            cells.setdefault(r.condition, []).append(r)
-    for s in skipped:
-        skips.setdefault(s["condition"], set()).add((s["task"], s["variant"]))
-        prefix = f"{s['subtype']}: " if "+" in s["condition"] else ""
-        reasons.setdefault(s["condition"], Counter())[prefix + s["reason"]] += 1
-
-    def order(condition: str) -> tuple:
-        terms = [t.split(":") for t in condition.split("+")]
-        return (len(terms), *[(sub, SEVERITIES.index(sev) if sev in SEVERITIES else 9) for sub, sev in terms])
-
-    rows = []
-    for condition in sorted(set(cells) | set(skips), key=order):
-        terms = [t.split(":") for t in condition.split("+")]
-        rs = cells.get(condition, [])
-        rows.append(
-            PerturbationSummary(
-                subtype="+".join(sub for sub, _ in terms),
-                severity="+".join(dict.fromkeys(sev for _, sev in terms)),
-                episodes=len(rs),
-                successes=sum(r.success for r in rs),
-                success_rate=sum(r.success for r in rs) / len(rs) if rs else None,
-                skipped=len(skips.get(condition, ())),
-                reasons=dict(reasons.get(condition, Counter()).most_common()),
-            )
-        )
-    return rows
 
 
 def default_run_dir(model: str) -> Path:

@@ -237,6 +237,10 @@ def test_run_reports_results_by_subtype_and_severity(tmp_path) -> None:  # noqa:
     conditions = {(v["variant"], v["condition"]) for v in summary["variants"]}
     assert ("native", "") in conditions and ("merge", "D2:light") in conditions
     assert summary["episodes"] == 2 * 3 * 4
+    assert all(p["ci_low"] <= p["success_rate"] <= p["ci_high"] for p in summary["perturbations"])
+    rescored = CliRunner().invoke(app, ["score", str(tmp_path / "r"), "--json"])
+    assert rescored.exit_code == 0, rescored.output
+    assert json.loads(rescored.stdout)["perturbations"] == summary["perturbations"]  # from the traces alone
 
 
 def test_run_with_a_mixed_pair_and_the_whole_suite(tmp_path) -> None:  # noqa: ANN001

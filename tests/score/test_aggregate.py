@@ -22,7 +22,15 @@ def test_bootstrap_interval_contains_the_rate_and_narrows_with_more_episodes() -
     assert low_s <= 0.5 <= high_s and low_l <= 0.5 <= high_l
     assert high_l - low_l < high_s - low_s
     assert success_interval(small) == (low_s, high_s)  # seeded: deterministic
-    assert success_interval([True, True, True]) == (1.0, 1.0) and success_interval([False]) == (0.0, 0.0)
+
+
+def test_unanimous_outcomes_get_an_interval_that_shrinks_with_more_episodes_not_a_point() -> None:
+    low4, high4 = success_interval([True] * 4)
+    low40, high40 = success_interval([True] * 40)
+    assert high4 == high40 == 1.0 and low4 < low40 < 1.0
+    assert round(low4, 2) == 0.51  # Wilson score interval for 4 of 4 at 95%
+    none_low, none_high = success_interval([False])
+    assert none_low == 0.0 and 0.5 < none_high < 1.0
 
 
 def test_aggregate_and_gap_on_a_hand_made_frame() -> None:
@@ -62,3 +70,19 @@ def test_episode_frame_from_a_stored_run_and_parquet_round_trip(tmp_path: Path) 
     assert back.drop(columns=["source_stage", "boundary_violation"]).equals(
         frame.drop(columns=["source_stage", "boundary_violation"])
     )
+
+
+def test_episode_frame_splits_conditions_into_subtype_and_severity(tmp_path: Path) -> None:
+    config = RunConfig(
+        model="oracle",
+        domains=["smart_home"],
+        variants=["native"],
+        tasks=2,
+        perturbations=["C2:light", "A3:heavy+C4:heavy"],
+    )
+    evaluate(config, run_dir=tmp_path / "run")
+    frame = episode_frame([tmp_path / "run"])
+    cells = set(zip(frame["condition"], frame["subtype"], frame["severity"], strict=True))
+    assert cells == {("", "", ""), ("C2:light", "C2", "light"), ("A3:heavy+C4:heavy", "A3+C4", "heavy")}
+    per_subtype = frame[frame["subtype"] != ""].groupby("subtype")["success"].mean()
+    assert per_subtype.to_dict() == {"A3+C4": 1.0, "C2": 1.0}

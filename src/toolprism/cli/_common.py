@@ -1,4 +1,4 @@
-"""Helpers shared by commands: error display and JSON output."""
+"""Helpers shared by commands: error display, JSON output, shared tables."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from toolprism.errors import ToolprismError
+from toolprism.score import PerturbationSummary
 
 stderr = Console(stderr=True)
 
@@ -38,3 +40,19 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 def print_json(document: Any) -> None:
     """Print exactly one JSON document on stdout."""
     print(json.dumps(document, indent=2, sort_keys=False))
+
+
+def perturbation_table(rows: list[PerturbationSummary]) -> Table:
+    """Success per perturbation condition over all variants, with the 95% interval and the most
+    frequent reason a (task, variant) pair was skipped."""
+    table = Table(title="success per perturbation condition (all variants)")
+    columns = ("subtype", "severity", "episodes", "success", "rate", "95% CI", "skipped", "why skipped (most often)")
+    for column in columns:
+        left = column in ("subtype", "severity", "why skipped (most often)")
+        table.add_column(column, justify="left" if left else "right", overflow="fold")
+    for p in rows:
+        rate = "—" if p.success_rate is None else f"{p.success_rate:.0%}"
+        interval = "—" if p.ci_low is None or p.ci_high is None else f"{p.ci_low:.0%}-{p.ci_high:.0%}"
+        counts = (str(p.episodes), str(p.successes), rate, interval, str(p.skipped))
+        table.add_row(p.subtype, p.severity, *counts, next(iter(p.reasons), ""))
+    return table

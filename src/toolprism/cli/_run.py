@@ -12,7 +12,7 @@ from rich.table import Table
 
 from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
 from toolprism.backends import DEFAULT_MODEL
-from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.cli._common import friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.run import MAX_TURNS, EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
@@ -211,14 +211,6 @@ def _print_table(summary: RunSummary) -> None:
         console = Console(width=max(console.width, 140))
     console.print(table)
     if summary.perturbations:
-        by_subtype = Table(title="success per perturbation condition (all variants)")
-        for column in ("subtype", "severity", "episodes", "success", "rate", "skipped", "why skipped (most often)"):
-            left = column in ("subtype", "severity", "why skipped (most often)")
-            by_subtype.add_column(column, justify="left" if left else "right", overflow="fold")
-        for p in summary.perturbations:
-            rate = "—" if p.success_rate is None else f"{p.success_rate:.0%}"
-            why = next(iter(p.reasons), "")
-            counts = (str(p.episodes), str(p.successes), rate, str(p.skipped))
-            by_subtype.add_row(p.subtype, p.severity, *counts, why)
-        console.print(by_subtype)
-    console.print(f"{summary.episodes} episodes in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")
+        console.print(perturbation_table(summary.perturbations))
+    episodes = f"{summary.episodes} episode{'s' if summary.episodes != 1 else ''}"
+    console.print(f"{episodes} in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")

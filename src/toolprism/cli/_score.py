@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolprism.cli._common import friendly_errors, print_json
+from toolprism.cli._common import friendly_errors, perturbation_table, print_json
 from toolprism.score import STAGES, FailureMode, score_run
 
 
@@ -63,9 +63,12 @@ def score(
         console = Console(width=max(console.width, 200))
     console.print(table)
     console.print(stages)
+    if result.perturbations:
+        console.print(perturbation_table(result.perturbations))
     for g in result.gaps:
         condition = g.condition or "clean"
-        console.print(
-            f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}",
-            markup=False,
-        )
+        if g.gap == 0:
+            line = f"{condition}: no gap, every variant {g.best_rate:.0%}"
+        else:
+            line = f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}"
+        console.print(line, markup=False)

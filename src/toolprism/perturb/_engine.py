@@ -42,6 +42,16 @@ class Perturbation:
         return f"{self.subtype}:{self.severity}"
 
 
+def condition_cell(condition: str) -> tuple[str, str]:
+    """The (subtype, severity) cell of a condition key: ``("C2", "medium")`` for ``C2:medium``,
+    ``("A3+C4", "medium")`` for ``A3:medium+C4:medium``, ``("A3+C4", "light+heavy")`` when the
+    severities differ, and ``("", "")`` for the clean condition ``""``."""
+    if not condition:
+        return "", ""
+    terms = [term.partition(":") for term in condition.split("+")]
+    return "+".join(sub for sub, _, _ in terms), "+".join(dict.fromkeys(sev for _, _, sev in terms))
+
+
 def parse_perturbations(text: str | Sequence[str]) -> list[Perturbation]:
     """Parse ``"C2:medium,D2:light"`` (or a list of such strings).
 

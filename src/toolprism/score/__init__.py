@@ -6,7 +6,7 @@ DataFrames (loaded lazily)."""
 from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._repair import Repair, RepairReport, diagnose_run
-from toolprism.score._report import RunScore, VariantScore, score_run
+from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
 from toolprism.score._stages import (
     STAGES,
     EpisodeStages,
@@ -42,8 +42,10 @@ __all__ = [
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",
+    "PerturbationSummary",
     "RunScore",
     "VariantScore",
+    "by_condition",
     "diagnose",
     "normalize_failure_type",
     "reported_status",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from toolprism.perturb import condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
@@ -25,10 +26,11 @@ GROUP = ("model", "variant", "condition")
 def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
     """One row per stored episode of ``run_dirs``.
 
-    Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, seed,
-    success, schema_form_success, mode, S1 … S5, source_stage, cascade, boundary_violation,
-    rejected_calls, turns``. Stage columns hold ``pass``/``fail``/``n/a``; ``mode`` and the
-    attribution columns are empty (None) for successes.
+    Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, subtype,
+    severity, seed, success, schema_form_success, mode, S1 … S5, source_stage, cascade, boundary_violation,
+    rejected_calls, turns``. ``subtype``/``severity`` split the condition (``A3+C4``/``medium``;
+    empty when clean, see :func:`toolprism.perturb.condition_cell`). Stage columns hold
+    ``pass``/``fail``/``n/a``; ``mode`` and the attribution columns are empty (None) for successes.
 
     Raises:
         ConfigError: a path is not a run directory.
@@ -43,6 +45,7 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
                 trace = store.trace(result.episode_id)
                 domain = domains.get(result.domain)
                 diagnosis, staged = diagnose(trace, domain), score_stages(trace, domain)
+                subtype, severity = condition_cell(result.condition or "")
                 rows.append(
                     {
                         "run_dir": str(run_dir),
@@ -54,6 +57,8 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
                         "variant": result.variant,
                         "spec": result.spec,
                         "condition": result.condition or "",
+                        "subtype": subtype,
+                        "severity": severity,
                         "seed": result.seed,
                         "success": diagnosis.success,
                         "schema_form_success": diagnosis.schema_form_success,
@@ -69,15 +74,15 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
         finally:
             store.close()
     columns = [
-        "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "seed",
-        "success", "schema_form_success", "mode", *STAGES, "source_stage", "cascade", "boundary_violation",
+        "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "subtype", "severity",
+        "seed", "success", "schema_form_success", "mode", *STAGES, "source_stage", "cascade", "boundary_violation",
         "rejected_calls", "turns",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
 
 def aggregate(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, confidence: float = 0.95) -> pd.DataFrame:
-    """Success per cell of ``by`` with a bootstrap interval.
+    """Success per cell of ``by`` with a confidence interval (:func:`success_interval`).
 
     Columns: ``*by, episodes, successes, success_rate, ci_low, ci_high``, sorted by ``by``.
     """

@@ -1,4 +1,5 @@
-"""Bootstrap confidence intervals of success rates (scipy.stats.bootstrap, percentile method)."""
+"""Confidence intervals of success rates: the percentile bootstrap (scipy.stats.bootstrap), and the
+Wilson score interval where resampling cannot move the rate."""
 
 from __future__ import annotations
 
@@ -8,18 +9,23 @@ from collections.abc import Sequence
 def success_interval(
     outcomes: Sequence[bool], *, confidence: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the success rate of ``outcomes`` (scipy.stats.bootstrap).
+    """Interval of the success rate of ``outcomes`` at ``confidence``: (low, high), rates in [0, 1].
 
-    With fewer than two episodes, or when every episode has the same outcome, the interval
-    collapses to the observed rate (resampling cannot move it).
+    The percentile bootstrap over episodes (scipy.stats.bootstrap, seeded: deterministic). When
+    every episode has the same outcome (always so for a single episode), every resample has the
+    observed rate and the bootstrap interval would collapse to a point; the Wilson score interval
+    (scipy.stats.binomtest) is given instead, so that 4 of 4 reads as 51%-100%, not 100%-100%.
+    No episodes give (nan, nan).
     """
     import numpy as np
     from scipy import stats  # loaded on first use: it is slow to import
 
     values = np.asarray(outcomes, dtype=float)
-    if len(values) < 2 or values.min() == values.max():
-        rate = float(values.mean()) if len(values) else float("nan")
-        return rate, rate
+    if not len(values):
+        return float("nan"), float("nan")
+    if values.min() == values.max():
+        wilson = stats.binomtest(int(values.sum()), len(values)).proportion_ci(confidence, method="wilson")
+        return float(wilson.low), float(wilson.high)
     result = stats.bootstrap(
         (values,),
         np.mean,

@@ -1,13 +1,16 @@
 """Re-scoring a stored run: per variant and condition, success, schema-form success, failure modes,
-stage pass rates and attribution."""
+stage pass rates and attribution; per perturbation condition over all variants, success with the
+skips and their reasons."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from toolprism.perturb import SEVERITIES, condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
@@ -19,8 +22,9 @@ class VariantScore(BaseModel):
 
     Attributes:
         condition: the perturbations (``""`` clean).
-        success_rate: exact multiset match rate; ``ci_low``/``ci_high``: its 95% percentile
-            bootstrap interval (see :func:`toolprism.score.success_interval`).
+        success_rate: exact multiset match rate; ``ci_low``/``ci_high``: its 95% interval
+            (percentile bootstrap; Wilson where all episodes agree; see
+            :func:`toolprism.score.success_interval`).
         schema_form_success_rate: the rate if schema-form calls counted as their native actions.
         modes: failure mode → episodes (modes with no episode omitted), in taxonomy order.
         stage_pass_rates: S1 … S5 → pass rate over the episodes where the stage applies (None
@@ -61,6 +65,72 @@ class VariantGap(BaseModel):
     gap: float
 
 
+class PerturbationSummary(BaseModel):
+    """Success under one perturbation condition over every variant (ToolRobustBench's breakdown):
+    one subtype at one severity, or a mixed pair (``subtype`` ``A3+C4``, ``severity`` ``medium``).
+
+    ``success_rate`` and its 95% interval ``ci_low``/``ci_high`` are None when every (task,
+    variant) pair was skipped; ``skipped`` counts those pairs and ``reasons`` gives each distinct
+    reason with its count, most frequent first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subtype: str
+    severity: str
+    episodes: int
+    successes: int
+    success_rate: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    skipped: int
+    reasons: dict[str, int] = Field(default_factory=dict)
+
+
+def by_condition(outcomes: Iterable[tuple[str, bool]], skipped: Iterable[dict]) -> list[PerturbationSummary]:
+    """One :class:`PerturbationSummary` per perturbed condition, single subtypes before mixed
+    pairs, then by subtype and severity.
+
+    Args:
+        outcomes: (condition key, success) per episode; clean episodes (``""``) are left out.
+        skipped: the run header's skip records (``condition``, ``subtype``, ``task``,
+            ``variant``, ``reason``).
+    """
+    cells: dict[str, list[bool]] = {}
+    skips: dict[str, set[tuple[str, str]]] = {}
+    reasons: dict[str, Counter] = {}
+    for condition, success in outcomes:
+        if condition:
+            cells.setdefault(condition, []).append(success)
+    for s in skipped:
+        skips.setdefault(s["condition"], set()).add((s["task"], s["variant"]))
+        prefix = f"{s['subtype']}: " if "+" in s["condition"] else ""
+        reasons.setdefault(s["condition"], Counter())[prefix + s["reason"]] += 1
+
+    def order(condition: str) -> tuple:
+        terms = [t.partition(":") for t in condition.split("+")]
+        return (len(terms), *[(sub, SEVERITIES.index(sev) if sev in SEVERITIES else 9) for sub, _, sev in terms])
+
+    rows = []
+    for condition in sorted(set(cells) | set(skips), key=order):
+        subtype, severity = condition_cell(condition)
+        wins = cells.get(condition, [])
+        low, high = success_interval(wins) if wins else (None, None)
+        rows.append(
+            PerturbationSummary(
+                subtype=subtype,
+                severity=severity,
+                episodes=len(wins),
+                successes=sum(wins),
+                success_rate=sum(wins) / len(wins) if wins else None,
+                ci_low=low,
+                ci_high=high,
+                skipped=len(skips.get(condition, ())),
+                reasons=dict(reasons.get(condition, Counter()).most_common()),
+            )
+        )
+    return rows
+
+
 class RunScore(BaseModel):
     """``toolprism score RUN_DIR``: everything recomputed from the stored traces."""
 
@@ -70,6 +140,7 @@ class RunScore(BaseModel):
     episodes: int
     variants: list[VariantScore]
     gaps: list[VariantGap]
+    perturbations: list[PerturbationSummary] = Field(default_factory=list)
 
 
 def score_run(run_dir: Path) -> RunScore:
@@ -83,6 +154,7 @@ def score_run(run_dir: Path) -> RunScore:
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
+        skipped = store.header.get("skipped", [])
         for result in store.results():
             trace = store.trace(result.episode_id)
             domain = domains.get(result.domain)
@@ -118,8 +190,13 @@ def score_run(run_dir: Path) -> RunScore:
                 boundary_violations=sum(bool(s.boundary_violation) for s in stages),
             )
         )
+    outcomes = [(v.condition, d.success) for v in variants for d, _ in rows[(v.variant, v.condition)]]
     return RunScore(
-        run_dir=str(run_dir), episodes=sum(v.episodes for v in variants), variants=variants, gaps=_gaps(variants)
+        run_dir=str(run_dir),
+        episodes=sum(v.episodes for v in variants),
+        variants=variants,
+        gaps=_gaps(variants),
+        perturbations=by_condition(outcomes, skipped),
     )
 
 
