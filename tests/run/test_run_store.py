@@ -188,3 +188,37 @@ def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episod
     store = RunStore.open(tmp_path)
     assert store.damaged() == [] and summary.episodes == 6 and len(_rows(tmp_path)) == 6
     assert store.trace(first).episode_id == first
+
+
+def test_a_terminated_cli_run_says_how_to_resume_and_resumes(tmp_path: Path) -> None:
+    script = textwrap.dedent("""
+        import asyncio, sys
+        import toolprism._evaluate as evaluation
+        from toolprism.backends import OracleBackend
+        from toolprism.backends._oracle import OracleAgent
+        from toolprism.cli import main
+
+        class Slow(OracleAgent):
+            async def respond(self, messages, tools):
+                await asyncio.sleep(0.05)
+                return await super().respond(messages, tools)
+
+        class SlowOracle(OracleBackend):
+            def agent(self, context):
+                return Slow(context)
+
+        evaluation.create_backend = lambda *args, **kwargs: SlowOracle()
+        sys.argv = ["toolprism", "run", "--model", "oracle", "-n", "4", "-v", "native,merge", "--run-dir", sys.argv[1]]
+        main()
+    """)
+    run_dir = tmp_path / "r"
+    proc = subprocess.Popen([sys.executable, "-c", script, str(run_dir)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _finished_so_far(run_dir) < 2:
+        time.sleep(0.05)
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0 and f"continue with: toolprism run --resume {run_dir}" in " ".join(err.split())
+    assert 2 <= len(_rows(run_dir)) < 16
+    evaluate(resume=run_dir, backend=OracleBackend())
+    assert len(set(_rows(run_dir))) == len(_rows(run_dir)) == 16

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -51,7 +52,10 @@ def run(
     domains: Annotated[
         list[str] | None,
         typer.Option(
-            "--domains", "-d", help=f"Domains (comma list or repeated). Default: {','.join(DEFAULT_DOMAINS)}."
+            "--domains",
+            "-d",
+            help="Domains (comma list or repeated): built-in names (see 'toolprism domains') or domain pack .json "
+            f"paths (see 'toolprism import'). Default: {','.join(DEFAULT_DOMAINS)}.",
         ),
     ] = None,
     variants: Annotated[
@@ -88,7 +92,8 @@ def run(
             "--perturb",
             "-p",
             help="Perturbation conditions, e.g. 'C2:medium,D2:light' (each term its own condition; "
-            "'A3:medium+C4:medium' mixes two families). Every task also runs clean. See 'toolprism perturbations'.",
+            "'A3:medium+C4:medium' mixes two families; a bare 'C2' means medium). Every task also runs clean. "
+            "See 'toolprism perturbations'.",
         ),
     ] = None,
     perturb_suite: Annotated[
@@ -143,6 +148,11 @@ def run(
         mark = "[green]ok[/]" if result.success else "[red]fail[/]"
         progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
 
+    # a kill (SIGTERM) stops the run like Ctrl-C does: with the resume hint, finished episodes kept
+    try:
+        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    except ValueError:  # not the main thread: signals stay as they are
+        previous = None
     try:
         summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
     except (KeyboardInterrupt, ToolprismError):
@@ -155,6 +165,8 @@ def run(
             )
         raise
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         progress.stop()
     if json_output:
         print_json(summary.model_dump())

@@ -19,7 +19,10 @@ def score(
     json_output: Annotated[bool, typer.Option("--json", help="Print the scores as one JSON document.")] = False,
     parquet: Annotated[
         Path | None,
-        typer.Option(help="Also write one row per episode (success, mode, stages, attribution) as Parquet here."),
+        typer.Option(
+            help="Also write one row per episode (success, mode, stages, attribution) as Parquet here "
+            "(replaced if it exists: it is derived from the run)."
+        ),
     ] = None,
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
