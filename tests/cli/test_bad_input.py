@@ -103,6 +103,8 @@ def test_paths_that_cannot_be_written_are_clear_errors(tmp_path: Path) -> None:
         app, ["export", "tasks", "--out", str(blocker / "x.jsonl"), "-d", "smart_home", "--limit", "1"]
     )
     assert export.exit_code == 2 and "error:" in export.output and "Traceback" not in export.output
+    run = runner.invoke(app, ["run", "--model", "oracle", "--run-dir", str(blocker / "sub" / "r")])
+    assert run.exit_code == 2 and f"{blocker} is a file, not a directory" in " ".join(run.output.split())
 
 
 def test_corrupt_run_directories_are_clear_errors(tmp_path: Path) -> None:

@@ -125,7 +125,9 @@ class RunStore:
             try:
                 candidate.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise ConfigError(f"cannot create {candidate.parent}: {e.strerror}", what="run directory") from None
+                blocker = next((p for p in (candidate.parent, *candidate.parent.parents) if p.is_file()), None)
+                why = f"{blocker} is a file, not a directory" if blocker else e.strerror
+                raise ConfigError(f"cannot create {candidate.parent}: {why}", what="run directory") from None
             try:
                 candidate.mkdir(exist_ok=not unique)
             except FileExistsError:
