@@ -86,22 +86,24 @@ def validate(
         transient=json_output,
     )
     totals = {"checks": 0, "failures": 0}
-    with progress:
-        bar = progress.add_task("validating", total=None, checks=0, failures=0)
+    bar = progress.add_task("validating", total=None, checks=0, failures=0)
 
-        def advance(done: int, total: int, summary: VariantSummary) -> None:
-            totals["checks"] += summary.checks
-            totals["failures"] += summary.failures
-            progress.update(
-                bar, completed=done, total=total, description=f"{summary.suite}/{summary.variant}", **totals
-            )
-            progress.refresh()
+    def advance(done: int, total: int, summary: VariantSummary) -> None:
+        # the bar appears with the first result, so that a bad option's error stands alone
+        progress.start()
+        totals["checks"] += summary.checks
+        totals["failures"] += summary.failures
+        progress.update(bar, completed=done, total=total, description=f"{summary.suite}/{summary.variant}", **totals)
+        progress.refresh()
 
+    try:
         report = run_validation(
             _split(domains), _split(variants), catalog=catalog, group=group,
             entry=int(entry) if entry and entry.isdigit() else entry,
             seeds=_seeds(seeds), limit=limit, negative=negative, jobs=jobs, progress=advance,
         )  # fmt: skip
+    finally:
+        progress.stop()
     if json_output:
         print_json(report.model_dump(mode="json"))
     else:
