@@ -50,7 +50,9 @@ def list_variants(
     if json_output:
         print_json(rows)
         return
-    table = Table("variant", "spec", "tools", "ratio", title=f"variant suite on {domain} ({native} native tools)")
+    table = Table(title=f"variant suite on {domain} ({native} native tools)")
+    for column in ("variant", "spec", "tools", "ratio"):  # names and specs wrap rather than being cut
+        table.add_column(column, overflow="fold", justify="right" if column in ("tools", "ratio") else "left")
     for row in rows:
         table.add_row(row["name"], row["spec"], str(row["tools"]), f"{row['tool_count_ratio']:.2f}x")
     Console().print(table)
