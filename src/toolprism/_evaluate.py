@@ -326,6 +326,12 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     )
 
 
+def _builds(config: RunConfig, backend: Backend) -> bool:
+    """Whether ``config.model`` names the kind of backend ``backend`` is."""
+    kind = config.model.partition(":")[0]
+    return backend.name == kind or (backend.name == "openai" and config.base_url is not None)
+
+
 def default_run_dir(model: str) -> Path:
     """``toolprism-runs/<UTC timestamp>-<model>`` under the current directory."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -347,7 +353,10 @@ def evaluate(
         config: what to run; ignored when resuming (the header's config is used).
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
-        backend: a ready backend (tests); default built from ``config.model``.
+        backend: a ready backend (a custom or scripted agent); default built from
+            ``config.model``. When ``config.model`` would build another kind of backend, the run
+            records ``backend.name`` as its model, so that its rows are not pooled with another
+            model's and ``diagnose_run`` asks for the backend instead of rebuilding a wrong one.
         on_start: called with (episodes to run now, episodes already finished, run directory).
         on_result: called after each episode is recorded.
 
@@ -363,6 +372,8 @@ def evaluate(
     else:
         config = config or RunConfig()
         specs, skips = plan_run(config)
+        if backend is not None and not _builds(config, backend):
+            config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         backend = backend or create_backend(config.model, base_url=config.base_url)
         store = None
     backend = backend or create_backend(config.model, base_url=config.base_url)

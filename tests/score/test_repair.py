@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from toolprism import RunConfig, evaluate
 from toolprism.backends import EpisodeContext, OracleBackend, ScriptedTurns
 from toolprism.cli import app
-from toolprism.score import diagnose_run
+from toolprism.errors import ConfigError
+from toolprism.score import diagnose_run, episode_frame
 
 TURNS = ScriptedTurns()
 
@@ -110,3 +112,19 @@ def test_diagnose_command_writes_its_report(tmp_path: Path) -> None:
         refused = CliRunner().invoke(app, ["diagnose", str(run_dir), "--limit", limit])
         assert refused.exit_code == 2 and "limit must be at least 1" in refused.output
     assert (run_dir / "diagnose.json").read_text() == report  # a refused call leaves the last report
+
+
+def test_a_run_records_the_backend_it_ran_and_diagnose_asks_for_it(tmp_path: Path) -> None:
+    config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=2)
+    summary = evaluate(
+        config,
+        run_dir=tmp_path / "run",
+        backend=SilentOracle(),
+    )
+    assert summary.model == "silent-oracle"
+    assert set(episode_frame([tmp_path / "run"])["model"]) == {"silent-oracle"}
+    oracle = evaluate(config, run_dir=tmp_path / "oracle", backend=OracleBackend())
+    assert oracle.model == "oracle"  # the backend the name builds keeps the configured name
+    run(tmp_path / "failing")  # every episode fails: there is something to repair
+    with pytest.raises(ConfigError, match=r"pass the same backend: diagnose_run\(run_dir, backend=\.\.\.\)"):
+        diagnose_run(tmp_path / "failing" / "run")

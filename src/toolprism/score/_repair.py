@@ -164,7 +164,15 @@ def diagnose_run(
         store.close()
     failed = [t for t in traces if score_stages(t, domains.get(t.task["domain"])).stages["S5"] == "fail"][:limit]
     if backend is None and failed:
-        backend = create_backend(config.get("model", "oracle"), base_url=config.get("base_url"))
+        model = config.get("model", "oracle")
+        try:
+            backend = create_backend(model, base_url=config.get("base_url"))
+        except ConfigError:
+            raise ConfigError(
+                f"the run's model {model!r} cannot be rebuilt by name (it was a backend object given to evaluate()); "
+                "pass the same backend: diagnose_run(run_dir, backend=...)",
+                what="model",
+            ) from None
     repairs = []
     if progress is not None:
         progress(0, len(failed), "")
