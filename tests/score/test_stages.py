@@ -82,6 +82,18 @@ def test_uncorrected_rejection_fails_schema_grounding() -> None:
     assert corrected.stages["S2"] == "pass" and corrected.stages["S5"] == "pass"
 
 
+def test_the_right_tools_in_the_wrong_form_are_attributed_to_schema_grounding() -> None:
+    wrong_args = score_stages(episode(SINGLE, [T.call(SINGLE.gold[0].op, {"bogus": 1})]))
+    native_names_under_merge = score_stages(episode(MULTI, [call(a) for a in MULTI.gold], variant="merge"))
+    commit_never_begun = T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})
+    broken_protocol = score_stages(episode(SINGLE, [commit_never_begun], variant="transaction"))
+    for result in (wrong_args, native_names_under_merge, broken_protocol):
+        assert result.stages["S1"] == "fail" and result.earliest_failed_stage == "S1"
+        assert (result.source_stage, result.primary_error, result.cascade) == ("S2", "invalid_call", True)
+    made_up = score_stages(episode(SINGLE, [T.call("no_such_tool", {})]))
+    assert (made_up.source_stage, made_up.primary_error) == ("S1", "missing_tool")  # no tool was right
+
+
 def test_runtime_failure_not_retried_is_an_s4_cause_seen_first_as_a_missing_tool() -> None:
     trace = episode(SINGLE, [call(SINGLE.gold[0])], perturb="D2:light")  # gives up after the timeout
     result = score_stages(trace)

@@ -23,6 +23,11 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
 - S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
   S4 did not fail (ToolRobustBench: runtime cases also check the reported runtime fields). The run's
   headline success is the multiset match alone; S5 is stricter only where S4 applies.
+
+The source stage is S4 when S4 has a cause (a mishandled return explains what follows); S2 when S1
+failed only for missing tools and the agent was refused for the form while reaching for them (a
+broken protocol, or an off-schema call naming a missing operation): the selection was right and
+its encoding wrong; otherwise the first stage with a cause.
 """
 
 from __future__ import annotations
@@ -180,8 +185,10 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
             reported_failure_type=normalize_failure_type(answer),
         )
     earliest = next(s for s in STAGES if stages[s] == "fail")
-    # a perturbed return or runtime failure that the agent mishandled is the cause of what follows
-    source = "S4" if "S4" in causes else next((s for s in STAGES if s in causes), "S5")
+    # a perturbed return or runtime failure that the agent mishandled is the cause of what follows;
+    # so is a refused form when the tools it left out are the ones it tried to call (S2 before S1)
+    form_first = causes.get("S1") == "missing_tool" and "S2" in causes and _tried(calls, missing_ops)
+    source = "S4" if "S4" in causes else "S2" if form_first else next((s for s in STAGES if s in causes), "S5")
     allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
     return EpisodeStages(
         stages=stages,
@@ -194,6 +201,20 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
         reported_status=reported_status(answer),
         reported_failure_type=normalize_failure_type(answer),
     )
+
+
+def _tried(calls: list, missing_ops: set[str]) -> bool:
+    """Whether the agent reached for the missing operations and was refused for the form: a broken
+    protocol (it was driving a cross-call protocol), or an off-schema call that names a missing
+    operation at some layer (its native name with wrong arguments, or the schema-form intent)."""
+    for call in calls:
+        kind = RejectionKind(call.rejection) if call.rejection else None
+        if kind in PROTOCOL_KINDS:
+            return True
+        names = {call.name, *(step.get("name") for step in call.path)}
+        if kind in OFF_SCHEMA_KINDS and names & missing_ops:
+            return True
+    return False
 
 
 def _feedback(

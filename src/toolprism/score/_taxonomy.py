@@ -5,8 +5,11 @@ analysis (a call whose intent is right but whose encoding is wrong, e.g. a nativ
 variant no longer shows, with the right arguments). Rules are ordered; the first match wins:
 
 1. ``livelock``: the episode hit the turn limit.
-2. ``protocol``: a cross-call protocol was broken: an unknown, dangling or foreign transaction id,
-   a commit with missing writes, an unknown or stale handle, or an invoke before discovery.
+2. ``protocol``: a cross-call protocol was broken: an unknown transaction id (never begun, or
+   dangling: already committed) or a foreign one (begun for another operation), a commit with
+   missing writes, an unknown or stale handle, or an invoke before discovery. A transaction begun
+   and never committed broke no rule; it ran nothing, so the episode falls to the rules below
+   (``under_exec`` when nothing else went wrong).
 3. ``rejected_stuck``: calls were rejected as off-schema (unknown tool, invalid or malformed
    arguments) and fewer native actions ran than the gold has.
 4. ``wrong_class``: an action outside the gold ran on an operation class (group) that no gold
