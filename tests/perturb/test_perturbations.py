@@ -18,7 +18,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import SEVERITIES, SUBTYPES, Perturbation, parse_perturbations, plan, suite
 from toolprism.run import EpisodeSpec, run_episode
 from toolprism.schema import Action
-from toolprism.score import score_stages
+from toolprism.score import normalize_failure_type, score_stages
 from toolprism.shaping import Variant
 
 suite()  # registers the subtypes
@@ -211,6 +211,15 @@ def test_ambiguity_removes_the_value_from_the_query_and_the_action_from_the_expe
     assert "the usual" in shown and shown != task.query
     assert len(expected_gold(spec)) == len(task.gold) - 1
     assert "ask the user" in instance.labels.final_result
+
+
+@pytest.mark.parametrize("key", [p.key for p in suite()])
+def test_a_final_result_to_report_names_its_own_failure_type(key: str) -> None:
+    task = tasks("smart_home")[3]
+    space = get_domain("smart_home").action_space()
+    instances, _ = plan(task, space, parse_perturbations(key), 0)
+    for labels in (i.labels for i in instances if i.labels and i.labels.status == "failure" and i.labels.failure_type):
+        assert normalize_failure_type(labels.final_result) == labels.failure_type, labels
 
 
 def test_a_subtype_that_cannot_apply_is_skipped_with_its_reason() -> None:

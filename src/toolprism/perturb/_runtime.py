@@ -39,6 +39,10 @@ class _Runtime(Subtype):
         return reply, [self.injection(instance, "runtime", call.action.op, change, replacement=reply)]
 
 
+_WHY = {"unavailable": "the service is unavailable", "timeout": "the service timed out"}
+"""How a final result words each permanent failure type (each normalizes back to its type)."""
+
+
 @register
 class Availability(_Runtime):
     """D1: the tool is unavailable for the whole episode; retrying does not help."""
@@ -65,7 +69,7 @@ class Availability(_Runtime):
                 status="failure",
                 failure_type=kind,
                 retryable=False,
-                final_result=f"tell the user that {' and '.join(ops)} could not be done because the service is down",
+                final_result=f"tell the user that {' and '.join(ops)} could not be done because {_WHY[kind]}",
             ),
         )
 
@@ -107,7 +111,7 @@ class Variability(_Runtime):
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
         op = _target_ops(task, rng, 1)[0]
         first = _TRANSIENT[severity][0]
-        kind = {429: "rate_limited", 503: "server_error", 504: "timeout"}[first["status"]]
+        kind = {429: "rate_limited", 503: "unavailable", 504: "timeout"}[first["status"]]
         return self.instance(
             task,
             severity,
