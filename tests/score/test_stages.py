@@ -151,6 +151,12 @@ def test_acting_on_a_falsified_value_is_attributed_to_output_handling() -> None:
         ("got a 429 Too Many Requests", "rate_limited"),
         ("the service is unavailable right now", "unavailable"),
         ("All done!", None),
+        ("HTTP 504 from the orders service", "timeout"),
+        ("it failed with status 503", "unavailable"),
+        ("A refund of $429.00 was issued.", None),
+        ("The total was 500 dollars.", None),
+        ("Order #W5041187 is on its way.", None),
+        ("The calls were throttled.", "rate_limited"),
     ],
 )
 def test_failure_types_are_matched_after_alias_normalization(text: str, canonical: str | None) -> None:
@@ -161,6 +167,9 @@ def test_reported_status_reads_json_first() -> None:
     assert reported_status('{"status": "failure", "failure_type": "timeout"}') == "failure"
     assert reported_status("I could not change the thermostat.") == "failure"
     assert reported_status("Done.") == "success" and reported_status(None) is None
+    assert reported_status("Your order has been cancelled. No errors occurred.") == "success"
+    assert reported_status("It went through without any failures.") == "success"
+    assert reported_status("There were errors: the lamp is unreachable.") == "failure"
 
 
 TRACES = [episode(SINGLE, [other_value(SINGLE.gold[0])]), episode(MULTI, OracleBackend())]

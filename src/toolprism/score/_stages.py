@@ -65,29 +65,48 @@ FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
 FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error")
 
 
+def _alias_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    # a word matches at a word start (``throttl`` also covers throttled); a status code only next
+    # to a word that makes it one ("status 503", "HTTP 504", "429 Too Many"), never inside an
+    # amount or an identifier ("$429.00", "#W5041187")
+    parts = []
+    for w in words:
+        if w.isdigit():
+            parts.append(rf"\b(?:status|error|http|code)\W{{0,3}}{w}\b")
+            parts.append(rf"(?<![\w$#.,]){w}\s+(?:error|status|service|gateway|too|bad|internal)")
+        else:
+            parts.append(rf"(?<!\w){re.escape(w)}")
+    return re.compile("|".join(parts))
+
+
+_ALIASES = {canonical: _alias_pattern(words) for canonical, words in FAILURE_TYPE_ALIASES.items()}
+_FAILURE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in FAILURE_WORDS) + r")s?(?!\w)")
+_NEGATED = re.compile(r"\b(?:no|without|zero|any)\s+$")
+
+
 def normalize_failure_type(text: str | None) -> str | None:
     """The canonical failure type named in ``text`` (``"TimeoutError"`` → ``timeout``), or None.
 
-    The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins."""
+    The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins; words match at
+    word starts, and status codes only where a neighbouring word makes them one."""
     if not text:
         return None
     lowered = text.lower()
-    for canonical, words in FAILURE_TYPE_ALIASES.items():
-        if any(w in lowered for w in words):
-            return canonical
-    return None
+    return next((canonical for canonical, pattern in _ALIASES.items() if pattern.search(lowered)), None)
 
 
 def reported_status(text: str | None) -> Literal["success", "failure"] | None:
     """``failure`` when the answer says the request could not be done, ``success`` otherwise, None
-    without an answer. A JSON object in the answer with a ``status`` field is read first."""
+    without an answer. A JSON object in the answer with a ``status`` field is read first; a
+    negated failure word ("no errors") does not count."""
     if not text:
         return None
     fields = _json_fields(text)
     if isinstance(fields.get("status"), str):
         return "failure" if fields["status"].lower() in ("failure", "failed", "error") else "success"
     lowered = text.lower()
-    return "failure" if any(w in lowered for w in FAILURE_WORDS) else "success"
+    said = (m for m in _FAILURE.finditer(lowered) if not _NEGATED.search(lowered[: m.start()]))
+    return "failure" if next(said, None) else "success"
 
 
 def _json_fields(text: str) -> dict[str, Any]:
