@@ -17,6 +17,7 @@ import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from toolprism.domains._base import Task, TaskDraft, TaskKind
 from toolprism.schema import JSON, canonical_json
@@ -210,6 +211,37 @@ def ungrounded(task: Task, aliases: Mapping[str, Sequence[str]] | None = None) -
     return problems
 
 
+def reachable(
+    task: Task,
+    query: str,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+    only_from_query: Sequence[Any] = (),
+) -> list[bool]:
+    """Per reference step of ``task``, whether an agent reading ``query`` (the task's own, or a
+    rewrite of it) can make that step: each argument value is recoverable, as in
+    :func:`ungrounded`, from ``query`` or from the reply of an earlier reachable step. Values in
+    ``only_from_query`` count only when ``query`` gives them (a reply may list one among others,
+    which does not say which one the user meant).
+
+    Returns:
+        one bool per step of ``task.reference``, in order.
+    """
+    text = _normal(query)
+    replies: list[str] = []
+    out = []
+    for step in task.reference:
+        earlier = _normal(" ".join(replies))
+        ok = all(
+            any(_mentioned(f, text) or (value not in only_from_query and _mentioned(f, earlier)) for f in forms)
+            for value in step.action.arguments.values()
+            for forms in surface_forms(value, aliases)
+        )
+        out.append(ok)
+        if ok:
+            replies.append(canonical_json(step.reply))
+    return out
+
+
 def kinds(tasks: Iterable[Task]) -> dict[str, int]:
     """Task counts by kind (``single``/``compound``/``compositional``)."""
     counts: dict[str, int] = {}
@@ -218,4 +250,4 @@ def kinds(tasks: Iterable[Task]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["CHATTER", "Request", "draft", "kinds", "request", "surface_forms", "ungrounded"]
+__all__ = ["CHATTER", "Request", "draft", "kinds", "reachable", "request", "surface_forms", "ungrounded"]

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from toolprism.domains import Task
-from toolprism.domains._phrasing import CHATTER, surface_forms
+from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace
@@ -112,7 +113,10 @@ class IndirectRequest(_Intent):
 @register
 class Ambiguity(_Intent):
     """B2: an underspecified request: a value the gold needs is no longer given, so the right
-    action is to ask (the affected action leaves the expected gold)."""
+    action is to ask. Every action the left-out value made possible leaves the expected gold: the
+    one it was written for, any other that carries it, and any later one whose values came from a
+    reply of a dropped step (:func:`toolprism.domains._phrasing.reachable`). Policy order (a
+    retail write that needs the user authenticated first) is not modelled."""
 
     id = "B2"
     name = "ambiguity"
@@ -134,22 +138,33 @@ class Ambiguity(_Intent):
         if severity == "heavy":
             others = [m for m in found if m.action != chosen[0].action]
             chosen += [rng.choice(others)] if others else []
-        dropped = {m.action for m in chosen}
+        spans = [[m.start, m.end] for m in chosen]
+        # every step the left-out values made possible leaves the expected gold: the chosen actions,
+        # and any later one whose values (the same id, or a reply of a dropped step) are now unknown
+        lost = Counter(task.gold[m.action] for m in chosen)
+        before = reachable(task, task.query)
+        after = reachable(task, _blank(task.query, spans, severity), only_from_query=[m.value for m in chosen])
+        lost |= Counter(step.action for step, was, now in zip(task.reference, before, after, strict=True) if was > now)
         asks = ", ".join(f"{task.gold[m.action].op}.{m.param}" for m in chosen)
         return self.instance(
             task,
             severity,
             target="query",
-            params={"spans": [[m.start, m.end] for m in chosen], "values": [m.value for m in chosen]},
-            expected_gold=[a for i, a in enumerate(task.gold) if i not in dropped],
+            params={"spans": spans, "values": [m.value for m in chosen]},
+            expected_gold=list((Counter(task.gold) - lost).elements()),
             labels=RuntimeLabels(final_result=f"ask the user for {asks} instead of guessing"),
         )
 
     def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
-        vague = "the usual" if instance.severity == "light" else "whatever works"
-        for start, end in sorted(instance.params["spans"], reverse=True):
-            text = text[:start] + vague + text[end:]
-        return text, f"left out {instance.params['values']}"
+        return _blank(text, instance.params["spans"], instance.severity), f"left out {instance.params['values']}"
+
+
+def _blank(text: str, spans: list[list[int]], severity: str) -> str:
+    """``text`` with each span replaced by B2's vague reference for ``severity``."""
+    vague = "the usual" if severity == "light" else "whatever works"
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + vague + text[end:]
+    return text
 
 
 @register
