@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from toolprism.domains import TASK_KINDS, domain_names, get_domain
 from toolprism.domains._phrasing import ungrounded
-from toolprism.schema import canonical_json
+from toolprism.errors import RejectedCall, RejectionKind
+from toolprism.schema import Action, canonical_json
 
 DOMAINS = domain_names()
 SEEDS = (0, 1)
@@ -114,6 +115,29 @@ def test_operations_are_tagged_and_described(name: str) -> None:
         assert all(p.description for p in op.params), op.name
     policy = type(get_domain(name)).policy
     assert 80 <= len(policy) <= 4000
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_execute_refuses_off_schema_actions_before_running_or_logging_them(name: str) -> None:
+    domain = get_domain(name)
+    task = domain.tasks(0)[0]
+    env = domain.environment(task.world_seed)
+    before = env.state_hash()
+    action = task.gold[0]
+    off_schema = [
+        Action.from_json({"op": "no_such_operation", "args": {}}),
+        Action.from_json({"op": action.op, "args": {**action.arguments, "unexpected": 1}}),
+    ]
+    required = [p.name for p in domain.action_space().get(action.op).params if p.required]
+    if required:
+        off_schema.append(Action.from_json({"op": action.op, "args": {}}))
+    for bad in off_schema:
+        with pytest.raises(RejectedCall) as info:
+            env.execute(bad)
+        assert info.value.kind in (RejectionKind.UNKNOWN_TOOL, RejectionKind.INVALID_ARGUMENTS)
+    assert env.log == [] and env.state_hash() == before
+    env.execute(action)
+    assert env.log == [action]
 
 
 @pytest.mark.parametrize("name", DEVICE_DOMAINS)

@@ -19,7 +19,7 @@ from typing import ClassVar, Literal, get_args
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
-from toolprism.errors import ConfigError, DomainError, ToolprismError
+from toolprism.errors import ConfigError, DomainError, RejectedCall, RejectionKind, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
 
 OperationFn = Callable[..., JSON]
@@ -165,8 +165,15 @@ class Environment:
         A :class:`DomainError` becomes ``{"error": message}`` and leaves the state unchanged
         (the operation runs on a copy that is kept only on success). Executed actions, refused
         or not, are appended to :attr:`log`.
+
+        Raises:
+            RejectedCall: UNKNOWN_TOOL or INVALID_ARGUMENTS (the native schema's every violation),
+                before anything runs or is logged; the adapter checks calls the same way first.
         """
-        definition = self.domain.definitions()[action.op]
+        definition = self.domain.definitions().get(action.op)
+        if definition is None:
+            raise RejectedCall(RejectionKind.UNKNOWN_TOOL, f"unknown operation '{action.op}' in {self.domain.name}")
+        definition.spec.tool().validate(action.arguments)
         draft = self.state.model_copy(deep=True)
         self.log.append(action)
         try:

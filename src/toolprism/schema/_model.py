@@ -129,6 +129,13 @@ class Action:
     op: str
     args: tuple[tuple[str, str], ...] = ()
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.args, tuple):
+            raise TypeError(
+                f"Action.args is a sorted tuple of (name, canonical JSON) pairs, got {type(self.args).__name__}; "
+                "build an action with ActionSpace.action(op, arguments) or Action.from_json({'op': ..., 'args': {...}})"
+            )
+
     @property
     def arguments(self) -> dict[str, JSON]:
         """The arguments as a JSON object."""
