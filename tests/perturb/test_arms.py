@@ -6,10 +6,12 @@ import functools
 import json
 import re
 
+import pytest
 from typer.testing import CliRunner
 
 from toolprism.cli import app
 from toolprism.domains import get_domain
+from toolprism.errors import ConfigError
 from toolprism.perturb import ARMS, fault_arms, site_position
 from toolprism.schema import canonical_json
 
@@ -95,4 +97,12 @@ def test_fault_arms_command() -> None:
     document = json.loads(result.stdout)
     assert len(document) == sum(s is not None for _, s in sites())
     bad = CliRunner().invoke(app, ["fault-arms", "-d", "smart_home"])
-    assert bad.exit_code == 2 and "no tool 'get_order_details'" in bad.output
+    assert bad.exit_code == 2 and "'get_order_details' is not a read operation of smart_home" in bad.output
+
+
+def test_a_site_tool_that_is_not_a_read_is_refused() -> None:
+    retail = get_domain("retail")
+    task = retail.tasks(0)[0]
+    for tool in ("cancel_order", "no_such_tool"):
+        with pytest.raises(ConfigError, match="is not a read operation of retail"):
+            fault_arms(retail, task, tool)

@@ -68,9 +68,11 @@ def test_every_problem_in_a_spec_is_listed() -> None:
         ("C2:medium,C3:light", "combines two families"),
         ("D1:light,C1:light", "returns no evidence"),
         ("A1,B1,C1", "two subtypes"),
+        ("C2:medium,C2:light", "C2 is given more than once"),
+        (["C2:medium", 5], "5 is not a string"),
     ],
 )
-def test_degenerate_mixtures_are_refused_with_a_reason(spec: str, reason: str) -> None:
+def test_degenerate_mixtures_are_refused_with_a_reason(spec: str | list, reason: str) -> None:
     with pytest.raises(ConfigError, match=reason):
         parse_perturbations(spec)
 

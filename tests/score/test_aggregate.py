@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from toolprism import RunConfig, evaluate
 from toolprism.backends import ScriptedBackend, ScriptedTurns
 from toolprism.cli import app
+from toolprism.errors import ConfigError
 from toolprism.score import STAGES, aggregate, episode_frame, success_interval, variant_gap
 
 
@@ -81,8 +82,10 @@ def test_episode_frame_splits_conditions_into_subtype_and_severity(tmp_path: Pat
         perturbations=["C2:light", "A3:heavy+C4:heavy"],
     )
     evaluate(config, run_dir=tmp_path / "run")
-    frame = episode_frame([tmp_path / "run"])
+    frame = episode_frame(tmp_path / "run")  # one run directory, or several in a list
     cells = set(zip(frame["condition"], frame["subtype"], frame["severity"], strict=True))
     assert cells == {("", "", ""), ("C2:light", "C2", "light"), ("A3:heavy+C4:heavy", "A3+C4", "heavy")}
-    per_subtype = frame[frame["subtype"] != ""].groupby("subtype")["success"].mean()
-    assert per_subtype.to_dict() == {"A3+C4": 1.0, "C2": 1.0}
+    per_subtype = aggregate(frame[frame["subtype"] != ""], by="subtype")
+    assert per_subtype[["subtype", "success_rate"]].values.tolist() == [["A3+C4", 1.0], ["C2", 1.0]]
+    with pytest.raises(ConfigError, match="no column"):
+        aggregate(frame, by=["varient"])

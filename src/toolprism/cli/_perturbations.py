@@ -10,7 +10,6 @@ from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json
 from toolprism.domains import get_domain
-from toolprism.errors import ConfigError
 from toolprism.perturb import ARMS, FAMILIES, MIXED_PAIRS, SEVERITIES, SUBTYPES, fault_arms, suite
 
 
@@ -80,8 +79,6 @@ def fault_arms_command(
     (F), inconsistent-status (Ns) and inconsistent-identifier (Nm) returns, over a replayed,
     byte-identical prefix. The JSON 'position' is the site's 0-based index in the trace."""
     target = get_domain(domain)
-    if tool not in {op.name for op in target.action_space().operations}:
-        raise ConfigError(f"domain {domain!r} has no tool {tool!r}", what="fault arms")
     tasks = [t for t in target.tasks(seed) if t.form == "easy"]
     sites = [s for t in tasks if (s := fault_arms(target, t, tool)) is not None]
     if json_output:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import Domain, ReferenceStep, Task
+from toolprism.errors import ConfigError, DomainError
 from toolprism.perturb._output import _fields, _is_id, _other_id, _set, environment_error, legal_values
 from toolprism.perturb._subtype import CallContext
 from toolprism.schema import JSON, canonical_json
@@ -88,9 +89,15 @@ def fault_arms(domain: Domain, task: Task, tool: str) -> InjectionSite | None:
     Returns None when the task has no call of ``tool`` at position 2 or later.
 
     Raises:
-        AssertionError: the replayed prefix differs from the reference trace (a non-deterministic
+        ConfigError: ``tool`` is not a read operation of ``domain``.
+        DomainError: the replayed prefix differs from the reference trace (a non-deterministic
             domain), which would break the byte-identical-prefix control.
     """
+    reads = [op.name for op in domain.action_space().operations if op.kind == "read"]
+    if tool not in reads:
+        raise ConfigError(
+            f"{tool!r} is not a read operation of {domain.name} (its reads: {', '.join(reads)})", what="tool"
+        )
     position = site_position(task, tool)
     if position is None:
         return None
@@ -98,7 +105,8 @@ def fault_arms(domain: Domain, task: Task, tool: str) -> InjectionSite | None:
     prefix: list[ReferenceStep] = []
     for step in task.reference[:position]:
         reply = env.execute(step.action)
-        assert canonical_json(reply) == canonical_json(step.reply), f"{task.id}: replay differs at {step.action}"
+        if canonical_json(reply) != canonical_json(step.reply):
+            raise DomainError(f"{task.id}: the replayed prefix differs from the reference at {step.action}")
         prefix.append(ReferenceStep(step.action, reply))
     action = task.reference[position].action
     payload = env.execute(action)

@@ -53,13 +53,20 @@ def condition_cell(condition: str) -> tuple[str, str]:
 
 
 def parse_perturbations(text: str | Sequence[str]) -> list[Perturbation]:
-    """Parse ``"C2:medium,D2:light"`` (or a list of such strings).
+    """Parse ``"C2:medium,D2:light"`` (or a list of such strings) into terms, in order.
+
+    A term is ``<subtype>:<severity>``; case does not matter, and a bare ``C2`` (or ``C2:``)
+    means ``C2:medium``.
 
     Raises:
-        ConfigError: every malformed term, unknown subtype or severity, and mixing problem.
+        ConfigError: every malformed term, unknown subtype or severity, repeated subtype, and
+            mixing problem (see :func:`mixing_problem`).
     """
     _load()
-    terms = [t.strip() for part in ([text] if isinstance(text, str) else text) for t in part.split(",") if t.strip()]
+    parts = [text] if isinstance(text, str) else list(text)
+    if bad := [p for p in parts if not isinstance(p, str)]:
+        raise ConfigError([f"{p!r} is not a string like 'C2:medium'" for p in bad], what="perturbation spec")
+    terms = [t.strip() for part in parts for t in part.split(",") if t.strip()]
     problems: list[str] = []
     out: list[Perturbation] = []
     for term in terms:
@@ -71,7 +78,9 @@ def parse_perturbations(text: str | Sequence[str]) -> list[Perturbation]:
             problems.append(f"{term!r}: unknown severity {severity!r} (known: {', '.join(SEVERITIES)})")
         else:
             out.append(Perturbation(subtype, severity))
-    if not problems and (reason := mixing_problem([p.subtype for p in out])):
+    subtypes = [p.subtype for p in out]
+    problems += [f"{sub} is given more than once" for sub in dict.fromkeys(subtypes) if subtypes.count(sub) > 1]
+    if not problems and (reason := mixing_problem(subtypes)):
         problems.append(reason)
     if problems:
         raise ConfigError(problems, what="perturbation spec")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from toolprism.errors import ConfigError
 from toolprism.perturb import condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
@@ -23,8 +24,8 @@ GROUP = ("model", "variant", "condition")
 """The default aggregation cells."""
 
 
-def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
-    """One row per stored episode of ``run_dirs``.
+def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+    """One row per stored episode of ``run_dirs`` (one run directory, or several).
 
     Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, subtype,
     severity, seed, success, schema_form_success, mode, S1 … S5, source_stage, cascade, boundary_violation,
@@ -36,8 +37,8 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
         ConfigError: a path is not a run directory.
     """
     rows = []
-    for run_dir in run_dirs:
-        store = RunStore.open(run_dir)
+    for run_dir in [run_dirs] if isinstance(run_dirs, Path | str) else run_dirs:
+        store = RunStore.open(Path(run_dir))
         try:
             model = str(store.header.get("config", {}).get("model", "?"))
             domains = run_domains(store)
@@ -81,13 +82,23 @@ def episode_frame(run_dirs: Iterable[Path]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def aggregate(frame: pd.DataFrame, by: Sequence[str] = GROUP, *, confidence: float = 0.95) -> pd.DataFrame:
+def aggregate(frame: pd.DataFrame, by: str | Sequence[str] = GROUP, *, confidence: float = 0.95) -> pd.DataFrame:
     """Success per cell of ``by`` with a confidence interval (:func:`success_interval`).
 
+    Args:
+        frame: rows as :func:`episode_frame` gives them (a ``success`` column and the ``by`` ones).
+        by: one column name or several.
+
     Columns: ``*by, episodes, successes, success_rate, ci_low, ci_high``, sorted by ``by``.
+
+    Raises:
+        ConfigError: a ``by`` column the frame does not have.
     """
+    by = [by] if isinstance(by, str) else list(by)
+    if missing := [c for c in [*by, "success"] if c not in frame.columns]:
+        raise ConfigError(f"the frame has no column(s) {', '.join(missing)}", what="aggregate")
     rows = []
-    for key, cell in frame.groupby(list(by), sort=True, dropna=False):
+    for key, cell in frame.groupby(by, sort=True, dropna=False):
         low, high = success_interval(cell["success"].tolist(), confidence=confidence)
         rows.append(
             {
