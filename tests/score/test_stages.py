@@ -65,6 +65,7 @@ def test_success_passes_every_stage_it_reaches() -> None:
         ("needed tool never used", MULTI, [call(MULTI.gold[0])], "S1", "missing_tool"),
         ("invalid call not corrected", SINGLE, [T.call("no_such_tool", {})], "S1", "missing_tool"),
         ("wrong value", SINGLE, [other_value(SINGLE.gold[0])], "S3", "wrong_value"),
+        ("write repeated", SINGLE, [call(SINGLE.gold[0]), call(SINGLE.gold[0])], "S5", "extra_action"),
     ],
 )
 def test_clean_failures_land_in_their_stage(name: str, task, turns, stage: str, primary: str) -> None:  # noqa: ANN001

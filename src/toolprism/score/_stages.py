@@ -129,7 +129,9 @@ class EpisodeStages(BaseModel):
         primary_error: the cause, one of ``missing_tool``, ``wrong_tool``, ``invalid_call``,
             ``wrong_value``, ``runtime_not_retried``, ``runtime_looped``, ``runtime_not_reported``,
             ``used_falsified_value``, ``acted_on_changed_return``,
-            ``no_reread_after_incomplete_return``, ``incomplete``; None on success.
+            ``no_reread_after_incomplete_return``, and at S5 ``extra_action`` (every gold action
+            ran, plus more), ``no_answer`` (the right actions, but no final answer) or
+            ``incomplete``; None on success.
         earliest_failed_stage: the first failed stage in S1 … S5 order.
         source_stage: the stage the primary error belongs to.
         cascade: the source stage differs from the earliest failed stage (a downstream symptom of
@@ -190,6 +192,9 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
         causes["S4"] = cause4
     success = done == gold and trace.end == "answered" and s4 != "fail"
     s5: Verdict = "pass" if success else "fail"
+    if not success:  # the cause when no earlier stage has one
+        extra, short = done - gold, gold - done
+        causes["S5"] = "extra_action" if extra and not short else "no_answer" if done == gold else "incomplete"
     stages: dict[str, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
     if success:
         return EpisodeStages(

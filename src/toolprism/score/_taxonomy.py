@@ -16,7 +16,9 @@ variant no longer shows, with the right arguments). Rules are ordered; the first
    action belongs to: the wrong dispatcher, namespace or class was chosen.
 5. ``under_exec``: every action that ran is gold, but some gold actions never ran.
 6. ``over_exec``: every gold action ran, plus extra ones.
-7. ``wrong_args``: the right kind of work with wrong arguments (both missing and extra actions).
+7. ``wrong_args``: the right kind of work with wrong arguments (both missing and extra actions),
+   including another operation of the right class (under a class dispatcher, a wrong value of
+   its operation argument); stage scoring still reports that as an S1 ``wrong_tool``.
 
 ``other`` covers episodes the model never got to act in (the backend produced no output).
 """
