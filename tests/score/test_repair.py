@@ -12,8 +12,13 @@ from typer.testing import CliRunner
 from toolprism import RunConfig, evaluate
 from toolprism.backends import EpisodeContext, OracleBackend, ScriptedTurns
 from toolprism.cli import app
+from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
+from toolprism.perturb import parse_perturbations, plan
+from toolprism.run import EpisodeSpec
 from toolprism.score import diagnose_run, episode_frame
+from toolprism.score._repair import encoded_calls
+from toolprism.shaping import Variant
 
 TURNS = ScriptedTurns()
 
@@ -74,10 +79,10 @@ def run(tmp_path: Path) -> Path:
 def test_tiers_follow_which_repair_recovers_the_failure(tmp_path: Path) -> None:
     run_dir = run(tmp_path)
     seen = []
-    tier1 = diagnose_run(run_dir, backend=HintFollower("Operations to use"), progress=lambda *a: seen.append(a))
+    tier1 = diagnose_run(run_dir, backend=HintFollower("Tools to use"), progress=lambda *a: seen.append(a))
     assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     assert [episode_id for *_, episode_id in seen[1:]] == [r.episode_id for r in tier1.repairs]
-    tier2 = diagnose_run(run_dir, backend=HintFollower("Exactly these actions are needed"))
+    tier2 = diagnose_run(run_dir, backend=HintFollower("Make exactly these calls"))
     tier3 = diagnose_run(run_dir, backend=HintFollower(None))
     assert tier1.failures == tier2.failures == tier3.failures == 3
     assert {r.source_stage for r in tier1.repairs} == {"S1"}
@@ -128,3 +133,18 @@ def test_a_run_records_the_backend_it_ran_and_diagnose_asks_for_it(tmp_path: Pat
     run(tmp_path / "failing")  # every episode fails: there is something to repair
     with pytest.raises(ConfigError, match=r"pass the same backend: diagnose_run\(run_dir, backend=\.\.\.\)"):
         diagnose_run(tmp_path / "failing" / "run")
+
+
+def test_repairs_name_the_tools_and_calls_the_variant_shows() -> None:
+    domain = get_domain("smart_home")
+    space = domain.action_space()
+    task = next(t for t in domain.tasks(0) if len({a.op for a in t.gold}) >= 2)
+    native = encoded_calls(EpisodeSpec(domain, task, Variant.build("native", space), 0))
+    assert [(name, args) for name, args in native] == [(a.op, a.arguments) for a in task.gold]
+    opaque = encoded_calls(EpisodeSpec(domain, task, Variant.build("rename-opaque", space), 0))
+    assert len(opaque) == len(task.gold) and not {name for name, _ in opaque} & {a.op for a in task.gold}
+    transaction = encoded_calls(EpisodeSpec(domain, task, Variant.build("transaction", space), 0))
+    assert transaction[0][0] == f"begin_{task.gold[0].op}" and transaction[-1][0].startswith("commit_")
+    blocked, _ = plan(task, space, parse_perturbations("D1:light"), 0)
+    outage = encoded_calls(EpisodeSpec(domain, task, Variant.build("native", space), 0, tuple(blocked)))
+    assert {name for name, _ in outage} == {a.op for a in task.gold} - set(blocked[0].params["ops"])

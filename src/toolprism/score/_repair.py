@@ -8,7 +8,9 @@ more help than the first:
 
 - S4 (a perturbed return or runtime failure mishandled): 1. the clean return restored (the
   tool-output and runtime perturbations removed); 2. also the gold calls spelled out.
-- S1 (tool selection): 1. the right tools named in the request; 2. the gold calls spelled out.
+- S1 (tool selection): 1. the right tools named in the request (the variant's own tool names,
+  those the encoded gold calls); 2. the gold calls spelled out (as the variant encodes them:
+  every call, protocol steps included, with its arguments).
 - S2 (schema grounding): 1. the variant's calling convention added to the request; 2. the gold
   calls spelled out.
 - S3 (argument binding): 1. the right values named in the request; 2. the gold calls spelled out.
@@ -23,18 +25,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from toolprism.backends import Backend, create_backend
+from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import Instance, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
-from toolprism.schema import canonical_json
+from toolprism.schema import Action, canonical_json
 from toolprism.score._stages import score_stages
 from toolprism.score._taxonomy import run_domains
 from toolprism.shaping import Variant
@@ -72,6 +75,9 @@ class RepairReport(BaseModel):
     repairs: list[Repair]
 
 
+ORACLE_TURNS = 256
+"""Turn limit for the oracle that encodes the gold (stacked protocols need many turns)."""
+
 Intervention = tuple[str, Callable[[EpisodeSpec, int], tuple[EpisodeSpec, int]]]
 """A description and a function (spec, max_turns) → (repaired spec, max_turns)."""
 
@@ -86,15 +92,36 @@ def _without(spec: EpisodeSpec, families: str) -> EpisodeSpec:
     return dataclasses.replace(spec, perturbations=kept)
 
 
-def _gold_text(spec: EpisodeSpec) -> str:
-    gold = expected_gold(spec.task.gold, spec.perturbations)
-    return "; ".join(f"{a.op}({canonical_json(a.arguments)})" for a in gold) or "no action at all"
+def encoded_calls(spec: EpisodeSpec) -> list[tuple[str, dict]]:
+    """The calls that make the expected gold under the episode's variant, as the model must write
+    them: ``[(tool name, arguments)]`` in order (the oracle's calls on the clean episode, keeping
+    the calls that lead to each expected action: every call up to and including the one that
+    decodes to it)."""
+    clean = dataclasses.replace(spec, perturbations=())
+    trace = asyncio.run(run_episode(clean, OracleBackend(), max_turns=ORACLE_TURNS))
+    wanted = Counter(expected_gold(spec.task.gold, spec.perturbations))
+    kept: list[tuple[str, dict]] = []
+    pending: list[tuple[str, dict]] = []
+    for call in (c for t in trace.turns for c in t.calls):
+        pending.append((call.name, call.arguments))
+        if call.action is not None:
+            action = Action.from_json(call.action)
+            if wanted[action] > 0:
+                wanted[action] -= 1
+                kept += pending
+            pending = []
+    return kept
+
+
+def _calls_text(calls: list[tuple[str, dict]]) -> str:
+    return "; ".join(f"{name}({canonical_json(arguments)})" for name, arguments in calls) or "no call at all"
 
 
 def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = False) -> list[Intervention]:
     """The two interventions for a failure attributed to ``source_stage`` (module docstring); an
     episode cut off at the turn limit gets more turns first, whatever its source stage."""
     gold = expected_gold(spec.task.gold, spec.perturbations)
+    calls = encoded_calls(spec)
 
     def clean_request(s: EpisodeSpec) -> EpisodeSpec:
         return _without(s, "B")
@@ -107,8 +134,8 @@ def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fa
             lambda s, t: (clean_request(_without(s, "CD")), t),
         )
     elif source_stage == "S1":
-        tools = ", ".join(dict.fromkeys(a.op for a in gold)) or "none"
-        first = ("right tools named", lambda s, t: (_with_hint(clean_request(s), f"Operations to use: {tools}."), t))
+        tools = ", ".join(dict.fromkeys(name for name, _ in calls)) or "none"
+        first = ("right tools named", lambda s, t: (_with_hint(clean_request(s), f"Tools to use: {tools}."), t))
     elif source_stage == "S2":
         convention = spec.variant.convention() or "Call the tools exactly as their schemas say."
         first = ("calling convention given", lambda s, t: (_with_hint(clean_request(s), convention), t))
@@ -117,10 +144,8 @@ def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fa
         first = ("right values named", lambda s, t: (_with_hint(clean_request(s), f"Use these values: {values}."), t))
     else:
         first = ("twice the turns", lambda s, t: (clean_request(s), 2 * t))
-    second: Intervention = (
-        "gold calls spelled out",
-        lambda s, t: (_with_hint(first[1](s, t)[0], f"Exactly these actions are needed: {_gold_text(s)}."), 2 * t),
-    )
+    spelled_out = f"Make exactly these calls, in order: {_calls_text(calls)}."
+    second: Intervention = ("gold calls spelled out", lambda s, t: (_with_hint(first[1](s, t)[0], spelled_out), 2 * t))
     return [first, second]
 
 
