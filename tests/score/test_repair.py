@@ -17,7 +17,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import parse_perturbations, plan
 from toolprism.run import EpisodeSpec
 from toolprism.score import diagnose_run, episode_frame
-from toolprism.score._repair import encoded_calls
+from toolprism.score._repair import encoded_calls, interventions
 from toolprism.shaping import Variant
 
 TURNS = ScriptedTurns()
@@ -148,3 +148,25 @@ def test_repairs_name_the_tools_and_calls_the_variant_shows() -> None:
     blocked, _ = plan(task, space, parse_perturbations("D1:light"), 0)
     outage = encoded_calls(EpisodeSpec(domain, task, Variant.build("native", space), 0, tuple(blocked)))
     assert {name for name, _ in outage} == {a.op for a in task.gold} - set(blocked[0].params["ops"])
+    first_blocked = next(
+        made
+        for seed in range(50)
+        if (made := plan(task, space, parse_perturbations("D1:light"), seed)[0])
+        and made[0].params["ops"] == [task.gold[0].op]
+    )
+    spec = EpisodeSpec(domain, task, Variant.build("transaction", space), 0, tuple(first_blocked))
+    ids = [args["txn_id"] for name, args in encoded_calls(spec) if "txn_id" in args]
+    assert ids and ids[0] == "txn_1"  # counted from the first call the repaired agent makes
+
+
+def test_repairs_of_an_underspecified_request_restore_it_and_hint_at_its_whole_gold() -> None:
+    domain = get_domain("smart_home")
+    space = domain.action_space()
+    task = next(t for t in domain.tasks(0) if len({a.op for a in t.gold}) >= 3)
+    made, skips = plan(task, space, parse_perturbations("B2:heavy"), 0)
+    assert not skips
+    spec = EpisodeSpec(domain, task, Variant.build("native", space), 0, tuple(made))
+    for description, apply in interventions(spec, "S1"):
+        repaired, _ = apply(spec, 20)
+        assert repaired.perturbations == () and repaired.task.query.startswith(task.query), description
+        assert all(a.op in repaired.task.query[len(task.query) :] for a in task.gold), description

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -37,7 +36,7 @@ from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import Instance, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
-from toolprism.schema import Action, canonical_json
+from toolprism.schema import canonical_json
 from toolprism.score._stages import score_stages
 from toolprism.score._taxonomy import run_domains
 from toolprism.shaping import Variant
@@ -93,24 +92,14 @@ def _without(spec: EpisodeSpec, families: str) -> EpisodeSpec:
 
 
 def encoded_calls(spec: EpisodeSpec) -> list[tuple[str, dict]]:
-    """The calls that make the expected gold under the episode's variant, as the model must write
-    them: ``[(tool name, arguments)]`` in order (the oracle's calls on the clean episode, keeping
-    the calls that lead to each expected action: every call up to and including the one that
-    decodes to it)."""
-    clean = dataclasses.replace(spec, perturbations=())
+    """The calls that make the episode's expected gold under its variant, as the model must write
+    them: ``[(tool name, arguments)]`` in order, protocol steps included (the oracle's calls on the
+    expected gold alone, with no perturbation, so transaction and handle ids count from the
+    first call the agent makes)."""
+    task = dataclasses.replace(spec.task, gold=tuple(expected_gold(spec.task.gold, spec.perturbations)))
+    clean = dataclasses.replace(spec, task=task, perturbations=())
     trace = asyncio.run(run_episode(clean, OracleBackend(), max_turns=ORACLE_TURNS))
-    wanted = Counter(expected_gold(spec.task.gold, spec.perturbations))
-    kept: list[tuple[str, dict]] = []
-    pending: list[tuple[str, dict]] = []
-    for call in (c for t in trace.turns for c in t.calls):
-        pending.append((call.name, call.arguments))
-        if call.action is not None:
-            action = Action.from_json(call.action)
-            if wanted[action] > 0:
-                wanted[action] -= 1
-                kept += pending
-            pending = []
-    return kept
+    return [(c.name, c.arguments) for t in trace.turns for c in t.calls]
 
 
 def _calls_text(calls: list[tuple[str, dict]]) -> str:
@@ -119,31 +108,26 @@ def _calls_text(calls: list[tuple[str, dict]]) -> str:
 
 def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = False) -> list[Intervention]:
     """The two interventions for a failure attributed to ``source_stage`` (module docstring); an
-    episode cut off at the turn limit gets more turns first, whatever its source stage."""
-    gold = expected_gold(spec.task.gold, spec.perturbations)
-    calls = encoded_calls(spec)
+    episode cut off at the turn limit gets more turns first, whatever its source stage.
 
-    def clean_request(s: EpisodeSpec) -> EpisodeSpec:
-        return _without(s, "B")
-
-    if turn_limit:
-        first = ("twice the turns", lambda s, t: (clean_request(s), 2 * t))
+    Both levels re-run the repaired episode: the clean request (no user-intent perturbation) and,
+    for S4, the clean returns; every hint is about that episode's expected gold."""
+    base = _without(spec, "BCD" if source_stage == "S4" and not turn_limit else "B")
+    gold = expected_gold(base.task.gold, base.perturbations)
+    calls = encoded_calls(base)
+    if turn_limit or source_stage not in ("S1", "S2", "S3", "S4"):
+        first: Intervention = ("twice the turns", lambda s, t: (base, 2 * t))
     elif source_stage == "S4":
-        first: Intervention = (
-            "clean return restored",
-            lambda s, t: (clean_request(_without(s, "CD")), t),
-        )
+        first = ("clean return restored", lambda s, t: (base, t))
     elif source_stage == "S1":
         tools = ", ".join(dict.fromkeys(name for name, _ in calls)) or "none"
-        first = ("right tools named", lambda s, t: (_with_hint(clean_request(s), f"Tools to use: {tools}."), t))
+        first = ("right tools named", lambda s, t: (_with_hint(base, f"Tools to use: {tools}."), t))
     elif source_stage == "S2":
         convention = spec.variant.convention() or "Call the tools exactly as their schemas say."
-        first = ("calling convention given", lambda s, t: (_with_hint(clean_request(s), convention), t))
-    elif source_stage == "S3":
-        values = "; ".join(f"{a.op}: {canonical_json(a.arguments)}" for a in gold) or "none"
-        first = ("right values named", lambda s, t: (_with_hint(clean_request(s), f"Use these values: {values}."), t))
+        first = ("calling convention given", lambda s, t: (_with_hint(base, convention), t))
     else:
-        first = ("twice the turns", lambda s, t: (clean_request(s), 2 * t))
+        values = "; ".join(f"{a.op}: {canonical_json(a.arguments)}" for a in gold) or "none"
+        first = ("right values named", lambda s, t: (_with_hint(base, f"Use these values: {values}."), t))
     spelled_out = f"Make exactly these calls, in order: {_calls_text(calls)}."
     second: Intervention = ("gold calls spelled out", lambda s, t: (_with_hint(first[1](s, t)[0], spelled_out), 2 * t))
     return [first, second]
