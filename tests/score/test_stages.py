@@ -91,8 +91,16 @@ def test_the_right_tools_in_the_wrong_form_are_attributed_to_schema_grounding() 
     for result in (wrong_args, native_names_under_merge, broken_protocol):
         assert result.stages["S1"] == "fail" and result.earliest_failed_stage == "S1"
         assert (result.source_stage, result.primary_error, result.cascade) == ("S2", "invalid_call", True)
+    gold_op = SINGLE.gold[0].op
+    dispatched = T.call(SPACE.get(gold_op).group, {"operation": gold_op, "bogus": 1})
+    wrong_args_under_merge = score_stages(episode(SINGLE, [dispatched], variant="merge-class"))
+    assert (wrong_args_under_merge.source_stage, wrong_args_under_merge.primary_error) == ("S2", "invalid_call")
     made_up = score_stages(episode(SINGLE, [T.call("no_such_tool", {})]))
     assert (made_up.source_stage, made_up.primary_error) == ("S1", "missing_tool")  # no tool was right
+    other_op = next(op.name for op in SPACE.operations if op.kind == "write" and op.name != gold_op)
+    other_protocol = [T.call(f"commit_{other_op}", {"txn_id": "txn_7"})]  # breaks the protocol on the wrong tool
+    wrong_tool = score_stages(episode(SINGLE, other_protocol, variant="transaction"))
+    assert (wrong_tool.source_stage, wrong_tool.primary_error) == ("S1", "missing_tool")
 
 
 def test_runtime_failure_not_retried_is_an_s4_cause_seen_first_as_a_missing_tool() -> None:

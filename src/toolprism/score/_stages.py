@@ -25,9 +25,9 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
   headline success is the multiset match alone; S5 is stricter only where S4 applies.
 
 The source stage is S4 when S4 has a cause (a mishandled return explains what follows); S2 when S1
-failed only for missing tools and the agent was refused for the form while reaching for them (a
-broken protocol, or an off-schema call naming a missing operation): the selection was right and
-its encoding wrong; otherwise the first stage with a cause.
+failed only for missing tools and the agent was refused for the form while reaching for one of
+them (an off-schema or protocol-breaking call that names it): the selection was right and its
+encoding wrong; otherwise the first stage with a cause.
 """
 
 from __future__ import annotations
@@ -228,17 +228,23 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
 
 
 def _tried(calls: list, missing_ops: set[str]) -> bool:
-    """Whether the agent reached for the missing operations and was refused for the form: a broken
-    protocol (it was driving a cross-call protocol), or an off-schema call that names a missing
-    operation at some layer (its native name with wrong arguments, or the schema-form intent)."""
+    """Whether the agent reached for a missing operation and was refused for the form: an
+    off-schema or protocol-breaking call that names it (as its tool name, inside a protocol tool's
+    name such as ``commit_<op>``, or as an argument value such as a dispatcher's ``operation``).
+    A call under an opaque name does not say which operation it meant and does not count."""
     for call in calls:
         kind = RejectionKind(call.rejection) if call.rejection else None
-        if kind in PROTOCOL_KINDS:
-            return True
-        names = {call.name, *(step.get("name") for step in call.path)}
-        if kind in OFF_SCHEMA_KINDS and names & missing_ops:
+        if kind in OFF_SCHEMA_KINDS | PROTOCOL_KINDS and _named(call, missing_ops):
             return True
     return False
+
+
+def _named(call: Any, ops: set[str]) -> bool:
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    if any(isinstance(value, str) and value in ops for value in args.values()):
+        return True
+    names = [call.name, *(step.get("name") or "" for step in call.path)]
+    return any(re.search(rf"(?:^|_){re.escape(op)}(?:$|_)", name) for name in names for op in ops)
 
 
 def _feedback(
