@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from pathlib import Path
 from typing import Annotated
@@ -148,14 +149,14 @@ def run(
         mark = "[green]ok[/]" if result.success else "[red]fail[/]"
         progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
 
-    # a kill (SIGTERM) stops the run like Ctrl-C does: with the resume hint, finished episodes kept
+    terminated: list[int] = []
     try:
-        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+        previous = signal.signal(signal.SIGTERM, lambda signum, _: _terminate(terminated, signum))
     except ValueError:  # not the main thread: signals stay as they are
         previous = None
     try:
         summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
-    except (KeyboardInterrupt, ToolprismError):
+    except (KeyboardInterrupt, asyncio.CancelledError, ToolprismError):
         progress.stop()
         if where:
             stderr.print(
@@ -163,6 +164,8 @@ def run(
                 soft_wrap=True,
                 markup=False,
             )
+        if terminated:
+            raise typer.Exit(128 + terminated[0]) from None
         raise
     finally:
         if previous is not None:
@@ -172,6 +175,19 @@ def run(
         print_json(summary.model_dump())
     else:
         _print_table(summary)
+
+
+def _terminate(terminated: list[int], signum: int) -> None:
+    """SIGTERM stops a run as Ctrl-C does: the episodes in flight are cancelled at their next
+    await (an episode is recorded whole or not at all), and the caller prints the resume hint.
+    Unlike SIGINT this also works where SIGINT is ignored (a background job)."""
+    terminated.append(signum)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # still planning, outside the event loop
+        raise KeyboardInterrupt from None
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
 
 
 def _refuse_options_with_resume(ctx: typer.Context) -> None:
