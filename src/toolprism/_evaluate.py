@@ -300,7 +300,10 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
         rows.setdefault((r.variant, r.condition or ""), []).append(r)
     config = store.header.get("config", {})
     order = config.get("variants", [v for v, _ in rows])
-    conditions = ["", *config.get("perturbations", [])]
+    # the header's conditions in canonical form (a run made before they were stored so still reads
+    # right), then any condition only the rows know
+    stored = RunConfig.model_validate(config).perturbations if config else []
+    conditions = list(dict.fromkeys(["", *stored, *(c for _, c in rows)]))
     variants = [
         VariantSummary(
             variant=name,

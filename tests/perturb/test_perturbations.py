@@ -307,6 +307,13 @@ def test_conditions_written_loosely_are_one_condition_and_counted_in_the_summary
     summary = json.loads(result.stdout)
     assert [v["condition"] for v in summary["variants"]] == ["", "C2:medium", "A3:light+C4:light"]
     assert summary["episodes"] == 3 == sum(p["episodes"] for p in summary["perturbations"]) + 1
+    header = tmp_path / "r" / "header.json"  # a run stored before conditions were canonical
+    old = json.loads(header.read_text())
+    old["config"]["perturbations"] = ["c2", "C4:light+A3:light"]
+    header.write_text(json.dumps(old))
+    resumed = CliRunner().invoke(app, ["run", "--resume", str(tmp_path / "r"), "--json"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["variants"] == summary["variants"]
 
 
 def test_bad_perturbations_fail_before_the_run_with_every_problem(tmp_path) -> None:  # noqa: ANN001

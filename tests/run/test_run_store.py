@@ -174,16 +174,19 @@ def test_a_run_written_before_newer_columns_opens_with_their_defaults(tmp_path) 
 def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episode_again(tmp_path: Path) -> None:
     config = CONFIG.model_copy(update={"variants": ["native"], "tasks": 3})
     evaluate(config, run_dir=tmp_path)
-    first, second, *_ = _rows(tmp_path)
+    first, second, third, fourth, *_ = _rows(tmp_path)
     with sqlite3.connect(tmp_path / "results.sqlite") as db:
         db.execute("DELETE FROM traces WHERE episode_id = ?", (first,))
         db.execute("UPDATE traces SET trace = '{not json' WHERE episode_id = ?", (second,))
+        db.execute("UPDATE traces SET trace = json_object('episode_id', ?) WHERE episode_id = ?", (third, third))
+        db.execute("DELETE FROM episodes WHERE episode_id = ?", (fourth,))  # a trace with no result row
     store = RunStore.open(tmp_path)
-    assert store.damaged() == [first, second] and first not in store.finished()
-    with pytest.raises(ConfigError, match=r"is missing; 2 episode\(s\) of this run have no readable trace"):
+    assert store.damaged() == [first, second, third] and not {first, fourth} & store.finished()
+    with pytest.raises(ConfigError, match=r"is missing; 3 episode\(s\) of this run have no readable trace"):
         store.trace(first)
-    with pytest.raises(ConfigError, match="is damaged"):
-        store.trace(second)
+    for damaged in (second, third):
+        with pytest.raises(ConfigError, match="is damaged"):
+            store.trace(damaged)
     store.close()
     summary = evaluate(resume=tmp_path, backend=OracleBackend())
     store = RunStore.open(tmp_path)

@@ -82,8 +82,12 @@ def git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-_READABLE = "SELECT episode_id FROM traces WHERE json_valid(trace) AND json_extract(trace, '$.episode_id') = episode_id"
-"""Episodes whose trace is present and is the JSON of that episode's trace."""
+_READABLE = (
+    "SELECT episode_id FROM traces WHERE json_valid(trace) AND json_extract(trace, '$.episode_id') = episode_id"
+    " AND json_type(trace, '$.turns') = 'array' AND json_type(trace, '$.task') = 'object'"
+)
+"""Episodes whose trace is present and looks like that episode's trace (JSON with its id, turns
+and task); a trace damaged deeper than that is reported when read."""
 
 
 class RunStore:
@@ -176,7 +180,8 @@ class RunStore:
     def finished(self) -> set[str]:
         """Ids of the episodes recorded with a readable trace (one whose trace is missing or
         damaged counts as not finished, so that resuming runs it again)."""
-        return {row[0] for row in self._db.execute(_READABLE)}
+        rows = self._db.execute(f"SELECT episode_id FROM episodes WHERE episode_id IN ({_READABLE})")
+        return {row[0] for row in rows}
 
     def damaged(self) -> list[str]:
         """Ids of recorded episodes whose trace is missing or damaged, in recording order."""
