@@ -53,7 +53,7 @@ RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
 
 FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
-    "timeout": ("timeout", "timed out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
+    "timeout": ("timeout", "timed out", "timed-out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
     "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
     "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
     "server_error": ("server error", "server_error", "500", "502", "bad gateway", "internal error"),
@@ -62,7 +62,10 @@ FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
     "invalid_request": ("invalid", "bad request", "400"),
 }
 """Canonical failure type → words that name it (ToolRobustBench, appendix C: alias normalization)."""
-FAILURE_WORDS = ("could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error")
+FAILURE_WORDS = (
+    "could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error",
+    "not able", "wasn't able", "weren't able", "unavailable", "timed out", "timed-out", "did not go through",
+)  # fmt: skip
 
 
 def _alias_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
@@ -81,7 +84,8 @@ def _alias_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 
 _ALIASES = {canonical: _alias_pattern(words) for canonical, words in FAILURE_TYPE_ALIASES.items()}
 _FAILURE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in FAILURE_WORDS) + r")s?(?!\w)")
-_NEGATED = re.compile(r"\b(?:no|without|zero|any)\s+$")
+_NEGATED = re.compile(r"\b(?:no|without|zero|any)\b(?:\s+\w+){0,2}\s+$")
+"""A failure word negated within the two words before it ("no errors", "no failures or errors")."""
 
 
 def normalize_failure_type(text: str | None) -> str | None:
