@@ -14,6 +14,7 @@ from toolprism._evaluate import expected_gold, score_episode
 from toolprism.backends import OracleBackend
 from toolprism.cli import app
 from toolprism.domains import Task, get_domain
+from toolprism.domains._phrasing import CHATTER
 from toolprism.errors import ConfigError
 from toolprism.perturb import SEVERITIES, SUBTYPES, Perturbation, parse_perturbations, plan, suite
 from toolprism.run import EpisodeSpec, run_episode
@@ -235,6 +236,19 @@ def test_ambiguity_drops_every_action_the_left_out_value_made_possible() -> None
     made, _ = plan(task, space, parse_perturbations("B2:heavy"), 0)
     assert "#W2599761" in made[0].params["values"]
     assert not [a for a in made[0].expected_gold if "#W2599761" in a.arguments.values()]
+
+
+def test_ambiguity_never_blanks_a_word_of_the_chatter() -> None:
+    checked = 0
+    for name in ("climate", "smart_home", "tv"):
+        domain = get_domain(name)
+        for task in (t for t in domain.tasks(0) if t.form == "hard"):
+            made, skips = plan(task, domain.action_space(), parse_perturbations("B2:heavy"), 0)
+            chatter = [(task.query.find(c), task.query.find(c) + len(c)) for c in CHATTER if c in task.query]
+            for start, end in made[0].params["spans"] if not skips else []:
+                assert not any(a <= start < b for a, b in chatter), (task.id, task.query[start:end])
+                checked += 1
+    assert checked > 100
 
 
 @pytest.mark.parametrize("key", [p.key for p in suite()])

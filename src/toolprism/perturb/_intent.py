@@ -31,9 +31,12 @@ class Mention:
 
 
 def mentions(task: Task) -> list[Mention]:
-    """Gold values written verbatim in the query (first occurrence of each), in text order."""
+    """Gold values written verbatim in the request (first occurrence of each, chatter sentences
+    skipped: the "on" of "I rely on this assistant" is not a value), in text order."""
     found: dict[tuple[int, str], Mention] = {}
     lowered = task.query.lower()
+    for sentence in CHATTER:  # blanked to the same length, so spans still index the query
+        lowered = lowered.replace(sentence.lower(), " " * len(sentence))
     for index, action in enumerate(task.gold):
         for name, value in action.arguments.items():
             if isinstance(value, (dict, list)):
