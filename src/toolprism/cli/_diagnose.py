@@ -20,7 +20,7 @@ REPORT = "diagnose.json"
 
 @friendly_errors
 def diagnose(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory written by 'toolprism run'.")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A run directory written by 'toolprism run'.")],
     limit: Annotated[int | None, typer.Option(help="Repair at most this many failed episodes.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:

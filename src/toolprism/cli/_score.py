@@ -15,7 +15,7 @@ from toolprism.score import STAGES, FailureMode, score_run
 
 @friendly_errors
 def score(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory written by 'toolprism run'.")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A run directory written by 'toolprism run'.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print the scores as one JSON document.")] = False,
     parquet: Annotated[
         Path | None,

@@ -61,7 +61,9 @@ def list_variants(
 @app.command("show")
 @friendly_errors
 def show(
-    spec: Annotated[str, typer.Argument(help="A variant name (see 'toolprism variants') or a spec string.")],
+    spec: Annotated[
+        str, typer.Argument(metavar="SPEC", help="A variant name (see 'toolprism variants list') or a spec string.")
+    ],
     domain: Annotated[str, typer.Option("--domain", "-d", help="Domain whose action space to shape.")] = "smart_home",
 ) -> None:
     """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN.

@@ -120,8 +120,10 @@ def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fa
     elif source_stage == "S4":
         first = ("clean return restored", lambda s, t: (base, t))
     elif source_stage == "S1":
+        # the variant's tool names, and the operations (a dispatcher or discovery tool alone says little)
         tools = ", ".join(dict.fromkeys(name for name, _ in calls)) or "none"
-        first = ("right tools named", lambda s, t: (_with_hint(base, f"Tools to use: {tools}."), t))
+        ops = ", ".join(dict.fromkeys(a.op for a in gold)) or "none"
+        first = ("right tools named", lambda s, t: (_with_hint(base, f"Tools to use: {tools} (operations: {ops})."), t))
     elif source_stage == "S2":
         convention = spec.variant.convention() or "Call the tools exactly as their schemas say."
         first = ("calling convention given", lambda s, t: (_with_hint(base, convention), t))
