@@ -19,6 +19,22 @@ from toolprism.backends import OracleBackend
 from toolprism.errors import BackendError, ConfigError
 from toolprism.run import RunStore
 
+SLOW_ORACLE = textwrap.dedent("""
+    import asyncio, sys
+    from toolprism.backends import OracleBackend
+    from toolprism.backends._oracle import OracleAgent
+
+    class Slow(OracleAgent):
+        async def respond(self, messages, tools):
+            await asyncio.sleep(0.05)
+            return await super().respond(messages, tools)
+
+    class SlowOracle(OracleBackend):
+        def agent(self, context):
+            return Slow(context)
+""")
+"""Script prefix for runs in a child process: an oracle slow enough to be killed mid-run."""
+
 CONFIG = RunConfig(model="oracle", variants=["native", "transaction", "merge"], tasks=4)
 
 
@@ -72,21 +88,8 @@ def test_crash_loses_no_finished_episode_and_resume_runs_each_once(tmp_path: Pat
 
 
 def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:
-    script = textwrap.dedent(f"""
-        import asyncio, sys
+    script = SLOW_ORACLE + textwrap.dedent(f"""
         from toolprism._evaluate import RunConfig, evaluate
-        from toolprism.backends import OracleBackend
-        from toolprism.backends._oracle import OracleAgent
-
-        class Slow(OracleAgent):
-            async def respond(self, messages, tools):
-                await asyncio.sleep(0.05)
-                return await super().respond(messages, tools)
-
-        class SlowOracle(OracleBackend):
-            def agent(self, context):
-                return Slow(context)
-
         evaluate(RunConfig.model_validate_json({CONFIG.model_dump_json()!r}), run_dir=sys.argv[1], backend=SlowOracle())
     """)
     proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
@@ -195,21 +198,9 @@ def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episod
 
 
 def test_a_terminated_cli_run_says_how_to_resume_and_resumes(tmp_path: Path) -> None:
-    script = textwrap.dedent("""
-        import asyncio, sys
+    script = SLOW_ORACLE + textwrap.dedent("""
         import toolprism._evaluate as evaluation
-        from toolprism.backends import OracleBackend
-        from toolprism.backends._oracle import OracleAgent
         from toolprism.cli import main
-
-        class Slow(OracleAgent):
-            async def respond(self, messages, tools):
-                await asyncio.sleep(0.05)
-                return await super().respond(messages, tools)
-
-        class SlowOracle(OracleBackend):
-            def agent(self, context):
-                return Slow(context)
 
         evaluation.create_backend = lambda *args, **kwargs: SlowOracle()
         sys.argv = ["toolprism", "run", "--model", "oracle", "-n", "4", "-v", "native,merge", "--run-dir", sys.argv[1]]

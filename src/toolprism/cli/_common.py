@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from toolprism.errors import ToolprismError
@@ -56,3 +57,16 @@ def perturbation_table(rows: list[PerturbationSummary]) -> Table:
         counts = (str(p.episodes), str(p.successes), rate, interval, str(p.skipped))
         table.add_row(p.subtype, p.severity, *counts, next(iter(p.reasons), ""))
     return table
+
+
+def counting_progress(label: str, *, transient: bool = True) -> Progress:
+    """A progress bar on stderr: ``label``, the bar, done/total, elapsed time, the current item."""
+    return Progress(
+        TextColumn(f"[bold]{label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=transient,
+    )

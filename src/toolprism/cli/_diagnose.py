@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.cli._common import counting_progress, friendly_errors, print_json
 from toolprism.score import diagnose_run
 
 REPORT = "diagnose.json"
@@ -32,15 +31,7 @@ def diagnose(
     first repair recovers it), Tier 2 (only the second does) or Tier 3 (neither).
 
     The report is also written to RUN_DIR/diagnose.json."""
-    progress = Progress(
-        TextColumn("[bold]repairing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    )
+    progress = counting_progress("repairing")
     bar = progress.add_task("finding failed episodes", total=None)
 
     def advance(done: int, total: int, episode_id: str) -> None:

@@ -6,10 +6,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from toolprism._evaluate import expand_variants
-from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.cli._common import counting_progress, friendly_errors, print_json
 from toolprism.cli._run import _split
 from toolprism.interop import FORMATS, export_tasks
 
@@ -40,15 +39,7 @@ def tasks(
     Hugging Face datasets directory (Parquet under data/ plus a README.md dataset card).
 
     Byte-identical for the same options. Default: every built-in domain, native only."""
-    progress = Progress(
-        TextColumn("[bold]tasks"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    )
+    progress = counting_progress("tasks")
     bar = progress.add_task("", total=None)
 
     def advance(done: int, total: int, task_id: str) -> None:

@@ -9,12 +9,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
 from toolprism.backends import DEFAULT_MODEL
-from toolprism.cli._common import friendly_errors, perturbation_table, print_json, stderr
+from toolprism.cli._common import counting_progress, friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.run import MAX_TURNS, EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
@@ -126,15 +125,7 @@ def run(
         concurrency=concurrency,
         perturbations=expand_conditions(_split(perturb) or [], perturb_suite),
     )
-    progress = Progress(
-        TextColumn("[bold]episodes"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=json_output,
-    )
+    progress = counting_progress("episodes", transient=json_output)
     bar = progress.add_task("", total=None)
     where: list[Path] = []
 
