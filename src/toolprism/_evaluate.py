@@ -377,7 +377,6 @@ def evaluate(
         specs, skips = plan_run(config)
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
-        backend = backend or create_backend(config.model, base_url=config.base_url)
         store = None
     backend = backend or create_backend(config.model, base_url=config.base_url)
     if store is None:

@@ -214,18 +214,17 @@ class RunStore:
                 ``toolprism run --resume`` runs those episodes again).
         """
         row = self._db.execute("SELECT trace FROM traces WHERE episode_id = ?", (episode_id,)).fetchone()
-        try:
-            if row is None:
-                raise ValueError("missing")
-            return Trace.model_validate_json(row[0])
-        except ValueError as e:  # pydantic's ValidationError is a ValueError
-            what = "missing" if row is None else f"damaged ({str(e).splitlines()[0]})"
-            damaged = len(self.damaged()) or 1
-            raise ConfigError(
-                f"the trace of episode {episode_id} is {what}; {damaged} episode(s) of this run have no readable "
-                f"trace, and 'toolprism run --resume {self.run_dir}' runs them again",
-                what="run directory",
-            ) from None
+        what = "missing"
+        if row is not None:
+            try:
+                return Trace.model_validate_json(row[0])
+            except ValueError as e:  # pydantic's ValidationError is a ValueError
+                what = f"damaged ({str(e).splitlines()[0]})"
+        raise ConfigError(
+            f"the trace of episode {episode_id} is {what}; {len(self.damaged()) or 1} episode(s) of this run have "
+            f"no readable trace, and 'toolprism run --resume {self.run_dir}' runs them again",
+            what="run directory",
+        )
 
     def close(self) -> None:
         """Close the database."""
