@@ -22,7 +22,16 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, rereads, suite
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
-from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
+from toolprism.run import (
+    MAX_TURNS,
+    EpisodeResult,
+    EpisodeSpec,
+    RunStore,
+    Trace,
+    run_episodes,
+    run_pins,
+    verify_run_tasks,
+)
 from toolprism.schema import Action
 from toolprism.score import PerturbationSummary, by_condition, score_actions
 from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Variant, parse_spec, resolve
@@ -372,6 +381,7 @@ def evaluate(
         store = RunStore.open(resume)
         config = RunConfig.model_validate(store.header["config"])
         specs, skips = plan_run(config)
+        verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
     else:
         config = config or RunConfig()
         specs, skips = plan_run(config)
@@ -388,6 +398,9 @@ def evaluate(
                 "backend": backend.settings(),
                 "variant_specs": variants,
                 "episodes": len(specs),
+                "tasks": {
+                    n: p.model_dump() for n, p in run_pins([(s.domain, s.task) for s in specs], config.seed).items()
+                },
                 "skipped": skips,
                 "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
             },

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json
-from toolprism.domains import TASK_KINDS, domain_names, get_domain
+from toolprism.domains import TASK_KINDS, domain_names, get_domain, task_set_hash
 
 
 def domain_row(name: str, seed: int) -> dict:
@@ -35,15 +35,50 @@ def domain_row(name: str, seed: int) -> dict:
     }
 
 
+def hash_row(name: str, seed: int) -> dict:
+    """The pin of one domain's task set at ``seed``: its version, task count and set hash."""
+    domain = get_domain(name)
+    tasks = domain.tasks(seed)
+    return {
+        "domain": name,
+        "seed": seed,
+        "version": domain.version,
+        "tasks": len(tasks),
+        "set_hash": task_set_hash(tasks),
+    }
+
+
 @friendly_errors
 def domains(
     seed: Annotated[int, typer.Option("--seed", min=0, help="World and task seed the task counts are for.")] = 0,
-    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON list of per-domain counts.")] = False,
+    hashes: Annotated[
+        bool,
+        typer.Option(
+            "--hashes",
+            help="Print each domain's version and task-set hash instead of the counts (what run headers and "
+            "tests/domains/pinned_task_sets.json pin).",
+        ),
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON list of per-domain rows.")] = False,
 ) -> None:
     """List the built-in domains: operations (read/write), enumerated arguments, and tasks.
 
     Each task has an easy and a hard form of the same query; task kinds and the gold-calls
-    histogram count distinct tasks (easy forms)."""
+    histogram count distinct tasks (easy forms). With --hashes: the pinned task-set hashes (a
+    run records each task's content hash, and score, diagnose and --resume refuse a run whose
+    tasks the code now generates differently)."""
+    if hashes:
+        rows = [hash_row(name, seed) for name in domain_names()]
+        if json_output:
+            print_json(rows)
+            return
+        table = Table(title=f"task-set hashes (seed {seed})")
+        for column in ("domain", "version", "tasks", "set hash"):
+            table.add_column(column, justify="right" if column in ("version", "tasks") else "left")
+        for r in rows:
+            table.add_row(r["domain"], str(r["version"]), str(r["tasks"]), r["set_hash"])
+        Console().print(table)
+        return
     rows = [domain_row(name, seed) for name in domain_names()]
     if json_output:
         print_json(rows)

@@ -18,6 +18,8 @@ from toolprism.domains._base import (
     TaskDraft,
     TaskKind,
     operation,
+    task_hash,
+    task_set_hash,
 )
 from toolprism.domains._catalog import is_pack_path, load_pack
 from toolprism.registry import Registry
@@ -68,4 +70,6 @@ __all__ = [
     "domain_names",
     "get_domain",
     "operation",
+    "task_hash",
+    "task_set_hash",
 ]

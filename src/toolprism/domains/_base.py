@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
@@ -102,6 +102,7 @@ class Task:
         world_seed: seed of the initial state the task is posed on.
         kind: ``single``, ``compound`` or ``compositional`` (see :data:`TaskKind`).
         form: ``easy`` or ``hard`` (see :data:`Form`).
+        version: the generating domain's :attr:`Domain.version` (part of :attr:`content_hash`).
     """
 
     id: str
@@ -112,6 +113,12 @@ class Task:
     world_seed: int = 0
     kind: TaskKind = "single"
     form: Form = "easy"
+    version: int = 1
+
+    @property
+    def content_hash(self) -> str:
+        """The task's pin: :func:`task_hash` of :meth:`to_json` and :attr:`version`."""
+        return task_hash(self.to_json(), self.version)
 
     def to_json(self) -> dict[str, JSON]:
         """A JSON-ready description (for traces and exports)."""
@@ -125,6 +132,26 @@ class Task:
             "gold": [a.to_json() for a in self.gold],
             "reference": [{"action": s.action.to_json(), "reply": s.reply} for s in self.reference],
         }
+
+
+def task_hash(task: Mapping[str, JSON], version: int = 1) -> str:
+    """The content hash that pins a task: 16 hex digits of the SHA-256 of the canonical JSON of
+    its :meth:`Task.to_json` form (id, domain, query, gold, reference trace with replies, world
+    seed, kind, form) and its domain's version.
+
+    A stored run records these (see ``toolprism.run``), so a re-score, repair or resume can tell
+    that the code now generates another task under the same id. ``task`` may be a trace's stored
+    task JSON (runs made before the hashes were recorded: ``version`` 1).
+    """
+    content = canonical_json({"task": dict(task), "domain_version": version})
+    return hashlib.sha256(content.encode()).hexdigest()[:16]
+
+
+def task_set_hash(tasks: Iterable[Task]) -> str:
+    """16 hex digits of the SHA-256 of the tasks' ids and :attr:`Task.content_hash`, in order:
+    one hash for a domain's whole task set at a seed (``toolprism domains --hashes``)."""
+    lines = "\n".join(f"{t.id} {t.content_hash}" for t in tasks)
+    return hashlib.sha256(lines.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -194,6 +221,9 @@ class Domain:
     """
 
     name: ClassVar[str]
+    version: ClassVar[int] = 1
+    """Bumped with any deliberate change to what the domain generates (tasks, replies); the task
+    hashes pinned in tests/domains/pinned_task_sets.json must then be re-pinned."""
     policy: ClassVar[str]
     operations: ClassVar[Sequence[OperationFn]]
     aliases: ClassVar[dict[str, tuple[str, ...]]] = {}
@@ -261,9 +291,10 @@ class Domain:
                     problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
                 steps.append(ReferenceStep(action, reply))
             gold, reference = tuple(s.action for s in steps), tuple(steps)
-            easy.append(Task(task_id, self.name, draft.query, gold, reference, seed, draft.kind, "easy"))
+            common = dict(domain=self.name, gold=gold, reference=reference, world_seed=seed, kind=draft.kind)
+            easy.append(Task(task_id, query=draft.query, form="easy", version=self.version, **common))
             if draft.hard is not None:
-                hard.append(Task(f"{task_id}/hard", self.name, draft.hard, gold, reference, seed, draft.kind, "hard"))
+                hard.append(Task(f"{task_id}/hard", query=draft.hard, form="hard", version=self.version, **common))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
         tasks = easy + hard

@@ -226,6 +226,14 @@ class RunStore:
             what="run directory",
         )
 
+    def stored_tasks(self) -> dict[str, dict[str, Any]]:
+        """Task id -> the task JSON its traces stored (one per task; unreadable traces skipped)."""
+        rows = self._db.execute(
+            "SELECT json_extract(trace, '$.task.id'), json_extract(trace, '$.task') FROM traces"
+            " WHERE json_valid(trace) GROUP BY json_extract(trace, '$.task.id')"
+        )
+        return {task_id: json.loads(task) for task_id, task in rows if task_id is not None}
+
     def close(self) -> None:
         """Close the database."""
         self._db.close()

@@ -35,7 +35,7 @@ from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import Instance, expected_gold
-from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
+from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
 from toolprism.schema import canonical_json
 from toolprism.score._stages import score_stages
 from toolprism.score._taxonomy import run_domains
@@ -160,13 +160,15 @@ def diagnose_run(
     episode id).
 
     Raises:
-        ConfigError: ``run_dir`` is not a run directory, or ``limit`` is below 1.
+        ConfigError: ``run_dir`` is not a run directory, ``limit`` is below 1, or the code no longer
+            generates a task the run posed as it was (pinned task hashes).
         BackendError: the model failed.
     """
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1, got {limit}", what="options")
     store = RunStore.open(run_dir)
     try:
+        verify_run_tasks(store, "repairing")
         config = store.header.get("config", {})
         domains = run_domains(store)
         max_turns = int(config.get("max_turns", 20))

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.perturb import SEVERITIES, condition_cell
-from toolprism.run import RunStore
+from toolprism.run import RunStore, verify_run_tasks
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import FailureMode, diagnose, run_domains
@@ -147,10 +147,12 @@ def score_run(run_dir: Path) -> RunScore:
     """Recompute scores and failure modes of every stored episode; deterministic (no timings).
 
     Raises:
-        ConfigError: ``run_dir`` is not a run directory.
+        ConfigError: ``run_dir`` is not a run directory, or the code no longer generates a task
+            the run posed as it was (pinned task hashes; the message names each changed task).
     """
     store = RunStore.open(run_dir)
     try:
+        verify_run_tasks(store, "re-scoring")
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
