@@ -85,9 +85,7 @@ def _check_slot(state: CalendarState, name: EventName, day: Day, hour: int, minu
     step = DURATION_STEP_MINUTES
     refuse_if(minutes % step != 0, f"durations go in steps of {step} minutes; {minutes} is not one")
     start, end = hour * 60, hour * 60 + minutes
-    refuse_if(
-        end > DAY_END_MINUTE, f"the {name} would end at {clock(end)}; events must end by {clock(DAY_END_MINUTE)}"
-    )
+    refuse_if(end > DAY_END_MINUTE, f"the {name} would end at {clock(end)}; events must end by {clock(DAY_END_MINUTE)}")
     for other, event in state.events.items():
         if other == name or event.day != day:
             continue
