@@ -9,13 +9,14 @@ what it touched. The recurring steps are here, each one line at the call site:
 - :func:`switch`: a setting that must change (switching to the current value is refused);
 - :func:`transition`: a status that must be in one state to move to another (pause, resume);
 - :func:`discard`: an entry that must be present to be removed (a timer, a stop, a guest);
-- :func:`dumped` and :func:`rows`: replies.
+- :func:`dumped`, :func:`listing` and :func:`rows`: replies.
 
 Every refusal text is the caller's, word for word.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -24,10 +25,12 @@ from toolprism.errors import DomainError
 
 
 class _Powered(Protocol):
-    power: str
+    @property
+    def power(self) -> str: ...
 
 
 U = TypeVar("U", bound=_Powered)
+K = TypeVar("K", bound=str)
 
 
 def words(name: str) -> str:
@@ -93,6 +96,11 @@ def dumped(key: str, name: str, model: BaseModel, **options: Any) -> dict[str, A
     return {key: name, **model.model_dump(mode="json", **options)}
 
 
-def rows(mapping: dict[str, Any], key: str, value: str) -> list[dict[str, Any]]:
+def listing(mapping: Mapping[K, BaseModel], key: str = "name", **options: Any) -> list[dict[str, Any]]:
+    """A mapping of named models as a list for a reply: each row is :func:`dumped` ``(key, name, model)``."""
+    return [dumped(key, name, model, **options) for name, model in mapping.items()]
+
+
+def rows(mapping: Mapping[K, object], key: str, value: str) -> list[dict[str, Any]]:
     """A mapping as a list of two-field rows: ``{"tea": 4}`` → ``[{key: "tea", value: 4}]``."""
     return [{key: k, value: v} for k, v in mapping.items()]

@@ -22,7 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import discard, dumped, refuse_if
+from toolprism.domains._opkit import discard, listing, refuse_if
 from toolprism.domains.calendar._state import (
     DAY_END_MINUTE,
     DURATION_STEP_MINUTES,
@@ -128,7 +128,7 @@ def get_event(state: CalendarState, event: EventArg) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: CalendarState) -> dict:
     """List the meeting presets, each a duration in minutes and a reminder."""
-    return {"presets": [dumped("preset", name, p) for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets, key="preset")}
 
 
 # --- placing events ----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on, words
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, words
 from toolprism.domains.car_cabin._state import (
     CHILD_SAFE_POSITIONS,
     TEMPERATURE_MAX,
@@ -95,8 +95,7 @@ def get_seat_status(state: CabinState, seat: SeatArg) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: CabinState) -> dict:
     """List the comfort presets with what each one sets, and the last applied preset."""
-    presets = [dumped("name", name, preset, exclude_defaults=True) for name, preset in state.presets.items()]
-    return {"presets": presets, "active_preset": state.active_preset}
+    return {"presets": listing(state.presets, exclude_defaults=True), "active_preset": state.active_preset}
 
 
 # --- power and climate -------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on, switch, words
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, words
 from toolprism.domains.climate._state import (
     HUMIDITY_RANGE,
     TEMPERATURE_RANGE,
@@ -81,7 +81,7 @@ def get_air_status(state: ClimateState) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: ClimateState) -> dict:
     """List the presets with the mode, target temperature (°C) and fan speed each one applies."""
-    return {"presets": [dumped("name", name, p) for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets)}
 
 
 # --- power, mode, temperature, fan --------------------------------------------------------------

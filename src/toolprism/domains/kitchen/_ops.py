@@ -24,7 +24,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import discard, dumped, refuse_if, require_on, rows, switch, transition
+from toolprism.domains._opkit import discard, dumped, listing, refuse_if, require_on, rows, switch, transition
 from toolprism.domains.kitchen._state import (
     MODES,
     OVEN_RANGE,
@@ -86,7 +86,7 @@ def list_presets(
 ) -> dict:
     """List the oven's presets (mode and °C) or the microwave's (power level and seconds)."""
     presets = state.oven_presets if appliance == "oven" else state.microwave_presets
-    return {"appliance": appliance, "presets": [dumped("name", n, p) for n, p in presets.items()]}
+    return {"appliance": appliance, "presets": listing(presets)}
 
 
 @operation(kind="read", group="timers")

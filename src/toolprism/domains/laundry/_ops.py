@@ -25,7 +25,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on, switch, transition
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, transition
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
     MAX_DELAY_HOURS,
@@ -80,7 +80,7 @@ def get_status(state: LaundryState, machine: MachineArg) -> dict:
 def list_presets(state: LaundryState, machine: MachineArg) -> dict:
     """List a machine's presets with the settings each applies."""
     presets = state.washer_presets if machine == "washer" else state.dryer_presets
-    return {"machine": machine, "presets": [dumped("name", n, p) for n, p in presets.items()]}
+    return {"machine": machine, "presets": listing(presets)}
 
 
 @operation(kind="read", group="cycles")

@@ -19,7 +19,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on, switch, transition
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, transition
 from toolprism.domains.media_player._state import (
     PATIO_MAX_VOLUME,
     Band,
@@ -74,7 +74,7 @@ def get_status(state: MediaState, zone: ZoneArg) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: MediaState) -> dict:
     """List the sound presets with the volume, bass and treble each one applies."""
-    return {"presets": [dumped("name", name, p) for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets)}
 
 
 @operation(kind="read", group="library")

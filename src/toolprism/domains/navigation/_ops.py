@@ -19,7 +19,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import discard, dumped, refuse_if, transition, words
+from toolprism.domains._opkit import discard, dumped, listing, refuse_if, transition, words
 from toolprism.domains.navigation._state import (
     MAX_WAYPOINTS,
     AvoidSetting,
@@ -96,7 +96,7 @@ def find_poi(
 @operation(kind="read", group="places")
 def list_saved_places(state: NavigationState) -> dict:
     """List the saved places with their addresses and drive times (minutes, fastest route)."""
-    return {"places": [dumped("name", name, place) for name, place in state.places.items()]}
+    return {"places": listing(state.places)}
 
 
 # --- route -------------------------------------------------------------------------------------

@@ -14,12 +14,12 @@ Other writes are idempotent: repeating one changes nothing and succeeds.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on
 from toolprism.domains.smart_home._state import (
     TEMPERATURE_RANGE,
     ZONE_OF,
@@ -44,8 +44,8 @@ ZoneArg = Annotated[Zone, Field(description="The thermostat zone (the bedroom an
 LockArg = Annotated[LockName, Field(description="The door lock.")]
 
 
-def _light_reply(state: HomeState, room: Room) -> dict:
-    return {"room": room, "light": state.rooms[room].light.model_dump(mode="json")}
+def _device_reply(state: HomeState, room: Room, device: Literal["light", "speaker"]) -> dict:
+    return {"room": room, device: getattr(state.rooms[room], device).model_dump(mode="json")}
 
 
 def _lit(state: HomeState, room: Room, what: str) -> Light:
@@ -100,8 +100,7 @@ def get_lock_status(state: HomeState, lock: LockArg) -> dict:
 @operation(kind="read", group="scenes")
 def list_scenes(state: HomeState) -> dict:
     """List the available scenes with what each one sets, and the last activated scene."""
-    scenes = [dumped("name", name, scene, exclude_defaults=True) for name, scene in state.scenes.items()]
-    return {"scenes": scenes, "active_scene": state.active_scene}
+    return {"scenes": listing(state.scenes, exclude_defaults=True), "active_scene": state.active_scene}
 
 
 # --- lights ------------------------------------------------------------------------------------
@@ -115,7 +114,7 @@ def set_light_power(
 ) -> dict:
     """Turn a room's light on or off (it keeps its brightness and color)."""
     state.rooms[room].light.power = power
-    return _light_reply(state, room)
+    return _device_reply(state, room, "light")
 
 
 @operation(kind="write", group="lights")
@@ -126,7 +125,7 @@ def set_light_brightness(
 ) -> dict:
     """Set the brightness of a room's light; the light must be on."""
     _lit(state, room, "brightness").brightness = brightness
-    return _light_reply(state, room)
+    return _device_reply(state, room, "light")
 
 
 @operation(kind="write", group="lights")
@@ -135,7 +134,7 @@ def set_light_color(
 ) -> dict:
     """Set the color of a room's light; the light must be on."""
     _lit(state, room, "color").color = color
-    return _light_reply(state, room)
+    return _device_reply(state, room, "light")
 
 
 # --- blinds, fans, speakers --------------------------------------------------------------------
@@ -172,9 +171,8 @@ def play_music(
     playlist: Annotated[Playlist, Field(description="The playlist to play.")],
 ) -> dict:
     """Play a playlist on a room's speaker (living room, kitchen and office have speakers)."""
-    speaker = _speaker(state, room)
-    speaker.playlist = playlist
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    _speaker(state, room).playlist = playlist
+    return _device_reply(state, room, "speaker")
 
 
 @operation(kind="write", group="media")
@@ -183,7 +181,7 @@ def stop_music(state: HomeState, room: RoomArg) -> dict:
     speaker = _speaker(state, room)
     refuse_if(speaker.playlist is None, f"nothing is playing in the {room}")
     speaker.playlist = None
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    return _device_reply(state, room, "speaker")
 
 
 @operation(kind="write", group="media")
@@ -193,9 +191,8 @@ def set_volume(
     volume: Annotated[int, Field(ge=0, le=100, description="Volume in percent (0-100).")],
 ) -> dict:
     """Set the volume of a room's speaker."""
-    speaker = _speaker(state, room)
-    speaker.volume = volume
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    _speaker(state, room).volume = volume
+    return _device_reply(state, room, "speaker")
 
 
 # --- climate -----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, transition, words
+from toolprism.domains._opkit import listing, refuse_if, transition, words
 from toolprism.domains.vacuum._state import (
     FLOOR_OF,
     MAP_OF,
@@ -98,8 +98,7 @@ def get_room(state: VacuumState, room: Annotated[Room, Field(description="The ro
 @operation(kind="read", group="presets")
 def list_presets(state: VacuumState) -> dict:
     """List the cleaning presets and the settings each one applies."""
-    presets = [dumped("name", n, p, exclude_none=True) for n, p in PRESET_TABLE.items()]
-    return {"presets": presets, "current": _settings(state)}
+    return {"presets": listing(PRESET_TABLE, exclude_none=True), "current": _settings(state)}
 
 
 # --- cleaning ----------------------------------------------------------------------------------
