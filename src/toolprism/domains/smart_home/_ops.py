@@ -69,6 +69,13 @@ def _thermostat_reply(state: HomeState, zone: Zone) -> dict:
     return dumped("zone", zone, state.thermostats[zone])
 
 
+def _set_fixture(state: HomeState, room: Room, fixture: Literal["blinds", "fan"], value: str) -> dict:
+    """Set the room's blinds or fan, refusing if the room has none."""
+    refuse_if(getattr(state.rooms[room], fixture) is None, f"the {room} has no {fixture}")
+    setattr(state.rooms[room], fixture, value)
+    return {"room": room, fixture: value}
+
+
 def _speaker(state: HomeState, room: Room) -> Speaker:
     """The room's speaker, refusing if the room has none."""
     speaker = state.rooms[room].speaker
@@ -147,9 +154,7 @@ def set_blinds(
     position: Annotated[Position, Field(description="Where to move the blinds.")],
 ) -> dict:
     """Open, half-open or close a room's blinds (the living room, kitchen, bedroom, office)."""
-    refuse_if(state.rooms[room].blinds is None, f"the {room} has no blinds")
-    state.rooms[room].blinds = position
-    return {"room": room, "blinds": position}
+    return _set_fixture(state, room, "blinds", position)
 
 
 @operation(kind="write", group="fans")
@@ -159,9 +164,7 @@ def set_fan_speed(
     speed: Annotated[FanSpeed, Field(description="Fan speed, or off.")],
 ) -> dict:
     """Set a room's ceiling fan speed (living room, bedroom and office have fans)."""
-    refuse_if(state.rooms[room].fan is None, f"the {room} has no fan")
-    state.rooms[room].fan = speed
-    return {"room": room, "fan": speed}
+    return _set_fixture(state, room, "fan", speed)
 
 
 @operation(kind="write", group="media")

@@ -20,7 +20,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
-from toolprism.domains._opkit import dumped, refuse_if, require_on, switch
+from toolprism.domains._opkit import dumped, refuse_if, require_on, switch, transition
 from toolprism.domains.tv._state import (
     KIDS_APP,
     App,
@@ -45,6 +45,14 @@ def _reply(state: TvState, tv: TvName) -> dict:
 def _on(state: TvState, tv: TvName) -> Television:
     """The set, refusing if it is off."""
     return require_on(state.tvs[tv], f"the {tv} tv is off; turn it on first")
+
+
+def _app_playback(state: TvState, tv: TvName, source: str, target: str, refusal: str) -> dict:
+    """Move the set's app playback from ``source`` to ``target``, refusing unless it shows an app in ``source``."""
+    set_ = _on(state, tv)
+    refuse_if(set_.input != "apps", refusal)
+    transition(set_, "playback", source, target, refusal)
+    return _reply(state, tv)
 
 
 def _genre(state: TvState, channel: int) -> str | None:
@@ -141,19 +149,13 @@ def launch_app(state: TvState, tv: TvArg, app: Annotated[App, Field(description=
 @operation(kind="write", group="playback")
 def pause(state: TvState, tv: TvArg) -> dict:
     """Pause the app playing on a set; refused unless an app is playing."""
-    set_ = _on(state, tv)
-    refuse_if(set_.input != "apps" or set_.playback != "playing", f"nothing is playing in an app on the {tv} tv")
-    set_.playback = "paused"
-    return _reply(state, tv)
+    return _app_playback(state, tv, "playing", "paused", f"nothing is playing in an app on the {tv} tv")
 
 
 @operation(kind="write", group="playback")
 def resume(state: TvState, tv: TvArg) -> dict:
     """Resume the paused app on a set; refused unless an app is paused."""
-    set_ = _on(state, tv)
-    refuse_if(set_.input != "apps" or set_.playback != "paused", f"no app is paused on the {tv} tv")
-    set_.playback = "playing"
-    return _reply(state, tv)
+    return _app_playback(state, tv, "paused", "playing", f"no app is paused on the {tv} tv")
 
 
 # --- sound and picture -------------------------------------------------------------------------
