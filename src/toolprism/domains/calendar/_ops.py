@@ -22,6 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import discard, listing, refuse_if
 from toolprism.domains.calendar._state import (
     DAY_END_MINUTE,
     DURATION_STEP_MINUTES,
@@ -75,27 +76,25 @@ def event_reply(state: CalendarState, name: EventName) -> dict:
 
 def _scheduled(state: CalendarState, name: EventName, action: str) -> Event:
     event = state.events[name]
-    if not event.scheduled:
-        raise DomainError(f"the {name} is not on your calendar; add it before you {action}")
+    refuse_if(not event.scheduled, f"the {name} is not on your calendar; add it before you {action}")
     return event
 
 
 def _check_slot(state: CalendarState, name: EventName, day: Day, hour: int, minutes: int) -> None:
     """Refuse a slot that breaks the duration step, ends after 23:00 or overlaps another event."""
-    if minutes % DURATION_STEP_MINUTES:
-        raise DomainError(f"durations go in steps of {DURATION_STEP_MINUTES} minutes; {minutes} is not one")
+    step = DURATION_STEP_MINUTES
+    refuse_if(minutes % step != 0, f"durations go in steps of {step} minutes; {minutes} is not one")
     start, end = hour * 60, hour * 60 + minutes
-    if end > DAY_END_MINUTE:
-        raise DomainError(f"the {name} would end at {clock(end)}; events must end by {clock(DAY_END_MINUTE)}")
+    refuse_if(end > DAY_END_MINUTE, f"the {name} would end at {clock(end)}; events must end by {clock(DAY_END_MINUTE)}")
     for other, event in state.events.items():
         if other == name or event.day != day:
             continue
         other_start, other_end = span(event)
-        if start < other_end and other_start < end:
-            raise DomainError(
-                f"the {name} would overlap the {other} on {day} ({clock(other_start)}-{clock(other_end)}); "
-                "pick another time"
-            )
+        refuse_if(
+            start < other_end and other_start < end,
+            f"the {name} would overlap the {other} on {day} ({clock(other_start)}-{clock(other_end)}); "
+            "pick another time",
+        )
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -129,7 +128,7 @@ def get_event(state: CalendarState, event: EventArg) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: CalendarState) -> dict:
     """List the meeting presets, each a duration in minutes and a reminder."""
-    return {"presets": [{"preset": name, **p.model_dump(mode="json")} for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets, key="preset")}
 
 
 # --- placing events ----------------------------------------------------------------------------
@@ -152,8 +151,7 @@ def add_event(state: CalendarState, event: EventArg, day: DayArg, hour: HourArg,
 def move_event(state: CalendarState, event: EventArg, day: DayArg, hour: HourArg) -> dict:
     """Move an event on the calendar to another day or start hour, keeping its duration."""
     target = _scheduled(state, event, "move it")
-    if (target.day, target.hour) == (day, hour):
-        raise DomainError(f"the {event} is already on {day} at {clock(hour * 60)}")
+    refuse_if((target.day, target.hour) == (day, hour), f"the {event} is already on {day} at {clock(hour * 60)}")
     _check_slot(state, event, day, hour, target.minutes)
     target.day, target.hour = day, hour
     return event_reply(state, event)
@@ -185,8 +183,10 @@ def set_reminder(
 ) -> dict:
     """Set when and how the calendar reminds you of an event on the calendar."""
     target = _scheduled(state, event, "set a reminder")
-    if method == "email" and LEAD_MINUTES[lead] < EMAIL_MIN_LEAD_MINUTES:
-        raise DomainError(f"email reminders need at least {EMAIL_MIN_LEAD_MINUTES} minutes' notice, not {lead}")
+    refuse_if(
+        method == "email" and LEAD_MINUTES[lead] < EMAIL_MIN_LEAD_MINUTES,
+        f"email reminders need at least {EMAIL_MIN_LEAD_MINUTES} minutes' notice, not {lead}",
+    )
     target.reminder = Reminder(lead=lead, method=method)
     return event_reply(state, event)
 
@@ -198,12 +198,9 @@ def set_reminder(
 def invite_guest(state: CalendarState, event: EventArg, guest: GuestArg) -> dict:
     """Invite a guest to a public event on the calendar (at most 4 guests)."""
     target = _scheduled(state, event, "invite guests")
-    if target.visibility == "private":
-        raise DomainError(f"the {event} is private; make it public before inviting guests")
-    if guest in target.guests:
-        raise DomainError(f"{guest} is already invited to the {event}")
-    if len(target.guests) >= MAX_GUESTS:
-        raise DomainError(f"the {event} already has {MAX_GUESTS} guests; remove one first")
+    refuse_if(target.visibility == "private", f"the {event} is private; make it public before inviting guests")
+    refuse_if(guest in target.guests, f"{guest} is already invited to the {event}")
+    refuse_if(len(target.guests) >= MAX_GUESTS, f"the {event} already has {MAX_GUESTS} guests; remove one first")
     target.guests = sorted([*target.guests, guest], key=GUESTS.index)
     return event_reply(state, event)
 
@@ -211,10 +208,7 @@ def invite_guest(state: CalendarState, event: EventArg, guest: GuestArg) -> dict
 @operation(kind="write", group="guests")
 def remove_guest(state: CalendarState, event: EventArg, guest: GuestArg) -> dict:
     """Remove a guest from an event's guest list."""
-    target = state.events[event]
-    if guest not in target.guests:
-        raise DomainError(f"{guest} is not invited to the {event}")
-    target.guests.remove(guest)
+    discard(state.events[event].guests, guest, f"{guest} is not invited to the {event}")
     return event_reply(state, event)
 
 
@@ -226,8 +220,10 @@ def set_visibility(
 ) -> dict:
     """Make an event public or private; a private event cannot have guests."""
     target = state.events[event]
-    if visibility == "private" and target.guests:
-        raise DomainError(f"the {event} has {len(target.guests)} guest(s); remove them before making it private")
+    refuse_if(
+        visibility == "private" and bool(target.guests),
+        f"the {event} has {len(target.guests)} guest(s); remove them before making it private",
+    )
     target.visibility = visibility
     return event_reply(state, event)
 
@@ -250,8 +246,8 @@ def set_schedule(
     end: Annotated[int, Field(ge=13, le=22, description="Hour the working day ends (13-22, 24-hour clock).")],
 ) -> dict:
     """Set your working hours on a day; they span at least 4 hours."""
-    if end - start < MIN_WORKDAY_HOURS:
-        raise DomainError(f"working hours must span at least {MIN_WORKDAY_HOURS} hours, not {end - start}")
+    hours = end - start
+    refuse_if(hours < MIN_WORKDAY_HOURS, f"working hours must span at least {MIN_WORKDAY_HOURS} hours, not {hours}")
     state.working_hours[day] = WorkingHours(start=start, end=end)
     return {"day": day, "start": start, "end": end}
 

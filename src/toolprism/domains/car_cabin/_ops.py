@@ -19,16 +19,19 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, words
 from toolprism.domains.car_cabin._state import (
     CHILD_SAFE_POSITIONS,
     TEMPERATURE_MAX,
     TEMPERATURE_MIN,
     VENTILATED_SEATS,
     CabinState,
+    Climate,
     ClimateMode,
     Color,
     FanSpeed,
     Level,
+    Lighting,
     Power,
     PresetName,
     RearDoor,
@@ -40,32 +43,23 @@ from toolprism.domains.car_cabin._state import (
     WindowPosition,
     Zone,
 )
-from toolprism.errors import DomainError
 
 SeatArg = Annotated[Seat, Field(description="The seat.")]
 LevelArg = Annotated[Level, Field(description="The level, or off.")]
-
-
-def _words(name: str) -> str:
-    return name.replace("_", " ")
 
 
 def _climate_reply(state: CabinState) -> dict:
     return {"climate": state.climate.model_dump(mode="json")}
 
 
-def _require_climate(state: CabinState, what: str) -> None:
-    if state.climate.power == "off":
-        raise DomainError(f"the climate is off; turn it on before setting the {what}")
+def _climate(state: CabinState, what: str) -> Climate:
+    """The climate, refusing if it is off."""
+    return require_on(state.climate, f"the climate is off; turn it on before setting the {what}")
 
 
-def _seat_reply(state: CabinState, seat: Seat) -> dict:
-    return {"seat": seat, **state.seats[seat].model_dump(mode="json")}
-
-
-def _require_lighting(state: CabinState, what: str) -> None:
-    if state.lighting.power == "off":
-        raise DomainError(f"the ambient lighting is off; turn it on before setting its {what}")
+def _lighting(state: CabinState, what: str) -> Lighting:
+    """The ambient lighting, refusing if it is off."""
+    return require_on(state.lighting, f"the ambient lighting is off; turn it on before setting its {what}")
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -95,17 +89,13 @@ def get_status(
 @operation(kind="read", group="seats")
 def get_seat_status(state: CabinState, seat: SeatArg) -> dict:
     """Get a seat's heating and ventilation levels (ventilation is null on rear seats)."""
-    return _seat_reply(state, seat)
+    return dumped("seat", seat, state.seats[seat])
 
 
 @operation(kind="read", group="presets")
 def list_presets(state: CabinState) -> dict:
     """List the comfort presets with what each one sets, and the last applied preset."""
-    presets = [
-        {"name": name, **preset.model_dump(mode="json", exclude_defaults=True)}
-        for name, preset in state.presets.items()
-    ]
-    return {"presets": presets, "active_preset": state.active_preset}
+    return {"presets": listing(state.presets, exclude_defaults=True), "active_preset": state.active_preset}
 
 
 # --- power and climate -------------------------------------------------------------------------
@@ -135,8 +125,7 @@ def set_mode(
     mode: Annotated[ClimateMode, Field(description="Climate mode: auto, cool, heat or fan_only.")],
 ) -> dict:
     """Set the climate mode; the climate must be on."""
-    _require_climate(state, "mode")
-    state.climate.mode = mode
+    _climate(state, "mode").mode = mode
     return _climate_reply(state)
 
 
@@ -154,10 +143,11 @@ def set_temperature(
     ],
 ) -> dict:
     """Set a climate zone's target temperature; the climate must be on and not in fan_only mode."""
-    _require_climate(state, "temperature")
-    if state.climate.mode == "fan_only":
-        raise DomainError("in fan_only mode the climate neither heats nor cools; choose another mode first")
-    state.climate.targets[zone] = temperature
+    climate = _climate(state, "temperature")
+    refuse_if(
+        climate.mode == "fan_only", "in fan_only mode the climate neither heats nor cools; choose another mode first"
+    )
+    climate.targets[zone] = temperature
     return _climate_reply(state)
 
 
@@ -167,10 +157,9 @@ def set_fan_speed(
     speed: Annotated[FanSpeed, Field(description="Blower speed.")],
 ) -> dict:
     """Set the climate blower speed; the climate must be on and not in auto mode."""
-    _require_climate(state, "fan speed")
-    if state.climate.mode == "auto":
-        raise DomainError("in auto mode the fan speed is automatic; choose another mode first")
-    state.climate.fan_speed = speed
+    climate = _climate(state, "fan speed")
+    refuse_if(climate.mode == "auto", "in auto mode the fan speed is automatic; choose another mode first")
+    climate.fan_speed = speed
     return _climate_reply(state)
 
 
@@ -180,22 +169,26 @@ def set_fan_speed(
 @operation(kind="write", group="seats")
 def set_seat_heating(state: CabinState, seat: SeatArg, level: LevelArg) -> dict:
     """Set a seat's heating level; refused while that seat's ventilation is on."""
-    ventilation = state.seats[seat].ventilation
-    if level != "off" and ventilation not in (None, "off"):
-        raise DomainError(f"the {_words(seat)} seat ventilation is on; turn it off before heating the seat")
-    state.seats[seat].heating = level
-    return _seat_reply(state, seat)
+    target = state.seats[seat]
+    refuse_if(
+        level != "off" and target.ventilation not in (None, "off"),
+        f"the {words(seat)} seat ventilation is on; turn it off before heating the seat",
+    )
+    target.heating = level
+    return dumped("seat", seat, target)
 
 
 @operation(kind="write", group="seats")
 def set_seat_ventilation(state: CabinState, seat: SeatArg, level: LevelArg) -> dict:
     """Set a front seat's ventilation level; refused while that seat's heating is on."""
-    if seat not in VENTILATED_SEATS:
-        raise DomainError(f"the {_words(seat)} seat has no ventilation; only the front seats do")
-    if level != "off" and state.seats[seat].heating != "off":
-        raise DomainError(f"the {_words(seat)} seat heating is on; turn it off before ventilating the seat")
-    state.seats[seat].ventilation = level
-    return _seat_reply(state, seat)
+    target = state.seats[seat]
+    refuse_if(seat not in VENTILATED_SEATS, f"the {words(seat)} seat has no ventilation; only the front seats do")
+    refuse_if(
+        level != "off" and target.heating != "off",
+        f"the {words(seat)} seat heating is on; turn it off before ventilating the seat",
+    )
+    target.ventilation = level
+    return dumped("seat", seat, target)
 
 
 # --- windows, sunroof, child locks -------------------------------------------------------------
@@ -208,8 +201,10 @@ def set_window(
     position: Annotated[WindowPosition, Field(description="Where to move it: closed, vent, half or open.")],
 ) -> dict:
     """Move a window; a rear window opens at most to vent while its child lock is on."""
-    if state.child_locks.get(window) == "on" and position not in CHILD_SAFE_POSITIONS:
-        raise DomainError(f"the {_words(window)} child lock is on; that window opens at most to vent until it is off")
+    refuse_if(
+        state.child_locks.get(window) == "on" and position not in CHILD_SAFE_POSITIONS,
+        f"the {words(window)} child lock is on; that window opens at most to vent until it is off",
+    )
     state.openings.windows[window] = position
     return {"window": window, "position": position}
 
@@ -220,8 +215,8 @@ def set_sunroof(
     position: Annotated[SunroofPosition, Field(description="Where to move it: closed, tilt or open.")],
 ) -> dict:
     """Move the sunroof; it cannot open (only tilt or close) while the rain sensor reports rain."""
-    if position == "open" and state.openings.rain_sensor == "raining":
-        raise DomainError("the rain sensor reports rain; the sunroof can only tilt or close")
+    raining = state.openings.rain_sensor == "raining"
+    refuse_if(position == "open" and raining, "the rain sensor reports rain; the sunroof can only tilt or close")
     state.openings.sunroof = position
     return {"sunroof": position, "rain_sensor": state.openings.rain_sensor}
 
@@ -246,8 +241,7 @@ def set_brightness(
     brightness: Annotated[int, Field(ge=1, le=100, description="Ambient lighting brightness in percent (1-100).")],
 ) -> dict:
     """Set the ambient lighting brightness; the lighting must be on."""
-    _require_lighting(state, "brightness")
-    state.lighting.brightness = brightness
+    _lighting(state, "brightness").brightness = brightness
     return {"lighting": state.lighting.model_dump(mode="json")}
 
 
@@ -257,8 +251,7 @@ def set_ambient_color(
     color: Annotated[Color, Field(description="The ambient lighting color.")],
 ) -> dict:
     """Set the ambient lighting color; the lighting must be on."""
-    _require_lighting(state, "color")
-    state.lighting.color = color
+    _lighting(state, "color").color = color
     return {"lighting": state.lighting.model_dump(mode="json")}
 
 

@@ -23,6 +23,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, words
 from toolprism.domains.climate._state import (
     HUMIDITY_RANGE,
     TEMPERATURE_RANGE,
@@ -41,25 +42,17 @@ from toolprism.domains.climate._state import (
     Zone,
     ZoneUnit,
 )
-from toolprism.errors import DomainError
 
 ZoneArg = Annotated[Zone, Field(description="The zone whose heat pump (and vent) to use.")]
 
 
-def _words(value: str) -> str:
-    return value.replace("_", " ")
-
-
 def _zone_reply(state: ClimateState, zone: Zone) -> dict:
-    return {"zone": zone, **state.zones[zone].model_dump(mode="json")}
+    return dumped("zone", zone, state.zones[zone])
 
 
 def _running(state: ClimateState, zone: Zone, what: str) -> ZoneUnit:
     """The zone's unit, refusing if it is off."""
-    unit = state.zones[zone]
-    if unit.power == "off":
-        raise DomainError(f"the {_words(zone)} unit is off; turn it on before setting its {what}")
-    return unit
+    return require_on(state.zones[zone], f"the {words(zone)} unit is off; turn it on before setting its {what}")
 
 
 def _manual(unit: ZoneUnit, **changes: object) -> None:
@@ -88,7 +81,7 @@ def get_air_status(state: ClimateState) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: ClimateState) -> dict:
     """List the presets with the mode, target temperature (°C) and fan speed each one applies."""
-    return {"presets": [{"name": name, **p.model_dump(mode="json")} for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets)}
 
 
 # --- power, mode, temperature, fan --------------------------------------------------------------
@@ -102,10 +95,10 @@ def set_power(
 ) -> dict:
     """Switch a zone's unit on or off; it cannot be switched on while its vent is closed."""
     unit = state.zones[zone]
-    if unit.power == power:
-        raise DomainError(f"the {_words(zone)} unit is already {power}")
-    if power == "on" and unit.vent == "closed":
-        raise DomainError(f"the {_words(zone)} vent is closed; open it before turning the unit on")
+    refuse_if(unit.power == power, f"the {words(zone)} unit is already {power}")
+    refuse_if(
+        power == "on" and unit.vent == "closed", f"the {words(zone)} vent is closed; open it before turning the unit on"
+    )
     unit.power = power
     if unit.timer is not None and unit.timer.action == f"turn_{power}":
         unit.timer = None
@@ -138,14 +131,16 @@ def set_temperature(
 ) -> dict:
     """Set a running unit's target temperature; the unit must be in heat, cool or auto mode."""
     unit = _running(state, zone, "target temperature")
-    if unit.mode not in TEMPERATURE_RANGE:
-        raise DomainError(
-            f"in {_words(unit.mode)} mode the {_words(zone)} unit holds no target temperature; "
-            "switch it to heat, cool or auto first"
-        )
+    refuse_if(
+        unit.mode not in TEMPERATURE_RANGE,
+        f"in {words(unit.mode)} mode the {words(zone)} unit holds no target temperature; "
+        "switch it to heat, cool or auto first",
+    )
     low, high = TEMPERATURE_RANGE[unit.mode]
-    if not low <= temperature <= high:
-        raise DomainError(f"in {unit.mode} mode the target temperature must be between {low} and {high} °C")
+    refuse_if(
+        not low <= temperature <= high,
+        f"in {unit.mode} mode the target temperature must be between {low} and {high} °C",
+    )
     _manual(unit, target_temperature=temperature)
     return _zone_reply(state, zone)
 
@@ -158,8 +153,7 @@ def set_fan_speed(
 ) -> dict:
     """Set a running unit's fan speed; not available in dry mode, where the fan is fixed at low."""
     unit = _running(state, zone, "fan speed")
-    if unit.mode == "dry":
-        raise DomainError(f"in dry mode the {_words(zone)} fan is fixed at low; change the mode first")
+    refuse_if(unit.mode == "dry", f"in dry mode the {words(zone)} fan is fixed at low; change the mode first")
     _manual(unit, fan_speed=speed)
     return _zone_reply(state, zone)
 
@@ -172,8 +166,10 @@ def set_vent(
 ) -> dict:
     """Open, half-open or close a zone's air vent; it can only be closed while the unit is off."""
     unit = state.zones[zone]
-    if position == "closed" and unit.power == "on":
-        raise DomainError(f"the {_words(zone)} unit is running; turn it off before closing its vent")
+    refuse_if(
+        position == "closed" and unit.power == "on",
+        f"the {words(zone)} unit is running; turn it off before closing its vent",
+    )
     unit.vent = position
     return _zone_reply(state, zone)
 
@@ -185,10 +181,7 @@ def set_child_lock(
     lock: Annotated[Power, Field(description="Lock (on) or unlock (off) the unit's wall panel.")],
 ) -> dict:
     """Turn the child lock of a zone's wall panel on or off (the assistant's controls stay available)."""
-    unit = state.zones[zone]
-    if unit.child_lock == lock:
-        raise DomainError(f"the {_words(zone)} child lock is already {lock}")
-    unit.child_lock = lock
+    switch(state.zones[zone], "child_lock", lock, f"the {words(zone)} child lock is already {lock}")
     return _zone_reply(state, zone)
 
 
@@ -204,8 +197,10 @@ def set_timer(
 ) -> dict:
     """Set (or replace) a zone's timer that turns its unit on or off after a duration."""
     unit = state.zones[zone]
-    if action == f"turn_{unit.power}":
-        raise DomainError(f"the {_words(zone)} unit is already {unit.power}; a {_words(action)} timer would do nothing")
+    refuse_if(
+        action == f"turn_{unit.power}",
+        f"the {words(zone)} unit is already {unit.power}; a {words(action)} timer would do nothing",
+    )
     unit.timer = Timer(action=action, duration=duration)
     return _zone_reply(state, zone)
 
@@ -214,8 +209,7 @@ def set_timer(
 def cancel_timer(state: ClimateState, zone: ZoneArg) -> dict:
     """Cancel a zone's pending timer."""
     unit = state.zones[zone]
-    if unit.timer is None:
-        raise DomainError(f"the {_words(zone)} unit has no timer to cancel")
+    refuse_if(unit.timer is None, f"the {words(zone)} unit has no timer to cancel")
     unit.timer = None
     return _zone_reply(state, zone)
 
@@ -261,10 +255,14 @@ def set_humidity(
 ) -> dict:
     """Set the whole-home humidity controller's mode and target relative humidity (%)."""
     current = state.humidity.current_humidity
-    if mode == "humidify" and target_percent <= current:
-        raise DomainError(f"the humidity is already {current}%; humidifying needs a target above it")
-    if mode == "dehumidify" and target_percent >= current:
-        raise DomainError(f"the humidity is already {current}%; dehumidifying needs a target below it")
+    refuse_if(
+        mode == "humidify" and target_percent <= current,
+        f"the humidity is already {current}%; humidifying needs a target above it",
+    )
+    refuse_if(
+        mode == "dehumidify" and target_percent >= current,
+        f"the humidity is already {current}%; dehumidifying needs a target below it",
+    )
     state.humidity.mode, state.humidity.target_humidity = mode, target_percent
     return {"humidity": state.humidity.model_dump(mode="json")}
 

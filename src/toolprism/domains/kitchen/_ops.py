@@ -24,6 +24,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import discard, dumped, listing, refuse_if, require_on, rows, switch, transition
 from toolprism.domains.kitchen._state import (
     MODES,
     OVEN_RANGE,
@@ -48,7 +49,6 @@ from toolprism.domains.kitchen._state import (
     TemperatureAppliance,
     TimerLabel,
 )
-from toolprism.errors import DomainError
 
 TimerArg = Annotated[TimerLabel, Field(description="The timer's label: what it is timing.")]
 ProgramArg = Annotated[ProgramAppliance, Field(description="The appliance that runs the program.")]
@@ -58,17 +58,15 @@ def _status(state: KitchenState, appliance: str) -> dict:
     """``appliance``'s state as a reply; the freezer is part of the fridge."""
     if appliance == "freezer":
         appliance = "fridge"
-    return {"appliance": appliance, **getattr(state, appliance).model_dump(mode="json")}
+    return dumped("appliance", appliance, getattr(state, appliance))
 
 
 def _timers(state: KitchenState) -> dict:
-    timers = [{"label": label, "minutes": minutes} for label, minutes in state.timers.items()]
-    return {"timers": timers, "capacity": TIMER_CAPACITY}
+    return {"timers": rows(state.timers, "label", "minutes"), "capacity": TIMER_CAPACITY}
 
 
 def _require_on(state: KitchenState, appliance: PoweredAppliance, doing: str) -> None:
-    if getattr(state, appliance).power == "off":
-        raise DomainError(f"the {appliance} is off; turn it on before {doing}")
+    require_on(getattr(state, appliance), f"the {appliance} is off; turn it on before {doing}")
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -88,7 +86,7 @@ def list_presets(
 ) -> dict:
     """List the oven's presets (mode and °C) or the microwave's (power level and seconds)."""
     presets = state.oven_presets if appliance == "oven" else state.microwave_presets
-    return {"appliance": appliance, "presets": [{"name": n, **p.model_dump(mode="json")} for n, p in presets.items()]}
+    return {"appliance": appliance, "presets": listing(presets)}
 
 
 @operation(kind="read", group="timers")
@@ -108,9 +106,7 @@ def set_power(
 ) -> dict:
     """Switch an appliance on or off; switching off the dishwasher cancels its program."""
     device = getattr(state, appliance)
-    if device.power == power:
-        raise DomainError(f"the {appliance} is already {power}")
-    device.power = power
+    switch(device, "power", power, f"the {appliance} is already {power}")
     if appliance == "dishwasher" and power == "off":
         device.status = "idle"
     return _status(state, appliance)
@@ -129,12 +125,12 @@ def set_mode(
     ],
 ) -> dict:
     """Set the oven's cooking mode, the fridge's mode or the dishwasher's program."""
-    if mode not in MODES[appliance]:
-        raise DomainError(f"the {appliance} has no {mode!r} mode; its modes are {', '.join(MODES[appliance])}")
+    modes = MODES[appliance]
+    refuse_if(mode not in modes, f"the {appliance} has no {mode!r} mode; its modes are {', '.join(modes)}")
     if appliance in ("oven", "dishwasher"):
         _require_on(state, appliance, "setting its mode")
-    if appliance == "dishwasher" and state.dishwasher.status == "running":
-        raise DomainError("the dishwasher is running; pause it before changing its program")
+    running = appliance == "dishwasher" and state.dishwasher.status == "running"
+    refuse_if(running, "the dishwasher is running; pause it before changing its program")
     if appliance == "oven":
         low, high = OVEN_RANGE[mode]
         state.oven.temperature = min(max(state.oven.temperature, low), high)
@@ -168,8 +164,7 @@ def set_temperature(
     else:
         low, high = TEMPERATURE_RANGE[appliance]
         where = f"the {appliance}"
-    if not low <= temperature <= high:
-        raise DomainError(f"{where} takes {low} to {high} °C, not {temperature}")
+    refuse_if(not low <= temperature <= high, f"{where} takes {low} to {high} °C, not {temperature}")
     if appliance == "oven":
         state.oven.temperature = temperature
     elif appliance == "kettle":
@@ -189,8 +184,7 @@ def set_burner(
     level: Annotated[BurnerLevel, Field(description="Heat level, from simmer up to boost, or off.")],
 ) -> dict:
     """Set a cooktop burner's heat level; refused while the child lock is on."""
-    if state.cooktop.child_lock == "on":
-        raise DomainError("the cooktop's child lock is on; turn it off before changing a burner")
+    refuse_if(state.cooktop.child_lock == "on", "the cooktop's child lock is on; turn it off before changing a burner")
     state.cooktop.burners[burner] = level
     return _status(state, "cooktop")
 
@@ -200,9 +194,7 @@ def set_child_lock(
     state: KitchenState, lock: Annotated[Power, Field(description="Turn the cooktop's child lock on or off.")]
 ) -> dict:
     """Turn the cooktop's child lock on or off (while on, the burners cannot be changed)."""
-    if state.cooktop.child_lock == lock:
-        raise DomainError(f"the child lock is already {lock}")
-    state.cooktop.child_lock = lock
+    switch(state.cooktop, "child_lock", lock, f"the child lock is already {lock}")
     return _status(state, "cooktop")
 
 
@@ -216,8 +208,8 @@ def set_timer(
     minutes: Annotated[int, Field(ge=1, le=240, description="Duration in minutes (1-240).")],
 ) -> dict:
     """Start a labelled kitchen timer, or reset the one with that label; at most four run at once."""
-    if label not in state.timers and len(state.timers) >= TIMER_CAPACITY:
-        raise DomainError(f"{TIMER_CAPACITY} timers are already running; cancel one first")
+    full = label not in state.timers and len(state.timers) >= TIMER_CAPACITY
+    refuse_if(full, f"{TIMER_CAPACITY} timers are already running; cancel one first")
     state.timers[label] = minutes
     return _timers(state)
 
@@ -225,9 +217,7 @@ def set_timer(
 @operation(kind="write", group="timers")
 def cancel_timer(state: KitchenState, label: TimerArg) -> dict:
     """Cancel a running kitchen timer."""
-    if label not in state.timers:
-        raise DomainError(f"no {label} timer is running")
-    del state.timers[label]
+    discard(state.timers, label, f"no {label} timer is running")
     return _timers(state)
 
 
@@ -241,8 +231,7 @@ def set_microwave(
     seconds: Annotated[int, Field(ge=10, le=3600, description="Cooking time in seconds (10-3600).")],
 ) -> dict:
     """Program the microwave's power level and time (start it separately); refused while it runs."""
-    if state.microwave.status == "running":
-        raise DomainError("the microwave is running; pause it before changing its program")
+    refuse_if(state.microwave.status == "running", "the microwave is running; pause it before changing its program")
     state.microwave.power_level = power_level
     state.microwave.seconds = seconds
     return _status(state, "microwave")
@@ -252,8 +241,7 @@ def set_microwave(
 def start(state: KitchenState, appliance: ProgramArg) -> dict:
     """Start (or resume) the programmed microwave or the dishwasher's selected program."""
     device = getattr(state, appliance)
-    if device.status == "running":
-        raise DomainError(f"the {appliance} is already running")
+    refuse_if(device.status == "running", f"the {appliance} is already running")
     if appliance == "dishwasher":
         _require_on(state, "dishwasher", "starting it")
     device.status = "running"
@@ -264,9 +252,7 @@ def start(state: KitchenState, appliance: ProgramArg) -> dict:
 def pause(state: KitchenState, appliance: ProgramArg) -> dict:
     """Pause the running microwave or dishwasher (start resumes it)."""
     device = getattr(state, appliance)
-    if device.status != "running":
-        raise DomainError(f"the {appliance} is not running (it is {device.status})")
-    device.status = "paused"
+    transition(device, "status", "running", "paused", f"the {appliance} is not running (it is {device.status})")
     return _status(state, appliance)
 
 
@@ -299,8 +285,7 @@ def apply_preset(
         setting = state.oven_presets[preset]
         state.oven.mode, state.oven.temperature = setting.mode, setting.temperature
         return {"preset": preset, **_status(state, "oven")}
-    if state.microwave.status == "running":
-        raise DomainError("the microwave is running; pause it before applying a preset")
+    refuse_if(state.microwave.status == "running", "the microwave is running; pause it before applying a preset")
     setting = state.microwave_presets[preset]
     state.microwave.power_level, state.microwave.seconds = setting.power_level, setting.seconds
     return {"preset": preset, **_status(state, "microwave")}

@@ -25,6 +25,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, transition
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
     MAX_DELAY_HOURS,
@@ -51,22 +52,18 @@ from toolprism.domains.laundry._state import (
     heats,
     slower,
 )
-from toolprism.errors import DomainError
 
 MachineArg = Annotated[Machine, Field(description="The washer or the dryer.")]
 
 
 def _status(state: LaundryState, machine: Machine) -> dict:
-    return {"machine": machine, **getattr(state, machine).model_dump(mode="json")}
+    return dumped("machine", machine, getattr(state, machine))
 
 
 def _settable(state: LaundryState, machine: Machine, what: str) -> Washer | Dryer:
     """The machine, refusing if it is off or running (settings change only while it is not)."""
-    device = getattr(state, machine)
-    if device.power == "off":
-        raise DomainError(f"the {machine} is off; turn it on before changing its {what}")
-    if device.status == "running":
-        raise DomainError(f"the {machine} is running; pause it before changing its {what}")
+    device = require_on(getattr(state, machine), f"the {machine} is off; turn it on before changing its {what}")
+    refuse_if(device.status == "running", f"the {machine} is running; pause it before changing its {what}")
     return device
 
 
@@ -83,7 +80,7 @@ def get_status(state: LaundryState, machine: MachineArg) -> dict:
 def list_presets(state: LaundryState, machine: MachineArg) -> dict:
     """List a machine's presets with the settings each applies."""
     presets = state.washer_presets if machine == "washer" else state.dryer_presets
-    return {"machine": machine, "presets": [{"name": n, **p.model_dump(mode="json")} for n, p in presets.items()]}
+    return {"machine": machine, "presets": listing(presets)}
 
 
 @operation(kind="read", group="cycles")
@@ -103,9 +100,7 @@ def set_power(
 ) -> dict:
     """Switch a machine on or off; switching off cancels its cycle or its scheduled start."""
     device = getattr(state, machine)
-    if device.power == power:
-        raise DomainError(f"the {machine} is already {power}")
-    device.power = power
+    switch(device, "power", power, f"the {machine} is already {power}")
     if power == "off":
         device.status, device.delay_hours = "idle", 0
     return _status(state, machine)
@@ -138,8 +133,8 @@ def set_mode(
     ],
 ) -> dict:
     """Set the washer's cycle or the dryer's program; settings the new one does not allow are lowered."""
-    if mode not in MODES[machine]:
-        raise DomainError(f"the {machine} has no {mode!r} mode; its modes are {', '.join(MODES[machine])}")
+    modes = MODES[machine]
+    refuse_if(mode not in modes, f"the {machine} has no {mode!r} mode; its modes are {', '.join(modes)}")
     device = _settable(state, machine, "mode")
     if machine == "washer":
         _set_cycle(device, mode)
@@ -161,8 +156,10 @@ def set_temperature(
     """Set the washer's wash temperature; the cycle's limit applies (see get_cycle_limits)."""
     washer = _settable(state, "washer", "temperature")
     limit = CYCLE_LIMITS[washer.cycle].max_temperature
-    if not MIN_WASH_TEMPERATURE <= temperature <= limit:
-        raise DomainError(f"the {washer.cycle} cycle washes at {MIN_WASH_TEMPERATURE} to {limit} °C, not {temperature}")
+    refuse_if(
+        not MIN_WASH_TEMPERATURE <= temperature <= limit,
+        f"the {washer.cycle} cycle washes at {MIN_WASH_TEMPERATURE} to {limit} °C, not {temperature}",
+    )
     washer.temperature = temperature
     return _status(state, "washer")
 
@@ -172,8 +169,7 @@ def set_spin(state: LaundryState, speed: Annotated[SpinSpeed, Field(description=
     """Set the washer's spin speed; the cycle's limit applies (see get_cycle_limits)."""
     washer = _settable(state, "washer", "spin speed")
     limit = CYCLE_LIMITS[washer.cycle].max_spin
-    if SPIN_SPEEDS.index(speed) > SPIN_SPEEDS.index(limit):
-        raise DomainError(f"the {washer.cycle} cycle spins at {limit} at most")
+    refuse_if(SPIN_SPEEDS.index(speed) > SPIN_SPEEDS.index(limit), f"the {washer.cycle} cycle spins at {limit} at most")
     washer.spin = speed
     return _status(state, "washer")
 
@@ -201,8 +197,9 @@ def set_dryer(
 ) -> dict:
     """Set the dryer's dryness target and heat level; delicate programs allow only lower heat."""
     dryer = _settable(state, "dryer", "dryness and heat")
-    if heat not in heats(dryer.program):
-        raise DomainError(f"the {dryer.program} program dries at {MAX_HEAT[dryer.program]} heat at most")
+    refuse_if(
+        heat not in heats(dryer.program), f"the {dryer.program} program dries at {MAX_HEAT[dryer.program]} heat at most"
+    )
     dryer.dryness, dryer.heat = dryness, heat
     return _status(state, "dryer")
 
@@ -215,11 +212,11 @@ def set_option(
     setting: Annotated[Power, Field(description="Turn the option on or off.")],
 ) -> dict:
     """Turn one of a machine's options on or off."""
-    if option not in OPTIONS[machine]:
-        raise DomainError(f"the {machine} has no {option} option; its options are {', '.join(OPTIONS[machine])}")
+    options = OPTIONS[machine]
+    refuse_if(option not in options, f"the {machine} has no {option} option; its options are {', '.join(options)}")
     device = _settable(state, machine, "options")
-    if option == "prewash" and setting == "on" and CYCLE_LIMITS[device.cycle].prewash == "not_allowed":
-        raise DomainError(f"the {device.cycle} cycle has no prewash")
+    if option == "prewash" and setting == "on":
+        refuse_if(CYCLE_LIMITS[device.cycle].prewash == "not_allowed", f"the {device.cycle} cycle has no prewash")
     device.options[option] = setting
     return _status(state, machine)
 
@@ -236,11 +233,9 @@ def set_schedule(
     ],
 ) -> dict:
     """Set how many hours after start a machine begins; only before it starts (idle or scheduled)."""
-    device = getattr(state, machine)
-    if device.power == "off":
-        raise DomainError(f"the {machine} is off; turn it on before scheduling it")
-    if device.status in ("running", "paused"):
-        raise DomainError(f"the {machine} has already started; a delay applies only before the start")
+    device = require_on(getattr(state, machine), f"the {machine} is off; turn it on before scheduling it")
+    started = device.status in ("running", "paused")
+    refuse_if(started, f"the {machine} has already started; a delay applies only before the start")
     device.delay_hours = hours
     if device.status == "scheduled" and hours == 0:
         device.status = "idle"
@@ -250,13 +245,9 @@ def set_schedule(
 @operation(kind="write", group="programs")
 def start(state: LaundryState, machine: MachineArg) -> dict:
     """Start (or resume) a machine; with a delay set it waits (scheduled) that many hours first."""
-    device = getattr(state, machine)
-    if device.power == "off":
-        raise DomainError(f"the {machine} is off; turn it on first")
-    if state.child_lock == "on":
-        raise DomainError("the child lock is on; turn it off before starting a machine")
-    if device.status in ("running", "scheduled"):
-        raise DomainError(f"the {machine} is already {device.status}")
+    device = require_on(getattr(state, machine), f"the {machine} is off; turn it on first")
+    refuse_if(state.child_lock == "on", "the child lock is on; turn it off before starting a machine")
+    refuse_if(device.status in ("running", "scheduled"), f"the {machine} is already {device.status}")
     resuming = device.status == "paused"
     device.status = "scheduled" if device.delay_hours > 0 and not resuming else "running"
     return _status(state, machine)
@@ -266,9 +257,7 @@ def start(state: LaundryState, machine: MachineArg) -> dict:
 def pause(state: LaundryState, machine: MachineArg) -> dict:
     """Pause a running machine (start resumes it)."""
     device = getattr(state, machine)
-    if device.status != "running":
-        raise DomainError(f"the {machine} is not running (it is {device.status})")
-    device.status = "paused"
+    transition(device, "status", "running", "paused", f"the {machine} is not running (it is {device.status})")
     return _status(state, machine)
 
 
@@ -277,9 +266,7 @@ def set_child_lock(
     state: LaundryState, lock: Annotated[Power, Field(description="Turn the child lock on or off.")]
 ) -> dict:
     """Turn the child lock on or off (while on, neither machine can be started)."""
-    if state.child_lock == lock:
-        raise DomainError(f"the child lock is already {lock}")
-    state.child_lock = lock
+    switch(state, "child_lock", lock, f"the child lock is already {lock}")
     return {"child_lock": lock}
 
 

@@ -19,6 +19,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on, switch, transition
 from toolprism.domains.media_player._state import (
     PATIO_MAX_VOLUME,
     Band,
@@ -33,33 +34,32 @@ from toolprism.domains.media_player._state import (
     Station,
     Zone,
 )
-from toolprism.errors import DomainError
 
 ZoneArg = Annotated[Zone, Field(description="The zone whose player to use.")]
 
 
 def _zone_reply(state: MediaState, zone: Zone) -> dict:
-    return {"zone": zone, **state.zones[zone].model_dump(mode="json")}
+    return dumped("zone", zone, state.zones[zone])
 
 
 def _on(state: MediaState, zone: Zone) -> Player:
     """The zone's player, refusing if it is off."""
-    player = state.zones[zone]
-    if player.power == "off":
-        raise DomainError(f"the {zone} player is off; turn it on first")
-    return player
+    return require_on(state.zones[zone], f"the {zone} player is off; turn it on first")
 
 
 def _on_source(state: MediaState, zone: Zone, source: Source, what: str) -> Player:
     player = _on(state, zone)
-    if player.source != source:
-        raise DomainError(f"the {zone} player is on {player.source}; switch its source to {source} to {what}")
+    refuse_if(
+        player.source != source, f"the {zone} player is on {player.source}; switch its source to {source} to {what}"
+    )
     return player
 
 
 def _check_volume(zone: Zone, volume: int) -> None:
-    if zone == "patio" and volume > PATIO_MAX_VOLUME:
-        raise DomainError(f"the patio volume is capped at {PATIO_MAX_VOLUME} for the neighbours")
+    refuse_if(
+        zone == "patio" and volume > PATIO_MAX_VOLUME,
+        f"the patio volume is capped at {PATIO_MAX_VOLUME} for the neighbours",
+    )
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def get_status(state: MediaState, zone: ZoneArg) -> dict:
 @operation(kind="read", group="presets")
 def list_presets(state: MediaState) -> dict:
     """List the sound presets with the volume, bass and treble each one applies."""
-    return {"presets": [{"name": name, **p.model_dump(mode="json")} for name, p in state.presets.items()]}
+    return {"presets": listing(state.presets)}
 
 
 @operation(kind="read", group="library")
@@ -92,9 +92,7 @@ def set_power(
 ) -> dict:
     """Turn a zone's player on or off; off stops playback and clears the sleep timer."""
     player = state.zones[zone]
-    if player.power == power:
-        raise DomainError(f"the {zone} player is already {power}")
-    player.power = power
+    switch(player, "power", power, f"the {zone} player is already {power}")
     if power == "off":
         player.playback = "stopped"
         player.sleep_timer_min = None
@@ -143,9 +141,8 @@ def tune_radio(
 def pause(state: MediaState, zone: ZoneArg) -> dict:
     """Pause what a zone is playing; refused if it is not playing."""
     player = _on(state, zone)
-    if player.playback != "playing":
-        raise DomainError(f"nothing is playing in the {zone} (playback is {player.playback})")
-    player.playback = "paused"
+    refusal = f"nothing is playing in the {zone} (playback is {player.playback})"
+    transition(player, "playback", "playing", "paused", refusal)
     return _zone_reply(state, zone)
 
 
@@ -153,9 +150,7 @@ def pause(state: MediaState, zone: ZoneArg) -> dict:
 def resume(state: MediaState, zone: ZoneArg) -> dict:
     """Resume a paused zone where it left off; refused if it is not paused."""
     player = _on(state, zone)
-    if player.playback != "paused":
-        raise DomainError(f"the {zone} is not paused (playback is {player.playback})")
-    player.playback = "playing"
+    transition(player, "playback", "paused", "playing", f"the {zone} is not paused (playback is {player.playback})")
     return _zone_reply(state, zone)
 
 
@@ -226,8 +221,7 @@ def set_timer(
 def cancel_timer(state: MediaState, zone: ZoneArg) -> dict:
     """Cancel a zone's sleep timer; refused if none is running."""
     player = _on(state, zone)
-    if player.sleep_timer_min is None:
-        raise DomainError(f"the {zone} has no sleep timer running")
+    refuse_if(player.sleep_timer_min is None, f"the {zone} has no sleep timer running")
     player.sleep_timer_min = None
     return _zone_reply(state, zone)
 

@@ -19,6 +19,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import discard, dumped, listing, refuse_if, transition, words
 from toolprism.domains.navigation._state import (
     MAX_WAYPOINTS,
     AvoidSetting,
@@ -44,17 +45,12 @@ StopArg = Annotated[Stop, Field(description="The point of interest (see find_poi
 PreferenceArg = Annotated[RoutePreference, Field(description="How to pick the route.")]
 
 
-def _words(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _route_reply(state: NavigationState) -> dict:
     return {**state.route.model_dump(mode="json"), "eta_minutes": eta_minutes(state), "avoid": dict(state.avoid)}
 
 
 def _require_route(state: NavigationState, what: str) -> None:
-    if state.route.status == "idle":
-        raise DomainError(f"no route is in progress; start navigation before you {what}")
+    refuse_if(state.route.status == "idle", f"no route is in progress; start navigation before you {what}")
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -93,14 +89,14 @@ def find_poi(
         found.sort(key=lambda item: item[1].distance_km)
     else:
         found.sort(key=lambda item: -item[1].rating)
-    results = [{"name": name, **poi.model_dump(mode="json", exclude={"category"})} for name, poi in found]
+    results = [dumped("name", name, poi, exclude={"category"}) for name, poi in found]
     return {"category": category, "sort": sort, "results": results}
 
 
 @operation(kind="read", group="places")
 def list_saved_places(state: NavigationState) -> dict:
     """List the saved places with their addresses and drive times (minutes, fastest route)."""
-    return {"places": [{"name": name, **place.model_dump(mode="json")} for name, place in state.places.items()]}
+    return {"places": listing(state.places)}
 
 
 # --- route -------------------------------------------------------------------------------------
@@ -115,7 +111,7 @@ def start(
     """Start navigation to a saved place; refused while another route is in progress."""
     if state.route.status != "idle":
         raise DomainError(
-            f"navigation to {_words(state.route.destination)} is in progress; stop it before starting a new route"
+            f"navigation to {words(state.route.destination)} is in progress; stop it before starting a new route"
         )
     state.route.status = "navigating"
     state.route.destination = destination
@@ -127,18 +123,16 @@ def start(
 @operation(kind="write", group="route")
 def pause(state: NavigationState) -> dict:
     """Pause the running route (guidance stops, the route is kept)."""
-    if state.route.status != "navigating":
-        raise DomainError(f"navigation is {state.route.status}, not running; there is nothing to pause")
-    state.route.status = "paused"
+    refusal = f"navigation is {state.route.status}, not running; there is nothing to pause"
+    transition(state.route, "status", "navigating", "paused", refusal)
     return {"route": _route_reply(state)}
 
 
 @operation(kind="write", group="route")
 def resume(state: NavigationState) -> dict:
     """Resume a paused route."""
-    if state.route.status != "paused":
-        raise DomainError(f"navigation is {state.route.status}, not paused; there is nothing to resume")
-    state.route.status = "navigating"
+    refusal = f"navigation is {state.route.status}, not paused; there is nothing to resume"
+    transition(state.route, "status", "paused", "navigating", refusal)
     return {"route": _route_reply(state)}
 
 
@@ -162,10 +156,8 @@ def add_waypoint(
     """Add a stop to the route in progress, as its first or last stop (three stops at most)."""
     _require_route(state, "add a stop")
     waypoints = state.route.waypoints
-    if stop in waypoints:
-        raise DomainError(f"{_words(stop)} is already a stop on this route")
-    if len(waypoints) >= MAX_WAYPOINTS:
-        raise DomainError(f"the route already has {MAX_WAYPOINTS} stops; remove one first")
+    refuse_if(stop in waypoints, f"{words(stop)} is already a stop on this route")
+    refuse_if(len(waypoints) >= MAX_WAYPOINTS, f"the route already has {MAX_WAYPOINTS} stops; remove one first")
     waypoints.insert(0 if position == "first" else len(waypoints), stop)
     return {"route": _route_reply(state)}
 
@@ -173,9 +165,7 @@ def add_waypoint(
 @operation(kind="write", group="route")
 def remove_waypoint(state: NavigationState, stop: StopArg) -> dict:
     """Remove a stop from the route."""
-    if stop not in state.route.waypoints:
-        raise DomainError(f"{_words(stop)} is not a stop on the current route")
-    state.route.waypoints.remove(stop)
+    discard(state.route.waypoints, stop, f"{words(stop)} is not a stop on the current route")
     return {"route": _route_reply(state)}
 
 
@@ -229,8 +219,10 @@ def set_volume(
     volume: Annotated[int, Field(ge=0, le=100, description="Guidance volume in percent (0-100).")],
 ) -> dict:
     """Set the voice guidance volume; refused while guidance is muted."""
-    if state.voice.level == "muted":
-        raise DomainError("voice guidance is muted; set it to full or alerts_only before changing the volume")
+    refuse_if(
+        state.voice.level == "muted",
+        "voice guidance is muted; set it to full or alerts_only before changing the volume",
+    )
     state.voice.volume = volume
     return {"voice": state.voice.model_dump(mode="json")}
 

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import refuse_if, switch
 from toolprism.domains.retail._rules import (
     check_balance,
     check_in_order,
@@ -84,8 +85,7 @@ def get_product_details(
     product_id: Annotated[str, Field(description="The product id, e.g. '6086499569'.")],
 ) -> JSON:
     """Get a product's variants (items) with their options, prices and availability."""
-    if product_id not in db.products:
-        raise DomainError(f"product {product_id!r} not found")
+    refuse_if(product_id not in db.products, f"product {product_id!r} not found")
     return db.products[product_id].model_dump(mode="json")
 
 
@@ -176,8 +176,7 @@ def calculate(
         raise DomainError(f"cannot parse expression {expression!r}") from e
     except (ZeroDivisionError, OverflowError) as e:
         raise DomainError(f"cannot evaluate expression {expression!r}: {e}") from e
-    if not math.isfinite(value):
-        raise DomainError(f"expression {expression!r} has no finite value")
+    refuse_if(not math.isfinite(value), f"expression {expression!r} has no finite value")
     return {"expression": expression, "result": round(value, 2)}
 
 
@@ -213,9 +212,7 @@ def modify_order_address(
     """Change the shipping address of a pending order."""
     order = get_order(db, order_id, OrderStatus.PENDING)
     new = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
-    if new == order.address:
-        raise DomainError(f"order {order_id} already ships to this address")
-    order.address = new
+    switch(order, "address", new, f"order {order_id} already ships to this address")
     return order_json(order)
 
 
@@ -228,8 +225,9 @@ def modify_pending_order_payment(db: RetailState, order_id: OrderId, payment_met
     order = get_order(db, order_id, OrderStatus.PENDING)
     user = get_user(db, order.user_id)
     new, old = get_method(user, payment_method_id), get_method(user, paid_with(order))
-    if new.payment_method_id == old.payment_method_id:
-        raise DomainError(f"order {order_id} is already paid with {payment_method_id}")
+    refuse_if(
+        new.payment_method_id == old.payment_method_id, f"order {order_id} is already paid with {payment_method_id}"
+    )
     check_balance(new, total(order))
     move_money(order, new, total(order))
     move_money(order, old, -total(order))
@@ -249,8 +247,7 @@ def modify_pending_order_items(
     The price difference is charged to, or refunded to, ``payment_method_id``.
     """
     order = get_order(db, order_id, OrderStatus.PENDING)
-    if order.items_modified:
-        raise DomainError(f"the items of order {order_id} were already modified once")
+    refuse_if(order.items_modified, f"the items of order {order_id} were already modified once")
     new_items = swap(db, order, item_ids, new_item_ids)
     method = get_method(get_user(db, order.user_id), payment_method_id)
     difference = price_difference(order, item_ids, new_items)
@@ -284,9 +281,7 @@ def modify_user_address(
     the new address."""
     user = get_user(db, user_id)
     new = Address(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
-    if new == user.address:
-        raise DomainError(f"this is already the default address of {user_id}")
-    user.address = new
+    switch(user, "address", new, f"this is already the default address of {user_id}")
     return {"user_id": user_id, "address": new.model_dump(mode="json")}
 
 
@@ -299,8 +294,8 @@ def return_delivered_order_items(
     order = get_order(db, order_id, OrderStatus.DELIVERED)
     check_in_order(order, item_ids)
     method = get_method(get_user(db, order.user_id), payment_method_id)
-    if payment_method_id != paid_with(order) and method.source != "gift_card":
-        raise DomainError("refunds go to the original payment method or a gift card")
+    original = payment_method_id == paid_with(order)
+    refuse_if(not original and method.source != "gift_card", "refunds go to the original payment method or a gift card")
     prices = {i.item_id: i.price for i in order.items}
     amount = round(sum(prices[i] for i in item_ids), 2)
     set_status(db, order, OrderStatus.RETURN_REQUESTED)

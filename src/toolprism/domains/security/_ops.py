@@ -22,6 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, refuse_if, require_on, words
 from toolprism.domains.security._state import (
     ARMED,
     LOCKED_WHEN_ARMED,
@@ -48,10 +49,6 @@ CameraArg = Annotated[Camera, Field(description="The camera.")]
 LightArg = Annotated[Floodlight, Field(description="The outdoor floodlight.")]
 
 
-def _w(value: str) -> str:
-    return value.replace("_", " ")
-
-
 def _status_reply(state: SecurityState) -> dict:
     return {
         "mode": state.mode,
@@ -66,16 +63,15 @@ def _status_reply(state: SecurityState) -> dict:
 
 
 def _camera_reply(state: SecurityState, camera: Camera) -> dict:
-    return {"camera": camera, **state.cameras[camera].model_dump(mode="json")}
+    return dumped("camera", camera, state.cameras[camera])
 
 
 def _light_reply(state: SecurityState, light: Floodlight) -> dict:
-    return {"floodlight": light, **state.floodlights[light].model_dump(mode="json")}
+    return dumped("floodlight", light, state.floodlights[light])
 
 
 def _disarmed(state: SecurityState, what: str) -> None:
-    if state.mode != "disarmed":
-        raise DomainError(f"the alarm is armed ({state.mode}); disarm it before changing {what}")
+    refuse_if(state.mode != "disarmed", f"the alarm is armed ({state.mode}); disarm it before changing {what}")
 
 
 def _arming_problem(state: SecurityState, mode: AlarmMode) -> str | None:
@@ -84,11 +80,11 @@ def _arming_problem(state: SecurityState, mode: AlarmMode) -> str | None:
         return "the siren is muted; raise its volume before arming"
     for sensor, reading in state.sensors.items():
         if reading.contact == "open" and reading.status == "monitored":
-            return f"the {_w(sensor)} is open; close it or bypass its sensor before arming"
+            return f"the {words(sensor)} is open; close it or bypass its sensor before arming"
     if mode in LOCKED_WHEN_ARMED:
         for door, lock in state.doors.items():
             if lock.lock == "unlocked" and state.sensors[door].status == "monitored":
-                return f"the {_w(door)} is unlocked; lock it (or bypass its sensor) before arming {mode}"
+                return f"the {words(door)} is unlocked; lock it (or bypass its sensor) before arming {mode}"
     return None
 
 
@@ -122,8 +118,7 @@ def set_mode(
     mode: Annotated[AlarmMode, Field(description="Disarm the alarm, or arm it in home, away or night mode.")],
 ) -> dict:
     """Arm the alarm in home, away or night mode, or disarm it."""
-    if state.mode == mode:
-        raise DomainError(f"the alarm is already {mode if mode == 'disarmed' else 'armed ' + mode}")
+    refuse_if(state.mode == mode, f"the alarm is already {mode if mode == 'disarmed' else 'armed ' + mode}")
     if mode in ARMED and (problem := _arming_problem(state, mode)):
         raise DomainError(problem)
     state.mode = mode
@@ -136,8 +131,7 @@ def set_volume(
     volume: Annotated[int, Field(ge=0, le=100, description="Siren volume in percent (0-100; 0 mutes it).")],
 ) -> dict:
     """Set the siren volume; it cannot be muted while the alarm is armed."""
-    if volume == 0 and state.mode in ARMED:
-        raise DomainError(f"the alarm is armed ({state.mode}); the siren cannot be muted")
+    refuse_if(volume == 0 and state.mode in ARMED, f"the alarm is armed ({state.mode}); the siren cannot be muted")
     state.siren_volume = volume
     return {"siren_volume": volume}
 
@@ -173,7 +167,7 @@ def set_bypass(
     """Bypass a contact sensor (arming ignores it) or monitor it again; only while disarmed."""
     _disarmed(state, "sensor bypasses")
     state.sensors[sensor].status = status
-    return {"sensor": sensor, **state.sensors[sensor].model_dump(mode="json")}
+    return dumped("sensor", sensor, state.sensors[sensor])
 
 
 # --- doors -------------------------------------------------------------------------------------
@@ -186,13 +180,11 @@ def set_lock(
     lock: Annotated[LockState, Field(description="Lock or unlock it.")],
 ) -> dict:
     """Lock or unlock a door; an open door cannot be locked, and no door unlocks in away or night mode."""
-    current = state.doors[door]
-    if current.lock == lock:
-        raise DomainError(f"the {_w(door)} is already {lock}")
-    if lock == "locked" and state.sensors[door].contact == "open":
-        raise DomainError(f"the {_w(door)} is open; it cannot be locked until it is closed")
-    if lock == "unlocked" and state.mode in LOCKED_WHEN_ARMED:
-        raise DomainError(f"the alarm is armed {state.mode}; disarm it before unlocking the {_w(door)}")
+    current, contact, name = state.doors[door], state.sensors[door].contact, words(door)
+    refuse_if(current.lock == lock, f"the {name} is already {lock}")
+    refuse_if(lock == "locked" and contact == "open", f"the {name} is open; it cannot be locked until it is closed")
+    armed = lock == "unlocked" and state.mode in LOCKED_WHEN_ARMED
+    refuse_if(armed, f"the alarm is armed {state.mode}; disarm it before unlocking the {name}")
     current.lock = lock
     return {"door": door, "lock": lock, "contact": state.sensors[door].contact}
 
@@ -201,10 +193,7 @@ def set_lock(
 
 
 def _camera_on(state: SecurityState, camera: Camera, what: str) -> CameraState:
-    target = state.cameras[camera]
-    if target.power == "off":
-        raise DomainError(f"the {camera} camera is off; turn it on before setting its {what}")
-    return target
+    return require_on(state.cameras[camera], f"the {camera} camera is off; turn it on before setting its {what}")
 
 
 @operation(kind="write", group="cameras")
@@ -215,10 +204,8 @@ def set_power(
 ) -> dict:
     """Switch a camera on or off; cameras stay on while the alarm is armed away."""
     target = state.cameras[camera]
-    if target.power == power:
-        raise DomainError(f"the {camera} camera is already {power}")
-    if power == "off" and state.mode == "away":
-        raise DomainError(f"the alarm is armed away; the {camera} camera must stay on")
+    refuse_if(target.power == power, f"the {camera} camera is already {power}")
+    refuse_if(power == "off" and state.mode == "away", f"the alarm is armed away; the {camera} camera must stay on")
     target.power = power
     return _camera_reply(state, camera)
 
@@ -242,10 +229,10 @@ def set_sensitivity(
 ) -> dict:
     """Set a camera's motion sensitivity; the camera must be on and recording on motion."""
     target = _camera_on(state, camera, "sensitivity")
-    if target.recording != "motion":
-        raise DomainError(
-            f"the {camera} camera records {target.recording}, not on motion; set it to motion recording first"
-        )
+    refuse_if(
+        target.recording != "motion",
+        f"the {camera} camera records {target.recording}, not on motion; set it to motion recording first",
+    )
     target.sensitivity = sensitivity
     return _camera_reply(state, camera)
 
@@ -271,8 +258,10 @@ def set_brightness(
     brightness: Annotated[int, Field(ge=10, le=100, description="Brightness in percent (10-100).")],
 ) -> dict:
     """Set an outdoor floodlight's brightness; the floodlight must not be off."""
-    if state.floodlights[light].mode == "off":
-        raise DomainError(f"the {light} floodlight is off; switch it on or to motion before setting its brightness")
+    refuse_if(
+        state.floodlights[light].mode == "off",
+        f"the {light} floodlight is off; switch it on or to motion before setting its brightness",
+    )
     state.floodlights[light].brightness = brightness
     return _light_reply(state, light)
 

@@ -14,17 +14,19 @@ Other writes are idempotent: repeating one changes nothing and succeeds.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, listing, refuse_if, require_on
 from toolprism.domains.smart_home._state import (
     TEMPERATURE_RANGE,
     ZONE_OF,
     Color,
     FanSpeed,
     HomeState,
+    Light,
     LockName,
     LockState,
     Mode,
@@ -32,23 +34,23 @@ from toolprism.domains.smart_home._state import (
     Position,
     Power,
     Room,
-    RoomState,
     SceneName,
+    Speaker,
     Zone,
 )
-from toolprism.errors import DomainError
 
 RoomArg = Annotated[Room, Field(description="The room.")]
 ZoneArg = Annotated[Zone, Field(description="The thermostat zone (the bedroom and bathroom are upstairs).")]
 LockArg = Annotated[LockName, Field(description="The door lock.")]
 
 
-def _lit_room(state: HomeState, room: Room, what: str) -> RoomState:
-    """The room, refusing if its light is off (brightness and color need the light on)."""
-    target = state.rooms[room]
-    if target.light.power == "off":
-        raise DomainError(f"the {room} light is off; turn it on before setting its {what}")
-    return target
+def _device_reply(state: HomeState, room: Room, device: Literal["light", "speaker"]) -> dict:
+    return {"room": room, device: getattr(state.rooms[room], device).model_dump(mode="json")}
+
+
+def _lit(state: HomeState, room: Room, what: str) -> Light:
+    """The room's light, refusing if it is off (brightness and color need the light on)."""
+    return require_on(state.rooms[room].light, f"the {room} light is off; turn it on before setting its {what}")
 
 
 def _room_reply(state: HomeState, room: Room) -> dict:
@@ -64,15 +66,21 @@ def _room_reply(state: HomeState, room: Room) -> dict:
 
 
 def _thermostat_reply(state: HomeState, zone: Zone) -> dict:
-    return {"zone": zone, **state.thermostats[zone].model_dump(mode="json")}
+    return dumped("zone", zone, state.thermostats[zone])
 
 
-def _check_temperature(zone: Zone, mode: Mode, temperature: int) -> None:
-    if mode == "off":
-        raise DomainError(f"the {zone} thermostat is off; set a mode before a target temperature")
-    low, high = TEMPERATURE_RANGE[mode]
-    if not low <= temperature <= high:
-        raise DomainError(f"in {mode} mode the target temperature must be between {low} and {high} °C")
+def _set_fixture(state: HomeState, room: Room, fixture: Literal["blinds", "fan"], value: str) -> dict:
+    """Set the room's blinds or fan, refusing if the room has none."""
+    refuse_if(getattr(state.rooms[room], fixture) is None, f"the {room} has no {fixture}")
+    setattr(state.rooms[room], fixture, value)
+    return {"room": room, fixture: value}
+
+
+def _speaker(state: HomeState, room: Room) -> Speaker:
+    """The room's speaker, refusing if the room has none."""
+    speaker = state.rooms[room].speaker
+    refuse_if(speaker is None, f"the {room} has no speaker")
+    return speaker
 
 
 # --- reads -------------------------------------------------------------------------------------
@@ -99,10 +107,7 @@ def get_lock_status(state: HomeState, lock: LockArg) -> dict:
 @operation(kind="read", group="scenes")
 def list_scenes(state: HomeState) -> dict:
     """List the available scenes with what each one sets, and the last activated scene."""
-    scenes = [
-        {"name": name, **scene.model_dump(mode="json", exclude_defaults=True)} for name, scene in state.scenes.items()
-    ]
-    return {"scenes": scenes, "active_scene": state.active_scene}
+    return {"scenes": listing(state.scenes, exclude_defaults=True), "active_scene": state.active_scene}
 
 
 # --- lights ------------------------------------------------------------------------------------
@@ -116,7 +121,7 @@ def set_light_power(
 ) -> dict:
     """Turn a room's light on or off (it keeps its brightness and color)."""
     state.rooms[room].light.power = power
-    return {"room": room, "light": state.rooms[room].light.model_dump(mode="json")}
+    return _device_reply(state, room, "light")
 
 
 @operation(kind="write", group="lights")
@@ -126,8 +131,8 @@ def set_light_brightness(
     brightness: Annotated[int, Field(ge=1, le=100, description="Brightness in percent (1-100).")],
 ) -> dict:
     """Set the brightness of a room's light; the light must be on."""
-    _lit_room(state, room, "brightness").light.brightness = brightness
-    return {"room": room, "light": state.rooms[room].light.model_dump(mode="json")}
+    _lit(state, room, "brightness").brightness = brightness
+    return _device_reply(state, room, "light")
 
 
 @operation(kind="write", group="lights")
@@ -135,8 +140,8 @@ def set_light_color(
     state: HomeState, room: RoomArg, color: Annotated[Color, Field(description="The light color.")]
 ) -> dict:
     """Set the color of a room's light; the light must be on."""
-    _lit_room(state, room, "color").light.color = color
-    return {"room": room, "light": state.rooms[room].light.model_dump(mode="json")}
+    _lit(state, room, "color").color = color
+    return _device_reply(state, room, "light")
 
 
 # --- blinds, fans, speakers --------------------------------------------------------------------
@@ -149,10 +154,7 @@ def set_blinds(
     position: Annotated[Position, Field(description="Where to move the blinds.")],
 ) -> dict:
     """Open, half-open or close a room's blinds (the living room, kitchen, bedroom, office)."""
-    if state.rooms[room].blinds is None:
-        raise DomainError(f"the {room} has no blinds")
-    state.rooms[room].blinds = position
-    return {"room": room, "blinds": position}
+    return _set_fixture(state, room, "blinds", position)
 
 
 @operation(kind="write", group="fans")
@@ -162,17 +164,7 @@ def set_fan_speed(
     speed: Annotated[FanSpeed, Field(description="Fan speed, or off.")],
 ) -> dict:
     """Set a room's ceiling fan speed (living room, bedroom and office have fans)."""
-    if state.rooms[room].fan is None:
-        raise DomainError(f"the {room} has no fan")
-    state.rooms[room].fan = speed
-    return {"room": room, "fan": speed}
-
-
-def _speaker_room(state: HomeState, room: Room) -> RoomState:
-    target = state.rooms[room]
-    if target.speaker is None:
-        raise DomainError(f"the {room} has no speaker")
-    return target
+    return _set_fixture(state, room, "fan", speed)
 
 
 @operation(kind="write", group="media")
@@ -182,19 +174,17 @@ def play_music(
     playlist: Annotated[Playlist, Field(description="The playlist to play.")],
 ) -> dict:
     """Play a playlist on a room's speaker (living room, kitchen and office have speakers)."""
-    speaker = _speaker_room(state, room).speaker
-    speaker.playlist = playlist
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    _speaker(state, room).playlist = playlist
+    return _device_reply(state, room, "speaker")
 
 
 @operation(kind="write", group="media")
 def stop_music(state: HomeState, room: RoomArg) -> dict:
     """Stop the music playing on a room's speaker."""
-    speaker = _speaker_room(state, room).speaker
-    if speaker.playlist is None:
-        raise DomainError(f"nothing is playing in the {room}")
+    speaker = _speaker(state, room)
+    refuse_if(speaker.playlist is None, f"nothing is playing in the {room}")
     speaker.playlist = None
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    return _device_reply(state, room, "speaker")
 
 
 @operation(kind="write", group="media")
@@ -204,9 +194,8 @@ def set_volume(
     volume: Annotated[int, Field(ge=0, le=100, description="Volume in percent (0-100).")],
 ) -> dict:
     """Set the volume of a room's speaker."""
-    speaker = _speaker_room(state, room).speaker
-    speaker.volume = volume
-    return {"room": room, "speaker": speaker.model_dump(mode="json")}
+    _speaker(state, room).volume = volume
+    return _device_reply(state, room, "speaker")
 
 
 # --- climate -----------------------------------------------------------------------------------
@@ -234,8 +223,14 @@ def set_temperature(
     temperature: Annotated[int, Field(ge=10, le=32, description="Target in °C: heat 10-28, cool 16-32, auto 16-28.")],
 ) -> dict:
     """Set a thermostat's target temperature; the thermostat must not be off."""
-    _check_temperature(zone, state.thermostats[zone].mode, temperature)
-    state.thermostats[zone].target_temperature = temperature
+    thermostat = state.thermostats[zone]
+    mode = thermostat.mode
+    refuse_if(mode == "off", f"the {zone} thermostat is off; set a mode before a target temperature")
+    low, high = TEMPERATURE_RANGE[mode]
+    refuse_if(
+        not low <= temperature <= high, f"in {mode} mode the target temperature must be between {low} and {high} °C"
+    )
+    thermostat.target_temperature = temperature
     return _thermostat_reply(state, zone)
 
 
@@ -243,8 +238,7 @@ def set_temperature(
 
 
 def _set_lock(state: HomeState, lock: LockName, value: LockState) -> dict:
-    if state.locks[lock] == value:
-        raise DomainError(f"the {lock} is already {value}")
+    refuse_if(state.locks[lock] == value, f"the {lock} is already {value}")
     state.locks[lock] = value
     return {"lock": lock, "state": value}
 

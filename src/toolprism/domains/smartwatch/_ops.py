@@ -23,6 +23,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import discard, refuse_if, rows, transition
 from toolprism.domains.smartwatch._state import (
     GOAL_RANGE,
     MAX_TIMERS,
@@ -61,7 +62,7 @@ def status_reply(state: WatchState) -> dict:
         "color": state.color,
         "battery_percent": state.battery_percent,
         "workout": state.workout.model_dump(mode="json") if state.workout else None,
-        "timers": [{"label": label, "minutes": minutes} for label, minutes in state.timers.items()],
+        "timers": rows(state.timers, "label", "minutes"),
         "saved_workouts": list(state.saved_workouts),
     }
 
@@ -73,8 +74,7 @@ def alarm_reply(state: WatchState, name: AlarmName) -> dict:
 
 
 def _workout(state: WatchState, action: str) -> Workout:
-    if state.workout is None:
-        raise DomainError(f"no workout is in progress to {action}")
+    refuse_if(state.workout is None, f"no workout is in progress to {action}")
     return state.workout
 
 
@@ -125,10 +125,11 @@ def set_brightness(
     level: Annotated[int, Field(ge=1, le=10, description="Screen brightness level (1-10; at most 4 in power saver).")],
 ) -> dict:
     """Set the screen brightness; not in sleep mode, at most 4 in power-saver mode."""
-    if state.mode == "sleep":
-        raise DomainError("the screen is off in sleep mode; switch to another mode first")
-    if state.mode == "power_saver" and level > POWER_SAVER_MAX_BRIGHTNESS:
-        raise DomainError(f"power saver allows brightness up to {POWER_SAVER_MAX_BRIGHTNESS}; leave it first")
+    refuse_if(state.mode == "sleep", "the screen is off in sleep mode; switch to another mode first")
+    refuse_if(
+        state.mode == "power_saver" and level > POWER_SAVER_MAX_BRIGHTNESS,
+        f"power saver allows brightness up to {POWER_SAVER_MAX_BRIGHTNESS}; leave it first",
+    )
     state.brightness = level
     return {"mode": state.mode, "brightness": level}
 
@@ -140,8 +141,10 @@ def set_watch_face(
     color: Annotated[Color, Field(description="The accent color (the minimal face: white or black only).")],
 ) -> dict:
     """Set the watch face and its accent color."""
-    if face == "minimal" and color not in MINIMAL_COLORS:
-        raise DomainError(f"the minimal face comes only in {' or '.join(MINIMAL_COLORS)}, not {color}")
+    refuse_if(
+        face == "minimal" and color not in MINIMAL_COLORS,
+        f"the minimal face comes only in {' or '.join(MINIMAL_COLORS)}, not {color}",
+    )
     state.face, state.color = face, color
     return {"face": face, "color": color}
 
@@ -172,21 +175,17 @@ def set_timer(
     minutes: Annotated[int, Field(ge=1, le=180, description="Countdown length in minutes (1-180).")],
 ) -> dict:
     """Start a labelled countdown timer (at most 3 run at once)."""
-    if label in state.timers:
-        raise DomainError(f"the {label} timer is already running; cancel it first")
-    if len(state.timers) >= MAX_TIMERS:
-        raise DomainError(f"{MAX_TIMERS} timers are already running; cancel one first")
+    refuse_if(label in state.timers, f"the {label} timer is already running; cancel it first")
+    refuse_if(len(state.timers) >= MAX_TIMERS, f"{MAX_TIMERS} timers are already running; cancel one first")
     state.timers[label] = minutes
-    return {"timers": [{"label": k, "minutes": v} for k, v in state.timers.items()]}
+    return {"timers": rows(state.timers, "label", "minutes")}
 
 
 @operation(kind="write", group="timers")
 def cancel_timer(state: WatchState, label: TimerArg) -> dict:
     """Cancel a running timer."""
-    if label not in state.timers:
-        raise DomainError(f"no {label} timer is running")
-    del state.timers[label]
-    return {"timers": [{"label": k, "minutes": v} for k, v in state.timers.items()]}
+    discard(state.timers, label, f"no {label} timer is running")
+    return {"timers": rows(state.timers, "label", "minutes")}
 
 
 # --- workouts ----------------------------------------------------------------------------------
@@ -201,8 +200,7 @@ def start(
     """Start a workout; none may be in progress and the watch may not be in sleep mode."""
     if state.workout is not None:
         raise DomainError(f"a {state.workout.activity} workout is already {state.workout.status}; stop it first")
-    if state.mode == "sleep":
-        raise DomainError("the watch is in sleep mode; switch to another mode before a workout")
+    refuse_if(state.mode == "sleep", "the watch is in sleep mode; switch to another mode before a workout")
     state.workout = Workout(activity=activity, goal=goal, status="running")
     return {"workout": state.workout.model_dump(mode="json")}
 
@@ -211,9 +209,7 @@ def start(
 def pause(state: WatchState) -> dict:
     """Pause the running workout."""
     workout = _workout(state, "pause")
-    if workout.status == "paused":
-        raise DomainError(f"the {workout.activity} workout is already paused")
-    workout.status = "paused"
+    transition(workout, "status", "running", "paused", f"the {workout.activity} workout is already paused")
     return {"workout": workout.model_dump(mode="json")}
 
 
@@ -221,9 +217,7 @@ def pause(state: WatchState) -> dict:
 def resume(state: WatchState) -> dict:
     """Resume the paused workout."""
     workout = _workout(state, "resume")
-    if workout.status == "running":
-        raise DomainError(f"the {workout.activity} workout is already running")
-    workout.status = "running"
+    transition(workout, "status", "paused", "running", f"the {workout.activity} workout is already running")
     return {"workout": workout.model_dump(mode="json")}
 
 
@@ -257,8 +251,7 @@ def set_goal(
 ) -> dict:
     """Set a daily activity goal within the metric's range."""
     low, high = GOAL_RANGE[metric]
-    if not low <= value <= high:
-        raise DomainError(f"a {metric} goal must be between {low} and {high}, not {value}")
+    refuse_if(not low <= value <= high, f"a {metric} goal must be between {low} and {high}, not {value}")
     state.goals[metric] = value
     return {"goals": dict(state.goals)}
 
@@ -272,11 +265,10 @@ def set_schedule(
 ) -> dict:
     """Set the sleep schedule for weekdays or weekends (6 to 12 hours of sleep)."""
     window = SleepWindow(bedtime=bedtime, wake=wake)
-    low, high = SLEEP_HOURS
-    if not low <= sleep_hours(window) <= high:
-        raise DomainError(f"a sleep window must last {low} to {high} hours, not {sleep_hours(window)}")
+    low, high, hours = *SLEEP_HOURS, sleep_hours(window)
+    refuse_if(not low <= hours <= high, f"a sleep window must last {low} to {high} hours, not {hours}")
     state.sleep[days] = window
-    return {"days": days, "bedtime": bedtime, "wake": wake, "hours": sleep_hours(window)}
+    return {"days": days, "bedtime": bedtime, "wake": wake, "hours": hours}
 
 
 OPERATIONS = (

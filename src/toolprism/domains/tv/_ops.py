@@ -20,6 +20,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import dumped, refuse_if, require_on, switch, transition
 from toolprism.domains.tv._state import (
     KIDS_APP,
     App,
@@ -33,21 +34,25 @@ from toolprism.domains.tv._state import (
     TvName,
     TvState,
 )
-from toolprism.errors import DomainError
 
 TvArg = Annotated[TvName, Field(description="Which television set.")]
 
 
 def _reply(state: TvState, tv: TvName) -> dict:
-    return {"tv": tv, **state.tvs[tv].model_dump(mode="json")}
+    return dumped("tv", tv, state.tvs[tv])
 
 
 def _on(state: TvState, tv: TvName) -> Television:
     """The set, refusing if it is off."""
-    set_ = state.tvs[tv]
-    if set_.power == "off":
-        raise DomainError(f"the {tv} tv is off; turn it on first")
-    return set_
+    return require_on(state.tvs[tv], f"the {tv} tv is off; turn it on first")
+
+
+def _app_playback(state: TvState, tv: TvName, source: str, target: str, refusal: str) -> dict:
+    """Move the set's app playback from ``source`` to ``target``, refusing unless it shows an app in ``source``."""
+    set_ = _on(state, tv)
+    refuse_if(set_.input != "apps", refusal)
+    transition(set_, "playback", source, target, refusal)
+    return _reply(state, tv)
 
 
 def _genre(state: TvState, channel: int) -> str | None:
@@ -85,9 +90,7 @@ def list_apps(state: TvState, tv: TvArg) -> dict:
 def set_power(state: TvState, tv: TvArg, power: Annotated[Power, Field(description="Turn the set on or off.")]) -> dict:
     """Turn a set on or off; off clears its sleep timer."""
     set_ = state.tvs[tv]
-    if set_.power == power:
-        raise DomainError(f"the {tv} tv is already {power}")
-    set_.power = power
+    switch(set_, "power", power, f"the {tv} tv is already {power}")
     if power == "off":
         set_.sleep_timer_min = None
     return _reply(state, tv)
@@ -101,10 +104,15 @@ def set_input(
 ) -> dict:
     """Switch a set's input: the antenna (last channel), an HDMI port, or the apps (last app)."""
     set_ = _on(state, tv)
-    if set_.child_lock == "on" and input == "apps" and set_.app != KIDS_APP:
-        raise DomainError(f"the {tv} tv has its child lock on and its last app is {set_.app}; open {KIDS_APP}")
-    if set_.child_lock == "on" and input == "antenna" and _genre(state, set_.channel) != "kids":
-        raise DomainError(f"the {tv} tv has its child lock on and its last channel is not a kids channel")
+    locked = set_.child_lock == "on"
+    refuse_if(
+        locked and input == "apps" and set_.app != KIDS_APP,
+        f"the {tv} tv has its child lock on and its last app is {set_.app}; open {KIDS_APP}",
+    )
+    refuse_if(
+        locked and input == "antenna" and _genre(state, set_.channel) != "kids",
+        f"the {tv} tv has its child lock on and its last channel is not a kids channel",
+    )
     set_.input = input
     return _reply(state, tv)
 
@@ -117,13 +125,11 @@ def set_channel(
 ) -> dict:
     """Tune a set to an antenna channel; the set must be on the antenna input."""
     set_ = _on(state, tv)
-    if set_.input != "antenna":
-        raise DomainError(f"the {tv} tv is on {set_.input}; switch its input to antenna to change channel")
-    entry = next((c for c in state.guide if c.number == channel), None)
-    if entry is None:
-        raise DomainError(f"there is no channel {channel} in the guide")
-    if set_.child_lock == "on" and entry.genre != "kids":
-        raise DomainError(f"the {tv} tv has its child lock on; it only tunes kids channels")
+    refuse_if(set_.input != "antenna", f"the {tv} tv is on {set_.input}; switch its input to antenna to change channel")
+    genre = _genre(state, channel)
+    refuse_if(genre is None, f"there is no channel {channel} in the guide")
+    locked = set_.child_lock == "on"
+    refuse_if(locked and genre != "kids", f"the {tv} tv has its child lock on; it only tunes kids channels")
     set_.channel = channel
     return _reply(state, tv)
 
@@ -132,10 +138,10 @@ def set_channel(
 def launch_app(state: TvState, tv: TvArg, app: Annotated[App, Field(description="The app to open.")]) -> dict:
     """Open an installed app on a set and start playing; the input switches to apps."""
     set_ = _on(state, tv)
-    if app not in set_.installed_apps:
-        raise DomainError(f"{app} is not installed on the {tv} tv (installed: {', '.join(set_.installed_apps)})")
-    if set_.child_lock == "on" and app != KIDS_APP:
-        raise DomainError(f"the {tv} tv has its child lock on; it only opens {KIDS_APP}")
+    installed = ", ".join(set_.installed_apps)
+    refuse_if(app not in set_.installed_apps, f"{app} is not installed on the {tv} tv (installed: {installed})")
+    locked = set_.child_lock == "on"
+    refuse_if(locked and app != KIDS_APP, f"the {tv} tv has its child lock on; it only opens {KIDS_APP}")
     set_.input, set_.app, set_.playback = "apps", app, "playing"
     return _reply(state, tv)
 
@@ -143,21 +149,13 @@ def launch_app(state: TvState, tv: TvArg, app: Annotated[App, Field(description=
 @operation(kind="write", group="playback")
 def pause(state: TvState, tv: TvArg) -> dict:
     """Pause the app playing on a set; refused unless an app is playing."""
-    set_ = _on(state, tv)
-    if set_.input != "apps" or set_.playback != "playing":
-        raise DomainError(f"nothing is playing in an app on the {tv} tv")
-    set_.playback = "paused"
-    return _reply(state, tv)
+    return _app_playback(state, tv, "playing", "paused", f"nothing is playing in an app on the {tv} tv")
 
 
 @operation(kind="write", group="playback")
 def resume(state: TvState, tv: TvArg) -> dict:
     """Resume the paused app on a set; refused unless an app is paused."""
-    set_ = _on(state, tv)
-    if set_.input != "apps" or set_.playback != "paused":
-        raise DomainError(f"no app is paused on the {tv} tv")
-    set_.playback = "playing"
-    return _reply(state, tv)
+    return _app_playback(state, tv, "paused", "playing", f"no app is paused on the {tv} tv")
 
 
 # --- sound and picture -------------------------------------------------------------------------
@@ -171,8 +169,7 @@ def set_volume(
 ) -> dict:
     """Set a set's volume; refused while the set is muted."""
     set_ = _on(state, tv)
-    if set_.mute == "muted":
-        raise DomainError(f"the {tv} tv is muted; unmute it before changing the volume")
+    refuse_if(set_.mute == "muted", f"the {tv} tv is muted; unmute it before changing the volume")
     set_.volume = volume
     return _reply(state, tv)
 
@@ -180,10 +177,7 @@ def set_volume(
 @operation(kind="write", group="sound")
 def set_mute(state: TvState, tv: TvArg, mute: Annotated[Mute, Field(description="Mute or unmute the sound.")]) -> dict:
     """Mute or unmute a set; refused if it already is."""
-    set_ = _on(state, tv)
-    if set_.mute == mute:
-        raise DomainError(f"the {tv} tv is already {mute}")
-    set_.mute = mute
+    switch(_on(state, tv), "mute", mute, f"the {tv} tv is already {mute}")
     return _reply(state, tv)
 
 
@@ -222,10 +216,7 @@ def set_child_lock(
     state: TvState, tv: TvArg, lock: Annotated[Power, Field(description="Turn the child lock on or off.")]
 ) -> dict:
     """Turn a set's child lock on or off (on: only kids channels and the kidsworld app); works while off."""
-    set_ = state.tvs[tv]
-    if set_.child_lock == lock:
-        raise DomainError(f"the {tv} tv child lock is already {lock}")
-    set_.child_lock = lock
+    switch(state.tvs[tv], "child_lock", lock, f"the {tv} tv child lock is already {lock}")
     return _reply(state, tv)
 
 

@@ -22,6 +22,7 @@ from typing import Annotated
 from pydantic import Field
 
 from toolprism.domains._base import operation
+from toolprism.domains._opkit import listing, refuse_if, transition, words
 from toolprism.domains.vacuum._state import (
     FLOOR_OF,
     MAP_OF,
@@ -51,10 +52,6 @@ from toolprism.errors import DomainError
 ModeArg = Annotated[Mode, Field(description="Cleaning mode: vacuum only, mop only, or both at once.")]
 
 
-def _w(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _status(state: VacuumState) -> dict:
     robot = state.robot.model_dump(mode="json")
     schedule = {day: (s.model_dump(mode="json") if s else None) for day, s in state.schedule.items()}
@@ -72,8 +69,8 @@ def _robot_reply(state: VacuumState) -> dict:
 
 
 def _needs_pad(state: VacuumState, mode: Mode, what: str) -> None:
-    if mode in MOP_MODES and state.robot.mop_pad == "detached":
-        raise DomainError(f"the mop pad is detached; attach it before using {what}")
+    detached = state.robot.mop_pad == "detached"
+    refuse_if(mode in MOP_MODES and detached, f"the mop pad is detached; attach it before using {what}")
 
 
 def _carpets(target: Target, map_name: MapName) -> list[Room]:
@@ -101,8 +98,7 @@ def get_room(state: VacuumState, room: Annotated[Room, Field(description="The ro
 @operation(kind="read", group="presets")
 def list_presets(state: VacuumState) -> dict:
     """List the cleaning presets and the settings each one applies."""
-    presets = [{"name": n, **p.model_dump(mode="json", exclude_none=True)} for n, p in PRESET_TABLE.items()]
-    return {"presets": presets, "current": _settings(state)}
+    return {"presets": listing(PRESET_TABLE, exclude_none=True), "current": _settings(state)}
 
 
 # --- cleaning ----------------------------------------------------------------------------------
@@ -117,16 +113,16 @@ def start(
     """Start cleaning a room (or the whole active map) with the current mode and settings."""
     robot = state.robot
     if robot.status == "cleaning":
-        raise DomainError(f"the robot is already cleaning the {_w(robot.job.target)}; stop it first")
+        raise DomainError(f"the robot is already cleaning the {words(robot.job.target)}; stop it first")
     if robot.status == "paused":
-        raise DomainError(f"a clean of the {_w(robot.job.target)} is paused; resume or stop it first")
+        raise DomainError(f"a clean of the {words(robot.job.target)} is paused; resume or stop it first")
     if room != "whole_map" and MAP_OF[room] != robot.active_map:
-        raise DomainError(f"the {_w(room)} is on the {MAP_OF[room]} map; switch to that map first")
-    if robot.battery < MIN_BATTERY:
-        raise DomainError(f"the battery is at {robot.battery}%; let the robot charge to {MIN_BATTERY}% first")
-    carpets = _carpets(room, robot.active_map)
-    if robot.mode == "mop" and carpets:
-        raise DomainError(f"mop-only mode would soak the carpet in the {_w(carpets[0])}; change the mode first")
+        raise DomainError(f"the {words(room)} is on the {MAP_OF[room]} map; switch to that map first")
+    refuse_if(
+        robot.battery < MIN_BATTERY, f"the battery is at {robot.battery}%; let the robot charge to {MIN_BATTERY}% first"
+    )
+    if robot.mode == "mop" and (carpets := _carpets(room, robot.active_map)):
+        raise DomainError(f"mop-only mode would soak the carpet in the {words(carpets[0])}; change the mode first")
     robot.status, robot.job = "cleaning", Job(target=room, passes=passes)
     return _robot_reply(state)
 
@@ -134,18 +130,16 @@ def start(
 @operation(kind="write", group="cleaning")
 def pause(state: VacuumState) -> dict:
     """Pause the running clean; the robot waits where it is."""
-    if state.robot.status != "cleaning":
-        raise DomainError(f"the robot is {state.robot.status}, not cleaning; there is nothing to pause")
-    state.robot.status = "paused"
+    refusal = f"the robot is {state.robot.status}, not cleaning; there is nothing to pause"
+    transition(state.robot, "status", "cleaning", "paused", refusal)
     return _robot_reply(state)
 
 
 @operation(kind="write", group="cleaning")
 def resume(state: VacuumState) -> dict:
     """Resume a paused clean."""
-    if state.robot.status != "paused":
-        raise DomainError(f"the robot is {state.robot.status}; only a paused clean can be resumed")
-    state.robot.status = "cleaning"
+    refusal = f"the robot is {state.robot.status}; only a paused clean can be resumed"
+    transition(state.robot, "status", "paused", "cleaning", refusal)
     return _robot_reply(state)
 
 
@@ -155,8 +149,7 @@ def stop(
     then: Annotated[After, Field(description="Afterwards: go back to the dock, or stay where it is.")],
 ) -> dict:
     """Stop the running or paused clean, then return to the dock or stay put."""
-    if state.robot.job is None:
-        raise DomainError(f"the robot is {state.robot.status}; there is no clean to stop")
+    refuse_if(state.robot.job is None, f"the robot is {state.robot.status}; there is no clean to stop")
     state.robot.status = "docked" if then == "dock" else "idle"
     state.robot.job = None
     return _robot_reply(state)
@@ -165,8 +158,7 @@ def stop(
 @operation(kind="write", group="maps")
 def set_map(state: VacuumState, map: Annotated[MapName, Field(description="The floor map to use.")]) -> dict:
     """Switch the active floor map; no clean may be running or paused."""
-    if state.robot.job is not None:
-        raise DomainError(f"a clean is {state.robot.status}; stop it before switching maps")
+    refuse_if(state.robot.job is not None, f"a clean is {state.robot.status}; stop it before switching maps")
     state.robot.active_map = map
     return {"active_map": map, "rooms": list(rooms_of(map))}
 
@@ -177,7 +169,7 @@ def set_map(state: VacuumState, map: Annotated[MapName, Field(description="The f
 @operation(kind="write", group="settings")
 def set_mode(state: VacuumState, mode: ModeArg) -> dict:
     """Set the cleaning mode; the mop modes need the mop pad attached."""
-    _needs_pad(state, mode, f"{_w(mode)} mode")
+    _needs_pad(state, mode, f"{words(mode)} mode")
     state.robot.mode = mode
     return _settings(state)
 
@@ -188,8 +180,7 @@ def set_suction(
     level: Annotated[Suction, Field(description="Suction power, from quiet to max.")],
 ) -> dict:
     """Set the suction power; refused in mop-only mode (suction is unused there)."""
-    if state.robot.mode == "mop":
-        raise DomainError("suction is unused in mop mode; switch to vacuum or vacuum_and_mop first")
+    refuse_if(state.robot.mode == "mop", "suction is unused in mop mode; switch to vacuum or vacuum_and_mop first")
     state.robot.suction = level
     return _settings(state)
 
@@ -200,8 +191,7 @@ def set_water_level(
     level: Annotated[WaterLevel, Field(description="How wet the mop runs.")],
 ) -> dict:
     """Set the mop's water level; refused in vacuum-only mode (the mop is unused there)."""
-    if state.robot.mode == "vacuum":
-        raise DomainError("the mop is unused in vacuum mode; switch to mop or vacuum_and_mop first")
+    refuse_if(state.robot.mode == "vacuum", "the mop is unused in vacuum mode; switch to mop or vacuum_and_mop first")
     state.robot.water_level = level
     return _settings(state)
 
@@ -220,7 +210,7 @@ def set_child_lock(
 def apply_preset(state: VacuumState, preset: Annotated[PresetName, Field(description="The preset to apply.")]) -> dict:
     """Apply a preset's mode, suction and water level (see list_presets)."""
     chosen = PRESET_TABLE[preset]
-    _needs_pad(state, chosen.mode, f"the {_w(preset)} preset")
+    _needs_pad(state, chosen.mode, f"the {words(preset)} preset")
     robot = state.robot
     robot.mode = chosen.mode
     robot.suction = chosen.suction or robot.suction
@@ -240,9 +230,10 @@ def set_no_go_zone(
     """Turn a no-go zone on or off; not while a clean of its room is in progress."""
     room, job = ZONE_ROOM[zone], state.robot.job
     if job is not None and job.target in (room, "whole_map") and MAP_OF[room] == state.robot.active_map:
-        raise DomainError(f"the robot is cleaning the {_w(job.target)}; stop the clean before changing {_w(zone)}")
-    if state.zones[zone] == status:
-        raise DomainError(f"the {_w(zone)} no-go zone is already {status}")
+        raise DomainError(
+            f"the robot is cleaning the {words(job.target)}; stop the clean before changing {words(zone)}"
+        )
+    refuse_if(state.zones[zone] == status, f"the {words(zone)} no-go zone is already {status}")
     state.zones[zone] = status
     return {"zone": zone, "room": room, "status": status}
 
@@ -256,8 +247,9 @@ def set_schedule(
 ) -> dict:
     """Schedule the weekly clean of the active map for a day, at an hour, in a mode (replaces that day's)."""
     late, early = QUIET_HOURS
-    if hour >= late or hour < early:
-        raise DomainError(f"{hour}:00 is within do-not-disturb hours ({late}:00-0{early}:00); pick 7 to 21")
+    refuse_if(
+        hour >= late or hour < early, f"{hour}:00 is within do-not-disturb hours ({late}:00-0{early}:00); pick 7 to 21"
+    )
     state.schedule[day] = ScheduledClean(hour=hour, mode=mode)
     return {"day": day, "scheduled": state.schedule[day].model_dump(mode="json")}
 
