@@ -20,6 +20,7 @@ RANK = {
     "probes": 5,
     "report": 5,
     "interop": 5,
+    "repair": 5,
     "train": 5,
     "_evaluate": 6,
     "__init__": 6,  # the package facade re-exports evaluate lazily
