@@ -22,7 +22,7 @@ RANK = {
     "interop": 5,
     "repair": 5,
     "train": 5,
-    "_evaluate": 6,
+    "evaluation": 6,
     "__init__": 6,  # the package facade re-exports evaluate lazily
     "cli": 7,
 }

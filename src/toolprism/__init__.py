@@ -14,7 +14,7 @@ __all__ = ["RunConfig", "RunSummary", "__version__", "evaluate"]
 def __getattr__(name: str) -> object:
     """Lazy facade: ``toolprism.evaluate``, ``toolprism.RunConfig``, ``toolprism.RunSummary``."""
     if name in ("evaluate", "RunConfig", "RunSummary"):
-        from toolprism import _evaluate
+        from toolprism import evaluation
 
-        return getattr(_evaluate, name)
+        return getattr(evaluation, name)
     raise AttributeError(f"module 'toolprism' has no attribute {name!r}")

@@ -10,7 +10,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from toolprism._evaluate import expected_gold, score_episode
+from toolprism.evaluation import expected_gold, score_episode
 from toolprism.backends import OracleBackend
 from toolprism.cli import app
 from toolprism.domains import Task, get_domain

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolprism._evaluate import expand_variants
+from toolprism.evaluation import expand_variants
 from toolprism.cli._common import counting_progress, friendly_errors, print_json
 from toolprism.cli._run import _split
 from toolprism.interop import FORMATS, export_tasks
