@@ -6,7 +6,7 @@ The public API is grouped by concept: :mod:`toolprism.schema` (action spaces and
 (episode loop and run store) and :mod:`toolprism.score` (schema-independent scoring).
 """
 
-__version__ = "0.1.0"
+from toolprism._version import __version__
 
 __all__ = ["RunConfig", "RunSummary", "__version__", "evaluate"]
 
