@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from toolprism.backends import DEFAULT_MODEL
-from toolprism.domains._catalog import is_pack_path
+from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS

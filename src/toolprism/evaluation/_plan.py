@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from toolprism.domains import Domain, Task, domain_names, get_domain
-from toolprism.domains._catalog import is_pack_path
+from toolprism.domains import Domain, Task, domain_names, get_domain, is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.evaluation._config import RunConfig
 from toolprism.perturb import Skip, parse_perturbations
