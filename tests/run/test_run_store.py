@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from toolprism.evaluation import RunConfig, evaluate
 from toolprism.backends import OracleBackend
 from toolprism.errors import BackendError, ConfigError
+from toolprism.evaluation import RunConfig, evaluate
 from toolprism.run import RunStore
 
 SLOW_ORACLE = textwrap.dedent("""
