@@ -45,9 +45,9 @@ def _assert_oracle_scores_every_task(
     about that many tasks, spread evenly over the templates, instead of all."""
     import asyncio
 
-    from toolprism._evaluate import score_episode
     from toolprism.backends import OracleBackend
     from toolprism.domains import get_domain
+    from toolprism.evaluation import score_episode
     from toolprism.run import EpisodeSpec, run_episode
     from toolprism.shaping import Variant
 

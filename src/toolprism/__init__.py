@@ -6,7 +6,7 @@ The public API is grouped by concept: :mod:`toolprism.schema` (action spaces and
 (episode loop and run store) and :mod:`toolprism.score` (schema-independent scoring).
 """
 
-__version__ = "0.1.0"
+from toolprism._version import __version__
 
 __all__ = ["RunConfig", "RunSummary", "__version__", "evaluate"]
 
@@ -14,7 +14,7 @@ __all__ = ["RunConfig", "RunSummary", "__version__", "evaluate"]
 def __getattr__(name: str) -> object:
     """Lazy facade: ``toolprism.evaluate``, ``toolprism.RunConfig``, ``toolprism.RunSummary``."""
     if name in ("evaluate", "RunConfig", "RunSummary"):
-        from toolprism import _evaluate
+        from toolprism import evaluation
 
-        return getattr(_evaluate, name)
+        return getattr(evaluation, name)
     raise AttributeError(f"module 'toolprism' has no attribute {name!r}")

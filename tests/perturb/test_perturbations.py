@@ -10,12 +10,12 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from toolprism._evaluate import expected_gold, score_episode
 from toolprism.backends import OracleBackend
 from toolprism.cli import app
 from toolprism.domains import Task, get_domain
 from toolprism.domains._phrasing import CHATTER
 from toolprism.errors import ConfigError
+from toolprism.evaluation import expected_gold, score_episode
 from toolprism.perturb import SEVERITIES, SUBTYPES, Perturbation, parse_perturbations, plan, suite
 from toolprism.run import EpisodeSpec, run_episode
 from toolprism.schema import Action

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from toolprism._evaluate import RunConfig, evaluate
 from toolprism.backends import OracleBackend
 from toolprism.errors import BackendError, ConfigError
+from toolprism.evaluation import RunConfig, evaluate
 from toolprism.run import RunStore
 
 SLOW_ORACLE = textwrap.dedent("""
@@ -89,7 +89,7 @@ def test_crash_loses_no_finished_episode_and_resume_runs_each_once(tmp_path: Pat
 
 def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:
     script = SLOW_ORACLE + textwrap.dedent(f"""
-        from toolprism._evaluate import RunConfig, evaluate
+        from toolprism.evaluation import RunConfig, evaluate
         evaluate(RunConfig.model_validate_json({CONFIG.model_dump_json()!r}), run_dir=sys.argv[1], backend=SlowOracle())
     """)
     proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)])
@@ -199,7 +199,7 @@ def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episod
 
 def test_a_terminated_cli_run_says_how_to_resume_and_resumes(tmp_path: Path) -> None:
     script = SLOW_ORACLE + textwrap.dedent("""
-        import toolprism._evaluate as evaluation
+        import toolprism.evaluation._evaluate as evaluation
         from toolprism.cli import main
 
         evaluation.create_backend = lambda *args, **kwargs: SlowOracle()

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import counting_progress, friendly_errors, print_json
-from toolprism.score import diagnose_run
+from toolprism.repair import diagnose_run
 
 REPORT = "diagnose.json"
 

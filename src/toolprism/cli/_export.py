@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from toolprism._evaluate import expand_variants
 from toolprism.cli._common import counting_progress, friendly_errors, print_json
 from toolprism.cli._run import _split
+from toolprism.evaluation import expand_variants
 from toolprism.interop import FORMATS, export_tasks
 
 app = typer.Typer(help="Export the suite's tasks so others can use them.", no_args_is_help=True)

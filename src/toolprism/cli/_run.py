@@ -11,10 +11,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolprism._evaluate import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.cli._common import counting_progress, friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
+from toolprism.evaluation import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
 from toolprism.run import MAX_TURNS, EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
 

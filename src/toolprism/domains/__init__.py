@@ -21,7 +21,18 @@ from toolprism.domains._base import (
     task_hash,
     task_set_hash,
 )
-from toolprism.domains._catalog import is_pack_path, load_pack
+from toolprism.domains._catalog import (
+    CatalogDomain,
+    DomainPack,
+    PackCall,
+    PackSource,
+    PackTask,
+    PackTool,
+    is_pack_path,
+    kind_from_name,
+    load_pack,
+)
+from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
@@ -57,6 +68,7 @@ def _load_builtin() -> None:
 
 
 __all__ = [
+    "CHATTER",
     "DOMAINS",
     "TASK_KINDS",
     "Form",
@@ -67,9 +79,20 @@ __all__ = [
     "ReferenceStep",
     "Task",
     "TaskDraft",
+    "CatalogDomain",
+    "DomainPack",
+    "PackCall",
+    "PackSource",
+    "PackTask",
+    "PackTool",
     "domain_names",
     "get_domain",
+    "is_pack_path",
+    "kind_from_name",
+    "load_pack",
     "operation",
+    "reachable",
+    "surface_forms",
     "task_hash",
     "task_set_hash",
 ]

@@ -27,8 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.domains._base import Domain, OperationDef, OperationFn, Task, TaskDraft, TaskKind
 from toolprism.errors import ConfigError, ToolprismError
-from toolprism.schema import JSON, ActionSpace, Operation
-from toolprism.schema._loaders import load_tools
+from toolprism.schema import JSON, ActionSpace, Operation, load_tools
 
 PACK_FORMAT = "toolprism.domain/1"
 """The version tag every domain pack carries; a reader refuses any other."""

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolprism.backends import OracleBackend
-from toolprism.domains import Domain, ReferenceStep, Task, domain_names, get_domain
-from toolprism.domains._catalog import CatalogDomain
+from toolprism.domains import CatalogDomain, Domain, ReferenceStep, Task, domain_names, get_domain
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.run import EpisodeSpec, run_episode
 from toolprism.schema import JSON, Action, canonical_json

@@ -5,8 +5,8 @@ Mapping (the release's fields are documented in its README, ``benchmarks/synthet
 
 - domain ``<group>`` → pack ``tss_<group>`` (prefixed so it never shadows a built-in domain);
   policy = the tasks' ``system`` prompt; tools = the group's tools with their plain names;
-  read/write from the name (:func:`toolprism.domains._catalog.kind_from_name`; the release has
-  no tags).
+  read/write from the name (:func:`toolprism.domains.kind_from_name`; the release has no
+  tags).
 - task → id ``<template>/<index>`` from the release id ``<group>__<template>__<index>`` (the whole
   id as template, index 0, when it has another shape); kind = ``type``; hard form = ``query``
   (the released request); easy form = ``query_easy``, else ``query_llm``, else ``query_base``;
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolprism.domains import TASK_KINDS
-from toolprism.domains._catalog import (
+from toolprism.domains import (
+    TASK_KINDS,
     CatalogDomain,
     DomainPack,
     PackCall,
@@ -37,8 +37,7 @@ from toolprism.domains._catalog import (
     kind_from_name,
 )
 from toolprism.errors import ConfigError, ToolprismError
-from toolprism.schema import ActionSpace
-from toolprism.schema._loaders import load_tools
+from toolprism.schema import ActionSpace, load_tools
 
 PREFIX = "tss_"
 """Imported domain names are ``tss_<group>``."""

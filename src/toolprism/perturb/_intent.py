@@ -12,8 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from toolprism.domains import Task
-from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
+from toolprism.domains import CHATTER, Task, reachable, surface_forms
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace

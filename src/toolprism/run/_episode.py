@@ -8,7 +8,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from toolprism.backends._base import Backend, EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task
 from toolprism.perturb import Instance, Perturber
 from toolprism.run._trace import CallRecord, Trace, TurnRecord

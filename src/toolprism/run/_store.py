@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from toolprism import __version__
+from toolprism._version import __version__
 from toolprism.errors import ConfigError
 from toolprism.run._trace import Trace
 

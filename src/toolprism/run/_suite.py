@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from toolprism.backends._base import Backend
+from toolprism.backends import Backend
 from toolprism.run._episode import MAX_TURNS, EpisodeSpec, run_episode
 from toolprism.run._store import EpisodeResult, RunStore
 from toolprism.run._trace import Trace

@@ -6,17 +6,11 @@ tool and a call at any layer of a variant.
 """
 
 from toolprism.schema._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
-from toolprism.schema._loaders import bfcl_tool_name, load_catalog
-from toolprism.schema._model import (
-    JSON,
-    Action,
-    ActionSpace,
-    Operation,
-    Param,
-    ToolCall,
-    ToolSpec,
-    canonical_json,
-)
+from toolprism.schema._loaders import load_catalog, load_tools
+from toolprism.schema._model import JSON, Action, Operation, Param, ToolCall, ToolSpec, canonical_json
+from toolprism.schema._space import ActionSpace
+from toolprism.schema._synth import synthesize_arguments
+from toolprism.schema._tools import bfcl_tool_name
 
 __all__ = [
     "SUBSCHEMA_LISTS",
@@ -32,4 +26,6 @@ __all__ = [
     "bfcl_tool_name",
     "canonical_json",
     "load_catalog",
+    "load_tools",
+    "synthesize_arguments",
 ]

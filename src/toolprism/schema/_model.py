@@ -1,4 +1,5 @@
-"""Schema IR: parameters, operations, action spaces, tool definitions, calls and actions."""
+"""Schema IR: parameters, operations, tool definitions, calls and actions (the action space, an
+ordered set of operations, is in ``_space``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Literal
 
 import jsonschema
 
-from toolprism.errors import ConfigError, RejectedCall, RejectionKind
+from toolprism.errors import RejectedCall, RejectionKind
 
 JSON = Any
 """A JSON value (dict / list / str / int / float / bool / None)."""
@@ -196,98 +197,6 @@ class Operation:
     def tool(self) -> ToolSpec:
         """This operation as a native :class:`ToolSpec`."""
         return ToolSpec(self.name, self.description, self.parameters_schema(), self.group)
-
-
-@dataclass(frozen=True)
-class ActionSpace:
-    """The native action space of a domain or catalog: an ordered set of operations.
-
-    Raises:
-        ConfigError: from the constructor, if names are duplicated or invalid, or a parameter
-            schema is not valid JSON Schema (every problem listed).
-    """
-
-    name: str
-    operations: tuple[Operation, ...]
-
-    def __post_init__(self) -> None:
-        problems = list(_problems(self.operations))
-        if problems:
-            raise ConfigError(problems, what=f"action space {self.name!r}")
-
-    def get(self, name: str) -> Operation:
-        """The operation called ``name``.
-
-        Raises:
-            RejectedCall: UNKNOWN_TOOL if there is none.
-        """
-        for op in self.operations:
-            if op.name == name:
-                return op
-        raise RejectedCall(RejectionKind.UNKNOWN_TOOL, f"unknown tool '{name}'")
-
-    def tools(self) -> list[ToolSpec]:
-        """Native tool definitions, in declaration order."""
-        return [op.tool() for op in self.operations]
-
-    def action(self, op: str, arguments: Mapping[str, JSON] | None = None) -> Action:
-        """Validate and normalise a native call into an :class:`Action`.
-
-        Normalisation: declared defaults are filled in; integral floats become ints where the
-        schema says ``integer``. Equal calls therefore give equal actions.
-
-        Raises:
-            RejectedCall: UNKNOWN_TOOL or INVALID_ARGUMENTS.
-        """
-        operation = self.get(op)
-        args = dict(arguments or {})
-        operation.tool().validate(args)
-        for p in operation.params:
-            if p.name not in args and "default" in p.schema:
-                args[p.name] = p.schema["default"]
-            if p.name in args:
-                args[p.name] = _normalise(args[p.name], p.schema)
-        return Action(op, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
-
-    @classmethod
-    def from_openai_tools(cls, tools: Iterable[Mapping[str, JSON]], *, name: str = "catalog") -> ActionSpace:
-        """Load an OpenAI ``tools`` list (``[{"type": "function", "function": {...}}, ...]``).
-
-        Raises:
-            ConfigError: listing every malformed tool and parameter.
-        """
-        from toolprism.schema._loaders import load_tools
-
-        return load_tools(tools, name=name, source="openai")
-
-    @classmethod
-    def from_mcp_tools_list(
-        cls, reply: Mapping[str, JSON] | Iterable[Mapping[str, JSON]], *, name: str = "mcp"
-    ) -> ActionSpace:
-        """Load an MCP ``tools/list`` reply (``{"tools": [{"name", "description", "inputSchema"}]}``,
-        a JSON-RPC envelope with ``result``, or the bare list).
-
-        Raises:
-            ConfigError: listing every malformed tool and parameter.
-        """
-        from toolprism.schema._loaders import load_tools
-
-        return load_tools(reply, name=name, source="mcp")
-
-    @classmethod
-    def from_bfcl(cls, functions: Iterable[Mapping[str, JSON]], *, name: str = "bfcl", group: str = "") -> ActionSpace:
-        """Load BFCL function docs (``[{"name", "description", "parameters"}]``, the ``function``
-        list of one BFCL entry). Dotted names become tool-safe (``math.factorial`` →
-        ``math_factorial``, see :func:`toolprism.schema.bfcl_tool_name`; the original is kept in
-        the description and the prefix becomes the group); Python type names map to JSON types
-        (``dict`` → object, ``float`` → number, ``tuple`` → array, ``any`` → unconstrained).
-
-        Raises:
-            ConfigError: listing every malformed tool, parameter and name collision.
-        """
-        from toolprism.schema._loaders import load_tools
-
-        return load_tools(list(functions), name=name, source="bfcl", group=group)
 
 
 def _normalise(value: JSON, schema: Mapping[str, JSON]) -> JSON:

@@ -5,7 +5,6 @@ DataFrames (loaded lazily)."""
 
 from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
-from toolprism.score._repair import Repair, RepairReport, diagnose_run
 from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
 from toolprism.score._stages import (
     STAGES,
@@ -14,7 +13,7 @@ from toolprism.score._stages import (
     reported_status,
     score_stages,
 )
-from toolprism.score._taxonomy import EpisodeDiagnosis, FailureMode, diagnose
+from toolprism.score._taxonomy import EpisodeDiagnosis, FailureMode, diagnose, run_domains
 
 _AGGREGATES = ("aggregate", "episode_frame", "variant_gap", "write_parquet")
 
@@ -36,9 +35,6 @@ __all__ = [
     "variant_gap",
     "write_parquet",
     "ActionScore",
-    "Repair",
-    "RepairReport",
-    "diagnose_run",
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",
@@ -49,6 +45,7 @@ __all__ = [
     "diagnose",
     "normalize_failure_type",
     "reported_status",
+    "run_domains",
     "score_actions",
     "score_run",
     "score_stages",

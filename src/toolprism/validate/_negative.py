@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from toolprism.errors import RejectionKind
-from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.schema._synth import synthesize_arguments
+from toolprism.schema import JSON, ToolCall, ToolSpec, synthesize_arguments
 from toolprism.shaping import AdapterSession, Batch, Variant
 from toolprism.validate._suite import Suite
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from toolprism.domains import Domain, Environment, ReferenceStep, Task
-from toolprism.schema import JSON, Action, ActionSpace, canonical_json
-from toolprism.schema._synth import synthesize_arguments
+from toolprism.schema import JSON, Action, ActionSpace, canonical_json, synthesize_arguments
 
 
 class World(Protocol):

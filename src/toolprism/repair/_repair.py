@@ -37,8 +37,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import Instance, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
 from toolprism.schema import canonical_json
-from toolprism.score._stages import score_stages
-from toolprism.score._taxonomy import run_domains
+from toolprism.score import run_domains, score_stages
 from toolprism.shaping import Variant
 
 

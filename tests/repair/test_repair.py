@@ -15,9 +15,10 @@ from toolprism.cli import app
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import parse_perturbations, plan
+from toolprism.repair import diagnose_run
+from toolprism.repair._repair import encoded_calls, interventions
 from toolprism.run import EpisodeSpec
-from toolprism.score import diagnose_run, episode_frame
-from toolprism.score._repair import encoded_calls, interventions
+from toolprism.score import episode_frame
 from toolprism.shaping import Variant
 
 TURNS = ScriptedTurns()

@@ -1,0 +1,102 @@
+"""What a run evaluates: :class:`RunConfig` and the expansion of ``all`` variants and perturbation
+suites into the names and conditions it stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from toolprism.backends import DEFAULT_MODEL
+from toolprism.domains import is_pack_path
+from toolprism.errors import ConfigError
+from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
+from toolprism.run import MAX_TURNS
+from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS
+
+DEFAULT_DOMAINS = ("smart_home", "retail")
+DEFAULT_TASKS = 2
+
+
+def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> list[str]:
+    """Perturbation conditions from ``--perturb`` terms and a ``--perturb-suite``.
+
+    Each comma-separated term of ``perturb`` is its own condition (``C2:medium``); ``+`` joins a
+    mixed-family pair into one condition (``A3:medium+C4:medium``). ``perturb_suite``: ``all``
+    (every subtype at every severity) or ``mixed`` (the representative pairs at medium and heavy).
+
+    Raises:
+        ConfigError: an unknown suite.
+    """
+    out = [t.strip() for item in perturb for t in item.split(",") if t.strip()]
+    if perturb_suite == "mixed":
+        out += [f"{a}:{s}+{b}:{s}" for a, b in MIXED_PAIRS for s in ("medium", "heavy")]
+    elif perturb_suite == "all":
+        out += [p.key for p in suite()]
+    elif perturb_suite is not None:
+        raise ConfigError(f"unknown perturbation suite {perturb_suite!r} (known: all, mixed)", what="options")
+    return list(dict.fromkeys(out))
+
+
+def expand_variants(names: list[str]) -> list[str]:
+    """``all`` stands for the whole named suite, in registry order."""
+    out: list[str] = []
+    for name in names:
+        out += [v for v in VARIANTS.names() if v not in out] if name == "all" else [name]
+    return out
+
+
+class RunConfig(BaseModel):
+    """What a run evaluates. Stored in the run header, so a run can be resumed from it alone.
+
+    Attributes:
+        model: backend name (see :func:`toolprism.backends.create_backend`).
+        base_url: OpenAI-compatible endpoint, for remote models.
+        domains: domain names.
+        variants: variant names from the suite, or spec strings.
+        tasks: tasks per domain (spread over the domain's templates), None for all.
+        seed: the run seed (task generation and episode seeds derive from it).
+        max_turns: model turns per episode.
+        concurrency: episodes in flight at once.
+        perturbations: perturbation conditions (see :func:`expand_conditions`); when any are
+            given, every task also runs clean, as the baseline.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = DEFAULT_MODEL
+    base_url: str | None = None
+    domains: list[str] = Field(default_factory=lambda: list(DEFAULT_DOMAINS))
+    variants: list[str] = Field(default_factory=lambda: list(DEFAULT_VARIANTS))
+    tasks: int | None = DEFAULT_TASKS
+    seed: int = 0
+    max_turns: int = MAX_TURNS
+    concurrency: int = 1
+    perturbations: list[str] = Field(default_factory=list)
+
+    @field_validator("variants")
+    @classmethod
+    def _expand_all(cls, names: list[str]) -> list[str]:
+        return expand_variants(names)
+
+    @field_validator("perturbations")
+    @classmethod
+    def _canonical_conditions(cls, conditions: list[str]) -> list[str]:
+        # ``c2``, ``C2:Medium`` and ``C2:medium`` are one condition, and so are ``C4:light+A3:light``
+        # and ``A3:light+C4:light``: keys are stored as the episodes record them. A term that does
+        # not parse is kept as written, for plan_run to report.
+        out = []
+        for condition in conditions:
+            try:
+                terms = parse_perturbations(condition.replace("+", ","))
+            except ConfigError:
+                out.append(condition)
+                continue
+            out.append("+".join(p.key for p in sorted(terms, key=lambda p: p.subtype)))
+        return list(dict.fromkeys(out))
+
+    @field_validator("domains")
+    @classmethod
+    def _absolute_packs(cls, names: list[str]) -> list[str]:
+        # a pack path is stored absolute so that --resume works from any directory
+        return [str(Path(n).resolve()) if is_pack_path(n) and Path(n).exists() else n for n in names]

@@ -1,0 +1,106 @@
+"""``evaluate(config)``: validate the whole configuration first (every problem listed), build the
+variants and tasks, run the episodes through the backend, score each one on the multiset of
+decoded native actions, and record it in the run directory as it finishes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from toolprism.backends import Backend, create_backend
+from toolprism.evaluation._config import RunConfig
+from toolprism.evaluation._plan import plan_run
+from toolprism.evaluation._score import score_episode
+from toolprism.evaluation._summary import RunSummary, summarize
+from toolprism.run import EpisodeResult, RunStore, run_episodes, run_pins, verify_run_tasks
+
+
+def _builds(config: RunConfig, backend: Backend) -> bool:
+    """Whether ``config.model`` names the kind of backend ``backend`` is."""
+    kind = config.model.partition(":")[0]
+    return backend.name == kind or (backend.name == "openai" and config.base_url is not None)
+
+
+def default_run_dir(model: str) -> Path:
+    """``toolprism-runs/<UTC timestamp>-<model>`` under the current directory."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return Path("toolprism-runs") / f"{stamp}-{model.replace(':', '-').replace('/', '-')}"
+
+
+def evaluate(
+    config: RunConfig | None = None,
+    *,
+    run_dir: Path | None = None,
+    resume: Path | None = None,
+    backend: Backend | None = None,
+    on_start: Callable[[int, int, Path], None] | None = None,
+    on_result: Callable[[EpisodeResult], None] | None = None,
+) -> RunSummary:
+    """Run (or resume) an evaluation and return its summary.
+
+    Args:
+        config: what to run; ignored when resuming (the header's config is used).
+        run_dir: where to write; default :func:`default_run_dir`.
+        resume: an existing run directory to continue; finished episodes are skipped.
+        backend: a ready backend (a custom or scripted agent); default built from
+            ``config.model``. When ``config.model`` would build another kind of backend, the run
+            records ``backend.name`` as its model, so that its rows are not pooled with another
+            model's and ``diagnose_run`` asks for the backend instead of rebuilding a wrong one.
+        on_start: called with (episodes to run now, episodes already finished, run directory).
+        on_result: called after each episode is recorded.
+
+    Raises:
+        ConfigError: a malformed configuration (before anything runs) or run directory.
+        BackendError: the model failed; finished episodes stay recorded.
+    """
+    started = time.perf_counter()
+    if resume is not None:
+        store = RunStore.open(resume)
+        config = RunConfig.model_validate(store.header["config"])
+        specs, skips = plan_run(config)
+        verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
+    else:
+        config = config or RunConfig()
+        specs, skips = plan_run(config)
+        if backend is not None and not _builds(config, backend):
+            config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
+        store = None
+    backend = backend or create_backend(config.model, base_url=config.base_url)
+    if store is None:
+        variants = {s.variant.name: s.variant.spec for s in specs}
+        store = RunStore.create(
+            run_dir or default_run_dir(config.model),
+            {
+                "config": config.model_dump(),
+                "backend": backend.settings(),
+                "variant_specs": variants,
+                "episodes": len(specs),
+                "tasks": {
+                    n: p.model_dump() for n, p in run_pins([(s.domain, s.task) for s in specs], config.seed).items()
+                },
+                "skipped": skips,
+                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+            unique=run_dir is None,
+        )
+    try:
+        finished = store.finished()
+        if on_start is not None:
+            on_start(sum(s.episode_id not in finished for s in specs), len(finished), store.run_dir)
+        asyncio.run(
+            run_episodes(
+                specs,
+                backend,
+                store,
+                score_episode,
+                max_turns=config.max_turns,
+                concurrency=config.concurrency,
+                on_result=on_result,
+            )
+        )
+        return summarize(store, time.perf_counter() - started)
+    finally:
+        store.close()

@@ -1,0 +1,117 @@
+"""Planning a run: the domains, variants, tasks and perturbation conditions of a
+:class:`~toolprism.evaluation.RunConfig` validated together and built into episode specs."""
+
+from __future__ import annotations
+
+from toolprism.domains import Domain, Task, domain_names, get_domain, is_pack_path
+from toolprism.errors import ConfigError
+from toolprism.evaluation._config import RunConfig
+from toolprism.perturb import Skip, parse_perturbations
+from toolprism.perturb import plan as plan_perturbations
+from toolprism.run import EpisodeSpec
+from toolprism.shaping import Variant, parse_spec, resolve
+
+
+def spread(tasks: list[Task], limit: int | None) -> list[Task]:
+    """The first ``limit`` tasks taken round-robin across templates (all when None)."""
+    by_template: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_template.setdefault(task.id.rsplit("/", 1)[0], []).append(task)
+    ordered = [t for row in _zip_longest(list(by_template.values())) for t in row]
+    return ordered if limit is None else ordered[:limit]
+
+
+def _zip_longest(columns: list[list[Task]]) -> list[list[Task]]:
+    depth = max((len(c) for c in columns), default=0)
+    return [[c[i] for c in columns if i < len(c)] for i in range(depth)]
+
+
+def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
+    """Every episode of the run, in a deterministic order (domain, variant, task, condition).
+
+    Raises:
+        ConfigError: every unknown domain, bad variant spec, bad perturbation and bad number,
+            listed together.
+    """
+    return plan_run(config)[0]
+
+
+def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
+    """:func:`plan_episodes`, plus one record per (task, variant, condition) a perturbation could
+    not apply to: ``{"task", "variant", "condition", "subtype", "severity", "reason"}``.
+
+    Raises:
+        ConfigError: as :func:`plan_episodes`.
+    """
+    problems: list[str] = []
+    known = domain_names()
+    domains: dict[str, Domain] = {}
+    for name in dict.fromkeys(config.domains):  # a repeated name is reported below
+        if name not in known and not is_pack_path(name):
+            problems.append(f"unknown domain {name!r} (known: {', '.join(known)}; or a domain pack file)")
+            continue
+        try:
+            domain = get_domain(name)
+        except ConfigError as e:
+            problems += [f"domain {name!r}: {p}" for p in e.problems]
+            continue
+        clash = next((n for n, d in domains.items() if d.name == domain.name), None)
+        if clash is not None or (name not in known and domain.name in known):
+            problems.append(
+                f"domain {name!r} is named {domain.name!r}, like {clash or 'a built-in domain'}: episodes would collide"
+            )
+            continue
+        domains[name] = domain
+    if config.tasks is not None and config.tasks < 1:
+        problems.append(f"tasks must be at least 1, got {config.tasks}")
+    if config.seed < 0:
+        problems.append(f"seed must be at least 0, got {config.seed}")
+    if config.max_turns < 1:
+        problems.append(f"max_turns must be at least 1, got {config.max_turns}")
+    if not config.domains or not config.variants:
+        problems.append("at least one domain and one variant are needed")
+    if config.concurrency < 1:
+        problems.append(f"concurrency must be at least 1, got {config.concurrency}")
+    for kind, names in (("domain", config.domains), ("variant", config.variants)):
+        problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
+    for variant_name in config.variants:
+        try:
+            parse_spec(resolve(variant_name))
+        except ConfigError as e:
+            problems += [f"variant {variant_name!r}: {p}" for p in e.problems]
+    conditions = [[]]
+    for condition in config.perturbations:
+        try:
+            conditions.append(parse_perturbations(condition.replace("+", ",")))
+        except ConfigError as e:
+            # a single term's problems already name it; a mixed condition's name the pair as well
+            problems += [
+                f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
+            ]
+    specs: list[EpisodeSpec] = []
+    skips: list[dict] = []
+    for name, domain in domains.items():
+        space = domain.action_space()
+        tasks = spread(domain.tasks(config.seed), config.tasks)
+        for variant_name in config.variants:
+            try:
+                variant = Variant.build(variant_name, space)
+            except ConfigError as e:
+                if not any(variant_name in p for p in problems):
+                    problems += [f"variant {variant_name!r} on {name}: {p}" for p in e.problems]
+                continue
+            for task in tasks:
+                for terms in conditions:
+                    instances, skipped = plan_perturbations(task, space, terms, config.seed, variant)
+                    if skipped:
+                        skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
+                        continue
+                    specs.append(EpisodeSpec(domain, task, variant, config.seed, tuple(instances)))
+    if problems:
+        raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
+    return specs, skips
+
+
+def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> dict:
+    condition = "+".join(t.key for t in terms)
+    return {"task": task.id, "variant": variant, "condition": condition, **skip.model_dump()}

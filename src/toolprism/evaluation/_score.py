@@ -1,0 +1,55 @@
+"""Scoring one episode as it finishes: the multiset of its decoded native actions against the
+gold its perturbations expect, and the final state against the gold's."""
+
+from __future__ import annotations
+
+from toolprism.perturb import expected_gold as perturbed_gold
+from toolprism.perturb import rereads
+from toolprism.run import EpisodeResult, EpisodeSpec, Trace
+from toolprism.schema import Action
+from toolprism.score import score_actions
+
+
+def expected_gold(spec: EpisodeSpec) -> list[Action]:
+    """The actions a correct agent executes in this episode (see :func:`toolprism.perturb.expected_gold`)."""
+    return perturbed_gold(spec.task.gold, spec.perturbations)
+
+
+def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
+    """Score a trace on the multiset of its decoded actions against :func:`expected_gold`; a
+    scorer crash is recorded, not 0."""
+    common = dict(
+        episode_id=trace.episode_id,
+        task_id=spec.task.id,
+        domain=spec.domain.name,
+        variant=spec.variant.name,
+        spec=spec.variant.spec,
+        condition=spec.condition,
+        seed=spec.seed,
+        rejected_calls=trace.rejected_calls,
+        turns=len(trace.turns),
+        actions=len(trace.actions),
+        end=trace.end,
+        duration_ms=trace.duration_ms,
+    )
+    try:
+        decoded = [Action.from_json(a) for a in trace.actions]
+        score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
+        state_match = trace.final_state_hash == gold_state_hash(spec)
+    except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
+        return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
+    return EpisodeResult(
+        **common,
+        success=score.success,
+        precision=score.precision,
+        recall=score.recall,
+        final_state_match=state_match,
+    )
+
+
+def gold_state_hash(spec: EpisodeSpec) -> str:
+    """State hash after the expected gold runs in order on a fresh world of the task."""
+    env = spec.domain.environment(spec.task.world_seed)
+    for action in expected_gold(spec):
+        env.execute(action)
+    return env.state_hash()
