@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import StateModel
 
 Zone = Literal["living_room", "bedroom", "office", "nursery", "basement"]
 Power = Literal["on", "off"]
@@ -44,18 +46,14 @@ Temperature = Annotated[int, Field(ge=16, le=30)]
 Humidity = Annotated[int, Field(ge=0, le=100)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Timer(_Model):
+class Timer(StateModel):
     """A pending switch of a zone's unit: what it will do and after how long."""
 
     action: TimerAction
     duration: Duration
 
 
-class ZoneUnit(_Model):
+class ZoneUnit(StateModel):
     """One zone's heat pump and its air vent.
 
     ``target_temperature`` is kept in dry and fan-only mode but not used; ``preset`` names the
@@ -75,7 +73,7 @@ class ZoneUnit(_Model):
     preset: PresetName | None = None
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """What applying a preset sets on a zone's unit."""
 
     mode: Mode
@@ -83,7 +81,7 @@ class Preset(_Model):
     fan_speed: FanSpeed
 
 
-class HumidityControl(_Model):
+class HumidityControl(StateModel):
     """The whole-home humidity controller; ``current_humidity`` is measured (percent)."""
 
     mode: HumidityMode
@@ -91,7 +89,7 @@ class HumidityControl(_Model):
     current_humidity: Humidity
 
 
-class ClimateState(_Model):
+class ClimateState(StateModel):
     """The whole climate system."""
 
     zones: dict[Zone, ZoneUnit]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import StateModel
 
 Zone = Literal["living_room", "kitchen", "bedroom", "office", "patio"]
 Power = Literal["on", "off"]
@@ -53,11 +55,7 @@ Tone = Annotated[int, Field(ge=TONE_RANGE[0], le=TONE_RANGE[1])]
 Minutes = Annotated[int, Field(ge=TIMER_RANGE_MIN[0], le=TIMER_RANGE_MIN[1])]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Player(_Model):
+class Player(StateModel):
     """One zone's player.
 
     ``playlist``/``order`` describe the last streaming playlist and ``station`` the last radio
@@ -78,7 +76,7 @@ class Player(_Model):
     sleep_timer_min: Minutes | None
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """A named sound preset: the volume (percent) and tone it applies to a zone."""
 
     volume: Volume
@@ -86,7 +84,7 @@ class Preset(_Model):
     treble: Tone
 
 
-class Favorite(_Model):
+class Favorite(StateModel):
     """A favourite slot: a playlist (``source="streaming"``) or a radio station (``source="radio"``)."""
 
     slot: int
@@ -94,7 +92,7 @@ class Favorite(_Model):
     name: Playlist | Station
 
 
-class MediaState(_Model):
+class MediaState(StateModel):
     """The whole home audio system."""
 
     zones: dict[Zone, Player]

@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import StateModel
 
 Room = Literal["living_room", "kitchen", "bedroom", "bathroom", "office", "hallway", "garage"]
 Color = Literal[
@@ -68,11 +70,7 @@ Volume = Annotated[int, Field(ge=0, le=100)]
 Temperature = Annotated[int, Field(ge=10, le=32)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Light(_Model):
+class Light(StateModel):
     """A room's light. Brightness and color are kept while the light is off."""
 
     power: Power
@@ -80,14 +78,14 @@ class Light(_Model):
     color: Color
 
 
-class Speaker(_Model):
+class Speaker(StateModel):
     """A room's speaker; ``playlist`` is None when nothing is playing."""
 
     playlist: Playlist | None
     volume: Volume
 
 
-class RoomState(_Model):
+class RoomState(StateModel):
     """One room's devices; a device the room lacks is None."""
 
     light: Light
@@ -96,7 +94,7 @@ class RoomState(_Model):
     speaker: Speaker | None
 
 
-class Thermostat(_Model):
+class Thermostat(StateModel):
     """One zone's thermostat; ``current_temperature`` is measured, not settable."""
 
     mode: Mode
@@ -104,7 +102,7 @@ class Thermostat(_Model):
     current_temperature: int
 
 
-class LightPreset(_Model):
+class LightPreset(StateModel):
     """A scene's light setting; None fields keep the light's current value."""
 
     power: Power
@@ -112,14 +110,14 @@ class LightPreset(_Model):
     color: Color | None = None
 
 
-class ThermostatPreset(_Model):
+class ThermostatPreset(StateModel):
     """A scene's thermostat setting; a None target keeps the current target."""
 
     mode: Mode
     target_temperature: Temperature | None = None
 
 
-class Scene(_Model):
+class Scene(StateModel):
     """A named preset applied to several devices at once."""
 
     description: str
@@ -129,7 +127,7 @@ class Scene(_Model):
     thermostats: dict[Zone, ThermostatPreset] = {}
 
 
-class HomeState(_Model):
+class HomeState(StateModel):
     """The whole house."""
 
     rooms: dict[Room, RoomState]
