@@ -9,11 +9,14 @@ names them; nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.domains._base import Domain, TaskDraft
+
+Percent = Annotated[int, Field(ge=0, le=100)]
+"""A whole percentage, 0 to 100 inclusive (a volume, a humidity, a battery charge)."""
 
 
 class StateModel(BaseModel):

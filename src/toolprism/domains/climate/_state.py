@@ -12,7 +12,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Zone = Literal["living_room", "bedroom", "office", "nursery", "basement"]
 Power = Literal["on", "off"]
@@ -43,7 +43,6 @@ HUMIDITY_RANGE: tuple[int, int] = (30, 60)
 """Target relative humidity (percent, inclusive) the humidity controller accepts."""
 
 Temperature = Annotated[int, Field(ge=16, le=30)]
-Humidity = Annotated[int, Field(ge=0, le=100)]
 
 
 class Timer(StateModel):
@@ -85,8 +84,8 @@ class HumidityControl(StateModel):
     """The whole-home humidity controller; ``current_humidity`` is measured (percent)."""
 
     mode: HumidityMode
-    target_humidity: Humidity
-    current_humidity: Humidity
+    target_humidity: Percent
+    current_humidity: Percent
 
 
 class ClimateState(StateModel):

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Zone = Literal["living_room", "kitchen", "bedroom", "office", "patio"]
 Power = Literal["on", "off"]
@@ -50,7 +50,6 @@ TONE_RANGE = (-10, 10)
 TIMER_RANGE_MIN = (5, 120)
 """Sleep timers, in minutes, inclusive."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
 Tone = Annotated[int, Field(ge=TONE_RANGE[0], le=TONE_RANGE[1])]
 Minutes = Annotated[int, Field(ge=TIMER_RANGE_MIN[0], le=TIMER_RANGE_MIN[1])]
 
@@ -70,7 +69,7 @@ class Player(StateModel):
     order: Order
     station: Station | None
     repeat: Repeat
-    volume: Volume
+    volume: Percent
     bass: Tone
     treble: Tone
     sleep_timer_min: Minutes | None
@@ -79,7 +78,7 @@ class Player(StateModel):
 class Preset(StateModel):
     """A named sound preset: the volume (percent) and tone it applies to a zone."""
 
-    volume: Volume
+    volume: Percent
     bass: Tone
     treble: Tone
 

@@ -10,11 +10,9 @@ operations enforce (see :mod:`._ops`).
 from __future__ import annotations
 
 import random
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import Field
-
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Place = Literal["home", "work", "airport", "gym", "school", "downtown", "beach"]
 Category = Literal["fuel", "charging", "coffee", "parking", "restaurant"]
@@ -70,8 +68,6 @@ PREFERENCE_MINUTES: dict[RoutePreference, int] = {"fastest": 0, "shortest": 4, "
 AVOID_MINUTES: dict[Feature, int] = {"tolls": 5, "highways": 12, "ferries": 8, "unpaved_roads": 2}
 """Minutes avoiding a road feature adds to a route."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
-
 
 class SavedPlace(StateModel):
     """A saved destination and its drive time (minutes) from here by the fastest route."""
@@ -103,7 +99,7 @@ class Voice(StateModel):
 
     level: GuidanceLevel
     language: Language
-    volume: Volume
+    volume: Percent
 
 
 class NavigationState(StateModel):

@@ -9,11 +9,9 @@ measured, never set by an operation.
 from __future__ import annotations
 
 import random
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import Field
-
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 AlarmMode = Literal["disarmed", "home", "away", "night"]
 Door = Literal["front_door", "back_door", "patio_door", "garage_door"]
@@ -47,8 +45,6 @@ SENSITIVITIES: tuple[Sensitivity, ...] = get_args(Sensitivity)
 FLOODLIGHTS: tuple[Floodlight, ...] = get_args(Floodlight)
 FLOODLIGHT_MODES: tuple[FloodlightMode, ...] = get_args(FloodlightMode)
 EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
-
-Percent = Annotated[int, Field(ge=0, le=100)]
 
 
 class DoorState(StateModel):

@@ -11,7 +11,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Room = Literal["living_room", "kitchen", "bedroom", "bathroom", "office", "hallway", "garage"]
 Color = Literal[
@@ -66,7 +66,6 @@ TEMPERATURE_RANGE: dict[Mode, tuple[int, int]] = {
 """Target temperatures (°C, inclusive) each active mode accepts; an off thermostat accepts none."""
 
 Brightness = Annotated[int, Field(ge=1, le=100)]
-Volume = Annotated[int, Field(ge=0, le=100)]
 Temperature = Annotated[int, Field(ge=10, le=32)]
 
 
@@ -82,7 +81,7 @@ class Speaker(StateModel):
     """A room's speaker; ``playlist`` is None when nothing is playing."""
 
     playlist: Playlist | None
-    volume: Volume
+    volume: Percent
 
 
 class RoomState(StateModel):

@@ -12,7 +12,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Mode = Literal["normal", "power_saver", "theater", "sleep"]
 Face = Literal["analog", "digital", "modular", "chronograph", "minimal"]
@@ -91,7 +91,7 @@ class WatchState(StateModel):
     brightness: Brightness
     face: Face
     color: Color
-    battery_percent: Annotated[int, Field(ge=0, le=100)]
+    battery_percent: Percent
     alarms: dict[AlarmName, Alarm]
     timers: dict[TimerLabel, int]
     """Running timers: label → minutes set."""

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 TvName = Literal["living_room", "bedroom", "kids_room"]
 Power = Literal["on", "off"]
@@ -47,7 +47,6 @@ SHOWS: dict[Genre, tuple[str, ...]] = {
 }
 """Show titles a guide channel of each genre may be showing (unique across genres)."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
 Channel = Annotated[int, Field(ge=CHANNEL_RANGE[0], le=CHANNEL_RANGE[1])]
 Minutes = Annotated[int, Field(ge=TIMER_RANGE_MIN[0], le=TIMER_RANGE_MIN[1])]
 
@@ -70,7 +69,7 @@ class Television(StateModel):
     channel: Channel
     app: App
     playback: Playback
-    volume: Volume
+    volume: Percent
     mute: Mute
     picture_mode: PictureMode
     subtitles: Subtitles

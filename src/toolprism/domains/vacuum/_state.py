@@ -12,7 +12,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from toolprism.domains._device import StateModel
+from toolprism.domains._device import Percent, StateModel
 
 Room = Literal["kitchen", "living_room", "dining_room", "hallway", "bedroom", "office", "bathroom"]
 Target = Literal["kitchen", "living_room", "dining_room", "hallway", "bedroom", "office", "bathroom", "whole_map"]
@@ -86,7 +86,7 @@ class Robot(StateModel):
     """The robot and its settings; ``job`` is None unless cleaning or paused."""
 
     status: Status
-    battery: Annotated[int, Field(ge=0, le=100)]
+    battery: Percent
     mode: Mode
     suction: Suction
     water_level: WaterLevel
