@@ -9,7 +9,7 @@ names them; nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,8 +34,8 @@ class DeviceDomain(Domain):
 
     make_state: ClassVar[Callable[[int], BaseModel]]
     """``initial_state(world_seed)``: a fresh, deterministic state."""
-    make_drafts: ClassVar[Callable[[BaseModel, int], list[TaskDraft]]]
-    """``drafts(state, world_seed)``: the tasks posed on that state, deterministically."""
+    make_drafts: ClassVar[Callable[[Any, int], list[TaskDraft]]]
+    """``drafts(state, world_seed)``: the tasks posed on that state (the domain's own state type), deterministically."""
 
     def initial_state(self, world_seed: int) -> BaseModel:
         """A fresh state for ``world_seed`` (deterministic)."""
