@@ -170,6 +170,21 @@ MICROWAVE_SECONDS: tuple[int, ...] = (30, 45, 60, 90, 120, 150, 180, 240, 300, 4
 """Durations the world and the task generator draw microwave programs from."""
 KETTLE_TEMPERATURES: tuple[int, ...] = (60, 70, 75, 80, 85, 90, 95, 100)
 
+_OVEN_PRESET_MODES: dict[OvenPreset, tuple[OvenMode, ...]] = {
+    "pizza": ("bake", "convection"),
+    "bread": ("bake", "convection"),
+    "roast_chicken": ("roast", "convection"),
+    "cookies": ("bake", "convection"),
+    "lasagna": ("bake", "roast"),
+}
+_MICROWAVE_PRESET_LEVELS: dict[MicrowavePreset, tuple[MicrowaveLevel, ...]] = {
+    "popcorn": ("high", "medium_high"),
+    "reheat_plate": ("medium_high", "medium"),
+    "melt_butter": ("low", "medium_low"),
+    "baked_potato": ("high", "medium_high"),
+    "hot_drink": ("high", "medium_high"),
+}
+
 
 def initial_state(world_seed: int) -> KitchenState:
     """The kitchen for ``world_seed``: every setting and preset drawn from one seeded RNG."""
@@ -200,38 +215,17 @@ def initial_state(world_seed: int) -> KitchenState:
         kettle=Kettle(power=rng.choice(("on", "off", "off")), temperature=rng.choice(KETTLE_TEMPERATURES)),
         coffee_maker=CoffeeMaker(power=rng.choice(("on", "off")), cups_brewed=rng.randint(0, 4)),
         timers={label: rng.randint(3, 40) for label in rng.sample(TIMER_LABELS, rng.randint(1, 3))},
-        oven_presets={name: _oven_preset(rng, name) for name in OVEN_PRESETS},
-        microwave_presets={name: _microwave_preset(rng, name) for name in MICROWAVE_PRESETS},
+        oven_presets={
+            name: OvenSetting(mode=rng.choice(modes), temperature=rng.randrange(160, 231, 10))
+            for name, modes in _OVEN_PRESET_MODES.items()
+        },
+        microwave_presets={
+            name: MicrowaveSetting(power_level=rng.choice(levels), seconds=rng.choice(MICROWAVE_SECONDS))
+            for name, levels in _MICROWAVE_PRESET_LEVELS.items()
+        },
     )
 
 
 def _oven_temperature(rng: random.Random, mode: OvenMode) -> int:
     low, high = OVEN_RANGE[mode]
     return rng.randrange(low, high + 1, 10)
-
-
-_OVEN_PRESET_MODES: dict[OvenPreset, tuple[OvenMode, ...]] = {
-    "pizza": ("bake", "convection"),
-    "bread": ("bake", "convection"),
-    "roast_chicken": ("roast", "convection"),
-    "cookies": ("bake", "convection"),
-    "lasagna": ("bake", "roast"),
-}
-_MICROWAVE_PRESET_LEVELS: dict[MicrowavePreset, tuple[MicrowaveLevel, ...]] = {
-    "popcorn": ("high", "medium_high"),
-    "reheat_plate": ("medium_high", "medium"),
-    "melt_butter": ("low", "medium_low"),
-    "baked_potato": ("high", "medium_high"),
-    "hot_drink": ("high", "medium_high"),
-}
-
-
-def _oven_preset(rng: random.Random, name: OvenPreset) -> OvenSetting:
-    mode = rng.choice(_OVEN_PRESET_MODES[name])
-    return OvenSetting(mode=mode, temperature=rng.randrange(160, 231, 10))
-
-
-def _microwave_preset(rng: random.Random, name: MicrowavePreset) -> MicrowaveSetting:
-    return MicrowaveSetting(
-        power_level=rng.choice(_MICROWAVE_PRESET_LEVELS[name]), seconds=rng.choice(MICROWAVE_SECONDS)
-    )
