@@ -18,14 +18,7 @@ Zone = Literal["living_room", "kitchen", "bedroom", "office", "patio"]
 Power = Literal["on", "off"]
 Source = Literal["streaming", "radio", "bluetooth", "aux"]
 Playlist = Literal[
-    "morning_coffee",
-    "workout",
-    "dinner_jazz",
-    "deep_focus",
-    "road_trip",
-    "chill_vibes",
-    "party_mix",
-    "sleep_sounds",
+    "morning_coffee", "workout", "dinner_jazz", "deep_focus", "road_trip", "chill_vibes", "party_mix", "sleep_sounds"
 ]
 Station = Literal["jazz_fm", "classic_gold", "news_talk", "indie_wave", "country_roads", "sports_live"]
 Order = Literal["in_order", "shuffled"]

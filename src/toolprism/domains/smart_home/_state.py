@@ -14,18 +14,7 @@ from pydantic import Field
 from toolprism.domains._device import Percent, StateModel
 
 Room = Literal["living_room", "kitchen", "bedroom", "bathroom", "office", "hallway", "garage"]
-Color = Literal[
-    "warm_white",
-    "cool_white",
-    "daylight",
-    "red",
-    "orange",
-    "yellow",
-    "green",
-    "blue",
-    "purple",
-    "pink",
-]
+Color = Literal["warm_white", "cool_white", "daylight", "red", "orange", "yellow", "green", "blue", "purple", "pink"]
 Power = Literal["on", "off"]
 Position = Literal["open", "half", "closed"]
 FanSpeed = Literal["off", "low", "medium", "high"]
