@@ -28,8 +28,9 @@ class StateModel(BaseModel):
 class DeviceDomain(Domain):
     """A domain whose world is a function of the seed and whose drafts are a function of that world.
 
-    Subclasses set :attr:`make_state` and :attr:`make_drafts` besides :class:`Domain`'s
-    ``name``, ``policy``, ``operations`` (and ``aliases``).
+    Subclasses set :attr:`make_state` and :attr:`make_drafts` (plain module functions, called
+    through the class, so never bound to an instance) besides :class:`Domain`'s ``name``,
+    ``policy``, ``operations`` (and ``aliases``).
     """
 
     make_state: ClassVar[Callable[[int], BaseModel]]
