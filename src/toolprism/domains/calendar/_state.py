@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import StateModel
 
 Day = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 EventName = Literal[
@@ -57,18 +59,14 @@ StartHour = Annotated[int, Field(ge=5, le=12)]
 EndHour = Annotated[int, Field(ge=13, le=22)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Reminder(_Model):
+class Reminder(StateModel):
     """When and how the calendar reminds the user of an event."""
 
     lead: Lead
     method: Method
 
 
-class Event(_Model):
+class Event(StateModel):
     """One event of the catalogue; ``day`` and ``hour`` are None while it is not on the calendar."""
 
     day: Day | None
@@ -85,21 +83,21 @@ class Event(_Model):
         return self.day is not None
 
 
-class WorkingHours(_Model):
+class WorkingHours(StateModel):
     """The hours (24-hour clock) others may book the user on one day."""
 
     start: StartHour
     end: EndHour
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """A meeting template: a duration and a reminder applied together."""
 
     minutes: Minutes
     reminder: Reminder
 
 
-class CalendarState(_Model):
+class CalendarState(StateModel):
     """The whole calendar."""
 
     events: dict[EventName, Event]

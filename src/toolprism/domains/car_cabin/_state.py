@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import StateModel
 
 Power = Literal["on", "off"]
 System = Literal["climate", "ambient_lighting", "rear_defroster", "steering_heater"]
@@ -54,11 +56,7 @@ Temperature = Annotated[int, Field(ge=TEMPERATURE_MIN, le=TEMPERATURE_MAX)]
 Brightness = Annotated[int, Field(ge=1, le=100)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Climate(_Model):
+class Climate(StateModel):
     """The climate system; targets are kept while it is off. ``cabin_temperature`` is measured (°C)."""
 
     power: Power
@@ -70,14 +68,14 @@ class Climate(_Model):
     steering_heater: Power
 
 
-class SeatState(_Model):
+class SeatState(StateModel):
     """One seat's comfort settings; heating and ventilation are never both on."""
 
     heating: Level
     ventilation: Level | None
 
 
-class Openings(_Model):
+class Openings(StateModel):
     """Windows, sunroof and the rain sensor (read-only)."""
 
     windows: dict[Window, WindowPosition]
@@ -85,7 +83,7 @@ class Openings(_Model):
     rain_sensor: RainSensor
 
 
-class Lighting(_Model):
+class Lighting(StateModel):
     """Ambient lighting; color and brightness (percent) are kept while it is off."""
 
     power: Power
@@ -93,7 +91,7 @@ class Lighting(_Model):
     brightness: Brightness
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """A named comfort preset; a None field (or a missing key) leaves that setting alone.
 
     Applying a preset that sets a climate field turns the climate on; one that sets the lighting
@@ -115,7 +113,7 @@ class Preset(_Model):
     rear_defroster: Power | None = None
 
 
-class CabinState(_Model):
+class CabinState(StateModel):
     """The whole cabin."""
 
     climate: Climate

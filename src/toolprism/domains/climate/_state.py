@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 Zone = Literal["living_room", "bedroom", "office", "nursery", "basement"]
 Power = Literal["on", "off"]
@@ -41,21 +43,16 @@ HUMIDITY_RANGE: tuple[int, int] = (30, 60)
 """Target relative humidity (percent, inclusive) the humidity controller accepts."""
 
 Temperature = Annotated[int, Field(ge=16, le=30)]
-Humidity = Annotated[int, Field(ge=0, le=100)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Timer(_Model):
+class Timer(StateModel):
     """A pending switch of a zone's unit: what it will do and after how long."""
 
     action: TimerAction
     duration: Duration
 
 
-class ZoneUnit(_Model):
+class ZoneUnit(StateModel):
     """One zone's heat pump and its air vent.
 
     ``target_temperature`` is kept in dry and fan-only mode but not used; ``preset`` names the
@@ -75,7 +72,7 @@ class ZoneUnit(_Model):
     preset: PresetName | None = None
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """What applying a preset sets on a zone's unit."""
 
     mode: Mode
@@ -83,15 +80,15 @@ class Preset(_Model):
     fan_speed: FanSpeed
 
 
-class HumidityControl(_Model):
+class HumidityControl(StateModel):
     """The whole-home humidity controller; ``current_humidity`` is measured (percent)."""
 
     mode: HumidityMode
-    target_humidity: Humidity
-    current_humidity: Humidity
+    target_humidity: Percent
+    current_humidity: Percent
 
 
-class ClimateState(_Model):
+class ClimateState(StateModel):
     """The whole climate system."""
 
     zones: dict[Zone, ZoneUnit]

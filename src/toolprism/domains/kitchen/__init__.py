@@ -6,39 +6,27 @@ fridge with a freezer, a dishwasher, a kettle, a coffee maker and labelled kitch
 generator.
 """
 
-from __future__ import annotations
-
-from typing import ClassVar
-
 from toolprism.domains import DOMAINS
-from toolprism.domains._base import Domain, TaskDraft
-from toolprism.domains.kitchen._ops import OPERATIONS
-from toolprism.domains.kitchen._state import KitchenState, initial_state
-from toolprism.domains.kitchen._tasks import drafts
+from toolprism.domains._device import DeviceDomain
+from toolprism.domains.kitchen import _ops, _state, _tasks
 
 
 @DOMAINS.register("kitchen")
-class Kitchen(Domain):
+class Kitchen(DeviceDomain):
     """A kitchen assistant for the oven, cooktop, microwave, fridge, dishwasher, kettle, coffee
     maker and timers."""
 
-    name: ClassVar[str] = "kitchen"
-    policy: ClassVar[str] = (
+    name = "kitchen"
+    policy = (
         "You are a kitchen assistant that controls the appliances of one kitchen through the tools. "
         "Do exactly what the user asked and nothing more: never change an appliance or setting the "
         "user did not mention, and use the values the user gave. Answer questions about the kitchen "
         "by reading the appliances' state with the tools, without changing anything. If a tool "
         "refuses an action, tell the user why instead of guessing."
     )
-    operations = OPERATIONS
-
-    def initial_state(self, world_seed: int) -> KitchenState:
-        """The kitchen for ``world_seed`` (deterministic)."""
-        return initial_state(world_seed)
-
-    def drafts(self, world_seed: int) -> list[TaskDraft]:
-        """The domain's tasks on the world of ``world_seed`` (deterministic, 126 drafts)."""
-        return drafts(self.initial_state(world_seed), world_seed)
+    operations = _ops.OPERATIONS
+    make_state = _state.initial_state
+    make_drafts = _tasks.drafts
 
 
 __all__ = ["Kitchen"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from toolprism.domains._device import StateModel
 
 Appliance = Literal["oven", "cooktop", "microwave", "fridge", "dishwasher", "kettle", "coffee_maker"]
 PoweredAppliance = Literal["oven", "dishwasher", "kettle", "coffee_maker"]
@@ -26,22 +26,7 @@ Power = Literal["on", "off"]
 OvenMode = Literal["bake", "convection", "grill", "roast", "warm", "defrost"]
 FridgeMode = Literal["normal", "eco", "vacation", "super_cool"]
 DishwasherProgram = Literal["auto", "eco", "intensive", "quick", "glass"]
-Mode = Literal[
-    "bake",
-    "convection",
-    "grill",
-    "roast",
-    "warm",
-    "defrost",
-    "normal",
-    "eco",
-    "vacation",
-    "super_cool",
-    "auto",
-    "intensive",
-    "quick",
-    "glass",
-]
+Mode = Literal[OvenMode, FridgeMode, DishwasherProgram]
 """Every mode ``set_mode`` accepts; each appliance takes only its own (see :data:`MODES`)."""
 Status = Literal["idle", "running", "paused"]
 Burner = Literal["front_left", "front_right", "back_left", "back_right"]
@@ -53,18 +38,7 @@ Strength = Literal["mild", "regular", "strong", "extra_strong"]
 TimerLabel = Literal["pasta", "rice", "eggs", "potatoes", "cake", "tea"]
 OvenPreset = Literal["pizza", "bread", "roast_chicken", "cookies", "lasagna"]
 MicrowavePreset = Literal["popcorn", "reheat_plate", "melt_butter", "baked_potato", "hot_drink"]
-PresetName = Literal[
-    "pizza",
-    "bread",
-    "roast_chicken",
-    "cookies",
-    "lasagna",
-    "popcorn",
-    "reheat_plate",
-    "melt_butter",
-    "baked_potato",
-    "hot_drink",
-]
+PresetName = Literal[OvenPreset, MicrowavePreset]
 
 OVEN_MODES: tuple[OvenMode, ...] = get_args(OvenMode)
 FRIDGE_MODES: tuple[FridgeMode, ...] = get_args(FridgeMode)
@@ -101,11 +75,7 @@ TIMER_CAPACITY = 4
 """At most this many kitchen timers run at once."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Oven(_Model):
+class Oven(StateModel):
     """The oven; mode and temperature are kept while it is off."""
 
     power: Power
@@ -113,14 +83,14 @@ class Oven(_Model):
     temperature: int
 
 
-class Cooktop(_Model):
+class Cooktop(StateModel):
     """Four burners; while the child lock is on no burner can be changed."""
 
     child_lock: Power
     burners: dict[Burner, BurnerLevel]
 
 
-class Microwave(_Model):
+class Microwave(StateModel):
     """The microwave's program (power level, duration in seconds) and whether it runs."""
 
     status: Status
@@ -128,7 +98,7 @@ class Microwave(_Model):
     seconds: int
 
 
-class Fridge(_Model):
+class Fridge(StateModel):
     """The fridge (always on) and its freezer compartment."""
 
     mode: FridgeMode
@@ -136,7 +106,7 @@ class Fridge(_Model):
     freezer_temperature: int
 
 
-class Dishwasher(_Model):
+class Dishwasher(StateModel):
     """The dishwasher; an appliance that is off is idle."""
 
     power: Power
@@ -144,14 +114,14 @@ class Dishwasher(_Model):
     program: DishwasherProgram
 
 
-class Kettle(_Model):
+class Kettle(StateModel):
     """The kettle: on means heating to its target temperature."""
 
     power: Power
     temperature: int
 
 
-class Brew(_Model):
+class Brew(StateModel):
     """One coffee the machine made."""
 
     drink: Drink
@@ -159,7 +129,7 @@ class Brew(_Model):
     strength: Strength
 
 
-class CoffeeMaker(_Model):
+class CoffeeMaker(StateModel):
     """The coffee maker and what it brewed last (None before the first brew)."""
 
     power: Power
@@ -167,21 +137,21 @@ class CoffeeMaker(_Model):
     cups_brewed: int = 0
 
 
-class OvenSetting(_Model):
+class OvenSetting(StateModel):
     """An oven preset: mode and temperature (°C)."""
 
     mode: OvenMode
     temperature: int
 
 
-class MicrowaveSetting(_Model):
+class MicrowaveSetting(StateModel):
     """A microwave preset: power level and duration (seconds)."""
 
     power_level: MicrowaveLevel
     seconds: int
 
 
-class KitchenState(_Model):
+class KitchenState(StateModel):
     """The whole kitchen. ``timers`` maps a running timer's label to its minutes left."""
 
     oven: Oven
@@ -199,6 +169,21 @@ class KitchenState(_Model):
 MICROWAVE_SECONDS: tuple[int, ...] = (30, 45, 60, 90, 120, 150, 180, 240, 300, 420, 600)
 """Durations the world and the task generator draw microwave programs from."""
 KETTLE_TEMPERATURES: tuple[int, ...] = (60, 70, 75, 80, 85, 90, 95, 100)
+
+_OVEN_PRESET_MODES: dict[OvenPreset, tuple[OvenMode, ...]] = {
+    "pizza": ("bake", "convection"),
+    "bread": ("bake", "convection"),
+    "roast_chicken": ("roast", "convection"),
+    "cookies": ("bake", "convection"),
+    "lasagna": ("bake", "roast"),
+}
+_MICROWAVE_PRESET_LEVELS: dict[MicrowavePreset, tuple[MicrowaveLevel, ...]] = {
+    "popcorn": ("high", "medium_high"),
+    "reheat_plate": ("medium_high", "medium"),
+    "melt_butter": ("low", "medium_low"),
+    "baked_potato": ("high", "medium_high"),
+    "hot_drink": ("high", "medium_high"),
+}
 
 
 def initial_state(world_seed: int) -> KitchenState:
@@ -230,38 +215,17 @@ def initial_state(world_seed: int) -> KitchenState:
         kettle=Kettle(power=rng.choice(("on", "off", "off")), temperature=rng.choice(KETTLE_TEMPERATURES)),
         coffee_maker=CoffeeMaker(power=rng.choice(("on", "off")), cups_brewed=rng.randint(0, 4)),
         timers={label: rng.randint(3, 40) for label in rng.sample(TIMER_LABELS, rng.randint(1, 3))},
-        oven_presets={name: _oven_preset(rng, name) for name in OVEN_PRESETS},
-        microwave_presets={name: _microwave_preset(rng, name) for name in MICROWAVE_PRESETS},
+        oven_presets={
+            name: OvenSetting(mode=rng.choice(modes), temperature=rng.randrange(160, 231, 10))
+            for name, modes in _OVEN_PRESET_MODES.items()
+        },
+        microwave_presets={
+            name: MicrowaveSetting(power_level=rng.choice(levels), seconds=rng.choice(MICROWAVE_SECONDS))
+            for name, levels in _MICROWAVE_PRESET_LEVELS.items()
+        },
     )
 
 
 def _oven_temperature(rng: random.Random, mode: OvenMode) -> int:
     low, high = OVEN_RANGE[mode]
     return rng.randrange(low, high + 1, 10)
-
-
-_OVEN_PRESET_MODES: dict[OvenPreset, tuple[OvenMode, ...]] = {
-    "pizza": ("bake", "convection"),
-    "bread": ("bake", "convection"),
-    "roast_chicken": ("roast", "convection"),
-    "cookies": ("bake", "convection"),
-    "lasagna": ("bake", "roast"),
-}
-_MICROWAVE_PRESET_LEVELS: dict[MicrowavePreset, tuple[MicrowaveLevel, ...]] = {
-    "popcorn": ("high", "medium_high"),
-    "reheat_plate": ("medium_high", "medium"),
-    "melt_butter": ("low", "medium_low"),
-    "baked_potato": ("high", "medium_high"),
-    "hot_drink": ("high", "medium_high"),
-}
-
-
-def _oven_preset(rng: random.Random, name: OvenPreset) -> OvenSetting:
-    mode = rng.choice(_OVEN_PRESET_MODES[name])
-    return OvenSetting(mode=mode, temperature=rng.randrange(160, 231, 10))
-
-
-def _microwave_preset(rng: random.Random, name: MicrowavePreset) -> MicrowaveSetting:
-    return MicrowaveSetting(
-        power_level=rng.choice(_MICROWAVE_PRESET_LEVELS[name]), seconds=rng.choice(MICROWAVE_SECONDS)
-    )

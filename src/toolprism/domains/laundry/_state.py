@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from toolprism.domains._device import StateModel
 
 Machine = Literal["washer", "dryer"]
 Power = Literal["on", "off"]
@@ -21,19 +21,7 @@ Status = Literal["idle", "scheduled", "running", "paused"]
 """``scheduled``: started with a delay, waiting to begin; a machine that is off is idle."""
 WashCycle = Literal["cotton", "synthetics", "delicates", "wool", "quick_wash", "bedding", "sportswear", "eco"]
 DryProgram = Literal["cotton", "synthetics", "delicates", "wool", "mixed", "towels", "refresh"]
-Mode = Literal[
-    "cotton",
-    "synthetics",
-    "delicates",
-    "wool",
-    "quick_wash",
-    "bedding",
-    "sportswear",
-    "eco",
-    "mixed",
-    "towels",
-    "refresh",
-]
+Mode = Literal[WashCycle, DryProgram]
 """Every mode ``set_mode`` accepts: washer cycles and dryer programs (see :data:`MODES`)."""
 SpinSpeed = Literal["no_spin", "low", "medium", "high", "maximum"]
 Dryness = Literal["iron_dry", "cupboard_dry", "extra_dry"]
@@ -43,9 +31,7 @@ Detergent = Literal["liquid", "powder", "color", "wool_care", "sensitive"]
 Dose = Literal["low", "normal", "high"]
 WasherPreset = Literal["jeans", "baby_clothes", "gym_kit", "shirts", "duvet"]
 DryerPreset = Literal["bath_towels", "bed_sheets", "knitwear", "outdoor_jackets"]
-PresetName = Literal[
-    "jeans", "baby_clothes", "gym_kit", "shirts", "duvet", "bath_towels", "bed_sheets", "knitwear", "outdoor_jackets"
-]
+PresetName = Literal[WasherPreset, DryerPreset]
 
 MACHINES: tuple[Machine, ...] = get_args(Machine)
 WASH_CYCLES: tuple[WashCycle, ...] = get_args(WashCycle)
@@ -71,11 +57,7 @@ WASH_TEMPERATURES: tuple[int, ...] = (20, 30, 40, 60, 90)
 MAX_DELAY_HOURS = 24
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class CycleLimits(_Model):
+class CycleLimits(StateModel):
     """What a washer cycle allows: the hottest wash (°C), fastest spin, prewash, and its length."""
 
     max_temperature: int
@@ -108,7 +90,7 @@ MAX_HEAT: dict[DryProgram, Heat] = {
 """The hottest heat level each dryer program allows; changing program lowers the heat to it."""
 
 
-class Washer(_Model):
+class Washer(StateModel):
     """The washing machine. ``delay_hours`` applies at the next start (0: start at once)."""
 
     power: Power
@@ -122,7 +104,7 @@ class Washer(_Model):
     delay_hours: int
 
 
-class Dryer(_Model):
+class Dryer(StateModel):
     """The tumble dryer. ``delay_hours`` applies at the next start (0: start at once)."""
 
     power: Power
@@ -134,7 +116,7 @@ class Dryer(_Model):
     delay_hours: int
 
 
-class WasherSetting(_Model):
+class WasherSetting(StateModel):
     """A washer preset: cycle, temperature (°C) and spin."""
 
     cycle: WashCycle
@@ -142,7 +124,7 @@ class WasherSetting(_Model):
     spin: SpinSpeed
 
 
-class DryerSetting(_Model):
+class DryerSetting(StateModel):
     """A dryer preset: program, dryness and heat."""
 
     program: DryProgram
@@ -150,7 +132,7 @@ class DryerSetting(_Model):
     heat: Heat
 
 
-class LaundryState(_Model):
+class LaundryState(StateModel):
     """The whole laundry room."""
 
     washer: Washer

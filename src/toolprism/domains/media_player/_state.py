@@ -10,20 +10,15 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 Zone = Literal["living_room", "kitchen", "bedroom", "office", "patio"]
 Power = Literal["on", "off"]
 Source = Literal["streaming", "radio", "bluetooth", "aux"]
 Playlist = Literal[
-    "morning_coffee",
-    "workout",
-    "dinner_jazz",
-    "deep_focus",
-    "road_trip",
-    "chill_vibes",
-    "party_mix",
-    "sleep_sounds",
+    "morning_coffee", "workout", "dinner_jazz", "deep_focus", "road_trip", "chill_vibes", "party_mix", "sleep_sounds"
 ]
 Station = Literal["jazz_fm", "classic_gold", "news_talk", "indie_wave", "country_roads", "sports_live"]
 Order = Literal["in_order", "shuffled"]
@@ -48,16 +43,11 @@ TONE_RANGE = (-10, 10)
 TIMER_RANGE_MIN = (5, 120)
 """Sleep timers, in minutes, inclusive."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
 Tone = Annotated[int, Field(ge=TONE_RANGE[0], le=TONE_RANGE[1])]
 Minutes = Annotated[int, Field(ge=TIMER_RANGE_MIN[0], le=TIMER_RANGE_MIN[1])]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Player(_Model):
+class Player(StateModel):
     """One zone's player.
 
     ``playlist``/``order`` describe the last streaming playlist and ``station`` the last radio
@@ -72,21 +62,21 @@ class Player(_Model):
     order: Order
     station: Station | None
     repeat: Repeat
-    volume: Volume
+    volume: Percent
     bass: Tone
     treble: Tone
     sleep_timer_min: Minutes | None
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """A named sound preset: the volume (percent) and tone it applies to a zone."""
 
-    volume: Volume
+    volume: Percent
     bass: Tone
     treble: Tone
 
 
-class Favorite(_Model):
+class Favorite(StateModel):
     """A favourite slot: a playlist (``source="streaming"``) or a radio station (``source="radio"``)."""
 
     slot: int
@@ -94,7 +84,7 @@ class Favorite(_Model):
     name: Playlist | Station
 
 
-class MediaState(_Model):
+class MediaState(StateModel):
     """The whole home audio system."""
 
     zones: dict[Zone, Player]

@@ -10,9 +10,9 @@ operations enforce (see :mod:`._ops`).
 from __future__ import annotations
 
 import random
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from toolprism.domains._device import Percent, StateModel
 
 Place = Literal["home", "work", "airport", "gym", "school", "downtown", "beach"]
 Category = Literal["fuel", "charging", "coffee", "parking", "restaurant"]
@@ -68,21 +68,15 @@ PREFERENCE_MINUTES: dict[RoutePreference, int] = {"fastest": 0, "shortest": 4, "
 AVOID_MINUTES: dict[Feature, int] = {"tolls": 5, "highways": 12, "ferries": 8, "unpaved_roads": 2}
 """Minutes avoiding a road feature adds to a route."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SavedPlace(_Model):
+class SavedPlace(StateModel):
     """A saved destination and its drive time (minutes) from here by the fastest route."""
 
     address: str
     drive_minutes: int
 
 
-class PointOfInterest(_Model):
+class PointOfInterest(StateModel):
     """A place along the way; ``detour_minutes`` is what a stop there adds to a route."""
 
     category: Category
@@ -91,7 +85,7 @@ class PointOfInterest(_Model):
     detour_minutes: int
 
 
-class Route(_Model):
+class Route(StateModel):
     """The route; ``destination`` is None and ``waypoints`` empty while idle."""
 
     status: RouteStatus
@@ -100,15 +94,15 @@ class Route(_Model):
     waypoints: list[Stop]
 
 
-class Voice(_Model):
+class Voice(StateModel):
     """Voice guidance; the volume (percent) is kept while muted."""
 
     level: GuidanceLevel
     language: Language
-    volume: Volume
+    volume: Percent
 
 
-class NavigationState(_Model):
+class NavigationState(StateModel):
     """The whole navigation unit."""
 
     route: Route

@@ -9,9 +9,9 @@ measured, never set by an operation.
 from __future__ import annotations
 
 import random
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from toolprism.domains._device import Percent, StateModel
 
 AlarmMode = Literal["disarmed", "home", "away", "night"]
 Door = Literal["front_door", "back_door", "patio_door", "garage_door"]
@@ -46,27 +46,21 @@ FLOODLIGHTS: tuple[Floodlight, ...] = get_args(Floodlight)
 FLOODLIGHT_MODES: tuple[FloodlightMode, ...] = get_args(FloodlightMode)
 EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 
-Percent = Annotated[int, Field(ge=0, le=100)]
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DoorState(_Model):
+class DoorState(StateModel):
     """A door's smart lock."""
 
     lock: LockState
 
 
-class SensorState(_Model):
+class SensorState(StateModel):
     """A contact sensor: what it reads (measured) and whether arming checks it."""
 
     contact: Contact
     status: SensorStatus
 
 
-class CameraState(_Model):
+class CameraState(StateModel):
     """A camera; recording and sensitivity are kept while it is off."""
 
     power: Power
@@ -74,14 +68,14 @@ class CameraState(_Model):
     sensitivity: Sensitivity
 
 
-class FloodlightState(_Model):
+class FloodlightState(StateModel):
     """An outdoor floodlight; brightness (percent) is kept while it is off."""
 
     mode: FloodlightMode
     brightness: Percent
 
 
-class Event(_Model):
+class Event(StateModel):
     """One entry of the recent event log (newest last)."""
 
     time: str
@@ -89,7 +83,7 @@ class Event(_Model):
     kind: EventKind
 
 
-class SecurityState(_Model):
+class SecurityState(StateModel):
     """The whole security system."""
 
     mode: AlarmMode

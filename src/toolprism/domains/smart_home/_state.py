@@ -9,21 +9,12 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 Room = Literal["living_room", "kitchen", "bedroom", "bathroom", "office", "hallway", "garage"]
-Color = Literal[
-    "warm_white",
-    "cool_white",
-    "daylight",
-    "red",
-    "orange",
-    "yellow",
-    "green",
-    "blue",
-    "purple",
-    "pink",
-]
+Color = Literal["warm_white", "cool_white", "daylight", "red", "orange", "yellow", "green", "blue", "purple", "pink"]
 Power = Literal["on", "off"]
 Position = Literal["open", "half", "closed"]
 FanSpeed = Literal["off", "low", "medium", "high"]
@@ -64,15 +55,10 @@ TEMPERATURE_RANGE: dict[Mode, tuple[int, int]] = {
 """Target temperatures (°C, inclusive) each active mode accepts; an off thermostat accepts none."""
 
 Brightness = Annotated[int, Field(ge=1, le=100)]
-Volume = Annotated[int, Field(ge=0, le=100)]
 Temperature = Annotated[int, Field(ge=10, le=32)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Light(_Model):
+class Light(StateModel):
     """A room's light. Brightness and color are kept while the light is off."""
 
     power: Power
@@ -80,14 +66,14 @@ class Light(_Model):
     color: Color
 
 
-class Speaker(_Model):
+class Speaker(StateModel):
     """A room's speaker; ``playlist`` is None when nothing is playing."""
 
     playlist: Playlist | None
-    volume: Volume
+    volume: Percent
 
 
-class RoomState(_Model):
+class RoomState(StateModel):
     """One room's devices; a device the room lacks is None."""
 
     light: Light
@@ -96,7 +82,7 @@ class RoomState(_Model):
     speaker: Speaker | None
 
 
-class Thermostat(_Model):
+class Thermostat(StateModel):
     """One zone's thermostat; ``current_temperature`` is measured, not settable."""
 
     mode: Mode
@@ -104,7 +90,7 @@ class Thermostat(_Model):
     current_temperature: int
 
 
-class LightPreset(_Model):
+class LightPreset(StateModel):
     """A scene's light setting; None fields keep the light's current value."""
 
     power: Power
@@ -112,14 +98,14 @@ class LightPreset(_Model):
     color: Color | None = None
 
 
-class ThermostatPreset(_Model):
+class ThermostatPreset(StateModel):
     """A scene's thermostat setting; a None target keeps the current target."""
 
     mode: Mode
     target_temperature: Temperature | None = None
 
 
-class Scene(_Model):
+class Scene(StateModel):
     """A named preset applied to several devices at once."""
 
     description: str
@@ -129,7 +115,7 @@ class Scene(_Model):
     thermostats: dict[Zone, ThermostatPreset] = {}
 
 
-class HomeState(_Model):
+class HomeState(StateModel):
     """The whole house."""
 
     rooms: dict[Room, RoomState]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 Mode = Literal["normal", "power_saver", "theater", "sleep"]
 Face = Literal["analog", "digital", "modular", "chronograph", "minimal"]
@@ -58,11 +60,7 @@ SLEEP_HOURS = (6, 12)
 Brightness = Annotated[int, Field(ge=1, le=10)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Alarm(_Model):
+class Alarm(StateModel):
     """An alarm's time, repetition and whether it is on."""
 
     hour: Annotated[int, Field(ge=0, le=23)]
@@ -71,7 +69,7 @@ class Alarm(_Model):
     power: Power
 
 
-class Workout(_Model):
+class Workout(StateModel):
     """The workout in progress."""
 
     activity: Activity
@@ -79,21 +77,21 @@ class Workout(_Model):
     status: WorkoutStatus
 
 
-class SleepWindow(_Model):
+class SleepWindow(StateModel):
     """Bedtime (19-23 h) and wake-up hour (4-11 h) the next morning."""
 
     bedtime: Annotated[int, Field(ge=19, le=23)]
     wake: Annotated[int, Field(ge=4, le=11)]
 
 
-class WatchState(_Model):
+class WatchState(StateModel):
     """The whole watch."""
 
     mode: Mode
     brightness: Brightness
     face: Face
     color: Color
-    battery_percent: Annotated[int, Field(ge=0, le=100)]
+    battery_percent: Percent
     alarms: dict[AlarmName, Alarm]
     timers: dict[TimerLabel, int]
     """Running timers: label → minutes set."""

@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 TvName = Literal["living_room", "bedroom", "kids_room"]
 Power = Literal["on", "off"]
@@ -45,16 +47,11 @@ SHOWS: dict[Genre, tuple[str, ...]] = {
 }
 """Show titles a guide channel of each genre may be showing (unique across genres)."""
 
-Volume = Annotated[int, Field(ge=0, le=100)]
 Channel = Annotated[int, Field(ge=CHANNEL_RANGE[0], le=CHANNEL_RANGE[1])]
 Minutes = Annotated[int, Field(ge=TIMER_RANGE_MIN[0], le=TIMER_RANGE_MIN[1])]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class GuideChannel(_Model):
+class GuideChannel(StateModel):
     """An antenna channel: its number, name, genre and what it is showing now."""
 
     number: Channel
@@ -63,7 +60,7 @@ class GuideChannel(_Model):
     now_showing: str
 
 
-class Television(_Model):
+class Television(StateModel):
     """One set. ``channel`` is the last antenna channel and ``app`` the last app opened;
     ``playback`` applies to the app. Settings survive power off; the sleep timer is cleared."""
 
@@ -72,7 +69,7 @@ class Television(_Model):
     channel: Channel
     app: App
     playback: Playback
-    volume: Volume
+    volume: Percent
     mute: Mute
     picture_mode: PictureMode
     subtitles: Subtitles
@@ -81,7 +78,7 @@ class Television(_Model):
     installed_apps: list[App]
 
 
-class TvState(_Model):
+class TvState(StateModel):
     """The three sets and the channel guide."""
 
     tvs: dict[TvName, Television]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from toolprism.domains._device import Percent, StateModel
 
 Room = Literal["kitchen", "living_room", "dining_room", "hallway", "bedroom", "office", "bathroom"]
 Target = Literal["kitchen", "living_room", "dining_room", "hallway", "bedroom", "office", "bathroom", "whole_map"]
@@ -73,22 +75,18 @@ Hour = Annotated[int, Field(ge=0, le=23)]
 Passes = Annotated[int, Field(ge=1, le=3)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Job(_Model):
+class Job(StateModel):
     """The clean in progress (running or paused)."""
 
     target: Target
     passes: Passes
 
 
-class Robot(_Model):
+class Robot(StateModel):
     """The robot and its settings; ``job`` is None unless cleaning or paused."""
 
     status: Status
-    battery: Annotated[int, Field(ge=0, le=100)]
+    battery: Percent
     mode: Mode
     suction: Suction
     water_level: WaterLevel
@@ -98,7 +96,7 @@ class Robot(_Model):
     job: Job | None = None
 
 
-class RoomInfo(_Model):
+class RoomInfo(StateModel):
     """A room: its map, floor type and when it was last cleaned."""
 
     map: MapName
@@ -106,14 +104,14 @@ class RoomInfo(_Model):
     last_cleaned: LastCleaned
 
 
-class ScheduledClean(_Model):
+class ScheduledClean(StateModel):
     """A day's scheduled clean of the whole active map."""
 
     hour: Hour
     mode: Mode
 
 
-class Preset(_Model):
+class Preset(StateModel):
     """A named bundle of settings; a None field keeps the current value."""
 
     description: str
@@ -122,7 +120,7 @@ class Preset(_Model):
     water_level: WaterLevel | None = None
 
 
-class VacuumState(_Model):
+class VacuumState(StateModel):
     """The whole world."""
 
     robot: Robot
