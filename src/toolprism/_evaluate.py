@@ -19,10 +19,10 @@ from toolprism.backends import DEFAULT_MODEL, Backend, create_backend
 from toolprism.domains import Domain, Task, domain_names, get_domain
 from toolprism.domains._catalog import is_pack_path
 from toolprism.errors import ConfigError
-from toolprism.perturb import MIXED_PAIRS, Skip, parse_perturbations, rereads, suite
+from toolprism.perturb import MIXED_PAIRS, Skip, SkipRecord, parse_perturbations, rereads, suite
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import plan as plan_perturbations
-from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunStore, Trace, run_episodes
+from toolprism.run import MAX_TURNS, EpisodeResult, EpisodeSpec, RunHeader, RunStore, Trace, run_episodes
 from toolprism.schema import Action
 from toolprism.score import PerturbationSummary, by_condition, score_actions
 from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Variant, parse_spec, resolve
@@ -165,9 +165,9 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
     return plan_run(config)[0]
 
 
-def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
+def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     """:func:`plan_episodes`, plus one record per (task, variant, condition) a perturbation could
-    not apply to: ``{"task", "variant", "condition", "subtype", "severity", "reason"}``.
+    not apply to (task, variant, condition, subtype, severity, reason).
 
     Raises:
         ConfigError: as :func:`plan_episodes`.
@@ -218,7 +218,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
                 f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
             ]
     specs: list[EpisodeSpec] = []
-    skips: list[dict] = []
+    skips: list[SkipRecord] = []
     for name, domain in domains.items():
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
@@ -241,9 +241,9 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
     return specs, skips
 
 
-def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> dict:
+def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> SkipRecord:
     condition = "+".join(t.key for t in terms)
-    return {"task": task.id, "variant": variant, "condition": condition, **skip.model_dump()}
+    return SkipRecord(task=task.id, variant=variant, condition=condition, **skip.model_dump())
 
 
 def expected_gold(spec: EpisodeSpec) -> list[Action]:
@@ -269,7 +269,7 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         duration_ms=trace.duration_ms,
     )
     try:
-        decoded = [Action.from_json(a) for a in trace.actions]
+        decoded = [a.to_action() for a in trace.actions]
         score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
         state_match = trace.final_state_hash == gold_state_hash(spec)
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
@@ -298,11 +298,11 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     results = store.results()
     for r in results:
         rows.setdefault((r.variant, r.condition or ""), []).append(r)
-    config = store.header.get("config", {})
-    order = config.get("variants", [v for v, _ in rows])
+    config = store.header.config
+    order = config.variants or [v for v, _ in rows]
     # the header's conditions in canonical form (a run made before they were stored so still reads
     # right), then any condition only the rows know
-    stored = RunConfig.model_validate(config).perturbations if config else []
+    stored = RunConfig.model_validate(config.model_dump(exclude_unset=True)).perturbations
     conditions = list(dict.fromkeys(["", *stored, *(c for _, c in rows)]))
     variants = [
         VariantSummary(
@@ -321,11 +321,11 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     ]
     return RunSummary(
         run_dir=str(store.run_dir),
-        model=config.get("model", "?"),
+        model=config.model or "?",
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,
-        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.get("skipped", [])),
+        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.skipped),
     )
 
 
@@ -370,7 +370,7 @@ def evaluate(
     started = time.perf_counter()
     if resume is not None:
         store = RunStore.open(resume)
-        config = RunConfig.model_validate(store.header["config"])
+        config = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
         specs, skips = plan_run(config)
     else:
         config = config or RunConfig()
@@ -383,14 +383,14 @@ def evaluate(
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
-            {
-                "config": config.model_dump(),
-                "backend": backend.settings(),
-                "variant_specs": variants,
-                "episodes": len(specs),
-                "skipped": skips,
-                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            },
+            RunHeader(
+                config=config.model_dump(),
+                backend=backend.settings(),
+                variant_specs=variants,
+                episodes=len(specs),
+                skipped=skips,
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
             unique=run_dir is None,
         )
     try:

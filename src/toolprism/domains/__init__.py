@@ -20,6 +20,7 @@ from toolprism.domains._base import (
     operation,
 )
 from toolprism.domains._catalog import is_pack_path, load_pack
+from toolprism.domains._record import ReferenceStepRecord, TaskRecord
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
@@ -63,7 +64,9 @@ __all__ = [
     "Environment",
     "OperationDef",
     "ReferenceStep",
+    "ReferenceStepRecord",
     "Task",
+    "TaskRecord",
     "TaskDraft",
     "domain_names",
     "get_domain",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, get_args
 
@@ -125,6 +125,41 @@ class Task:
             "gold": [a.to_json() for a in self.gold],
             "reference": [{"action": s.action.to_json(), "reply": s.reply} for s in self.reference],
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Task:
+        """The inverse of :meth:`to_json`: ``Task.from_json(task.to_json()) == task``.
+
+        Args:
+            data: ``{"id", "domain", "query", "gold": [{"op", "args"}], "reference": [{"action",
+                "reply"}], "world_seed", "kind", "form"}``; ``reference``, ``world_seed``, ``kind``
+                and ``form`` may be left out (defaults ``[]``, ``0``, ``single``, ``easy``); other
+                keys (an export record's ``encodings``) are ignored.
+
+        Raises:
+            ConfigError: a required key is missing, or a kind or form is not one of
+                :data:`TaskKind` / :data:`Form` (every problem listed).
+        """
+        problems = [f"task has no {key!r}" for key in ("id", "domain", "query", "gold") if key not in data]
+        kind, form = data.get("kind", "single"), data.get("form", "easy")
+        if kind not in TASK_KINDS:
+            problems.append(f"task kind {kind!r} is not one of {', '.join(TASK_KINDS)}")
+        if form not in get_args(Form):
+            problems.append(f"task form {form!r} is not one of {', '.join(get_args(Form))}")
+        if problems:
+            raise ConfigError(problems, what="task")
+        return cls(
+            id=data["id"],
+            domain=data["domain"],
+            query=data["query"],
+            gold=tuple(Action.from_json(a) for a in data["gold"]),
+            reference=tuple(
+                ReferenceStep(Action.from_json(s["action"]), s["reply"]) for s in data.get("reference", [])
+            ),
+            world_seed=data.get("world_seed", 0),
+            kind=kind,
+            form=form,
+        )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from toolprism.schema._model import (
     ToolSpec,
     canonical_json,
 )
+from toolprism.schema._record import ActionRecord, ToolCallRecord
 
 __all__ = [
     "SUBSCHEMA_LISTS",
@@ -24,10 +25,12 @@ __all__ = [
     "SUBSCHEMA_ONE",
     "JSON",
     "Action",
+    "ActionRecord",
     "ActionSpace",
     "Operation",
     "Param",
     "ToolCall",
+    "ToolCallRecord",
     "ToolSpec",
     "bfcl_tool_name",
     "canonical_json",
