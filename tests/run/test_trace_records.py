@@ -171,3 +171,24 @@ def test_the_header_record_of_the_configuration_keeps_up_with_run_config(tmp_pat
         assert [s.condition for s in store.header.skipped] == []
     finally:
         store.close()
+
+
+def test_a_run_scores_the_same_from_its_traces_rewritten_as_version_1(tmp_path: Path) -> None:
+    from toolprism.score import score_run
+
+    config = RunConfig(
+        model="oracle", domains=["smart_home", "retail"], variants=["native", "merge"], tasks=2,
+        perturbations=["C2:medium", "D1:light"],
+    )  # fmt: skip
+    evaluate(config, run_dir=tmp_path / "ok")
+    evaluate(config, run_dir=tmp_path / "bad", backend=ScriptedBackend([T.call("no_such_tool", {})]))
+    for name in ("ok", "bad"):
+        run_dir = tmp_path / name
+        typed = score_run(run_dir)
+        store = RunStore.open(run_dir)
+        old = {r.episode_id: json.dumps(_as_version_1(store.trace(r.episode_id))) for r in store.results()}
+        store.close()
+        with sqlite3.connect(run_dir / "results.sqlite") as db:
+            db.executemany("UPDATE traces SET trace = ? WHERE episode_id = ?", [(t, e) for e, t in old.items()])
+        assert score_run(run_dir) == typed
+    assert typed.episodes >= 8 and sum(v.successes for v in typed.variants) < typed.episodes / 2  # "bad" failed
