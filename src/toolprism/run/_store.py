@@ -1,9 +1,10 @@
 """The run store: a run directory with a versioned header and an SQLite database.
 
-``header.json`` holds the package version, git revision, seeds, model settings and variant
-specs (a :class:`RunHeader`). ``results.sqlite`` has one row per finished episode (table ``episodes``) and its trace
-(table ``traces``), written in one transaction as each episode finishes, so a crash or kill
-loses no finished episode and a resumed run never records one twice.
+``header.json`` (a :class:`RunHeader`) holds the package version, git revision, seeds, model
+settings and variant specs. ``results.sqlite`` has one row per finished episode (table
+``episodes``) and its trace (table ``traces``, a :class:`~toolprism.run.Trace` as JSON), written in
+one transaction as each episode finishes, so a crash or kill loses no finished episode and a
+resumed run never records one twice.
 """
 
 from __future__ import annotations
