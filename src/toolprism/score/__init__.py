@@ -8,8 +8,11 @@ from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._repair import Repair, RepairReport, diagnose_run
 from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
 from toolprism.score._stages import (
+    PRIMARY_ERRORS,
     STAGES,
     EpisodeStages,
+    ObservedError,
+    PrimaryError,
     normalize_failure_type,
     reported_status,
     score_stages,
@@ -29,7 +32,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "PRIMARY_ERRORS",
     "STAGES",
+    "ObservedError",
+    "PrimaryError",
     "aggregate",
     "episode_frame",
     "success_interval",

@@ -73,7 +73,7 @@ ReportedStatus = Literal["success", "failure"]
 RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
 
-FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
+FAILURE_TYPE_ALIASES: dict[FailureType, tuple[str, ...]] = {
     "timeout": ("timeout", "timed out", "timed-out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
     "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
     "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
