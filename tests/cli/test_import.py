@@ -15,7 +15,6 @@ from toolprism.backends import OracleBackend
 from toolprism.cli import app
 from toolprism.domains import get_domain
 from toolprism.run import EpisodeSpec, run_episode
-from toolprism.schema import Action
 from toolprism.score import score_actions
 from toolprism.shaping import Variant
 
@@ -91,7 +90,7 @@ def test_the_oracle_scores_every_imported_task(imported: dict, variant_name: str
             variant = Variant.build(variant_name, domain.action_space())
             for task in [t for t in domain.tasks(0) if t.form == "easy"]:
                 trace = await run_episode(EpisodeSpec(domain, task, variant, 0), backend)
-                score = score_actions(task.gold, [Action.from_json(a) for a in trace.actions])
+                score = score_actions(task.gold, [a.to_action() for a in trace.actions])
                 outcomes.append((task.id, score.success, trace.rejected_calls, trace.end))
         return outcomes
 

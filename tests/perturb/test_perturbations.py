@@ -18,7 +18,6 @@ from toolprism.errors import ConfigError
 from toolprism.evaluation import expected_gold, score_episode
 from toolprism.perturb import SEVERITIES, SUBTYPES, Perturbation, parse_perturbations, plan, suite
 from toolprism.run import EpisodeSpec, run_episode
-from toolprism.schema import Action
 from toolprism.score import normalize_failure_type, score_stages
 from toolprism.shaping import Variant
 
@@ -109,10 +108,10 @@ def test_injections_are_recorded_as_data_and_the_oracle_gets_the_documented_resu
             continue
         spec, trace = result
         applied += 1
-        assert trace.condition == key and trace.perturbations[0]["subtype"] == term[0].subtype
+        assert trace.condition == key and trace.perturbations[0].subtype == term[0].subtype
         assert trace.injections, "an applied perturbation records what it changed"
-        assert {i["site"] for i in trace.injections} == {SITE[key[0]]}
-        assert all(i["subtype"] == term[0].subtype for i in trace.injections)
+        assert {i.site for i in trace.injections} == {SITE[key[0]]}
+        assert all(i.subtype == term[0].subtype for i in trace.injections)
         outcomes.append(score_episode(spec, trace).success)
         assert (score_stages(trace).stages["S5"] == "pass") == outcomes[-1], (task.id, score_stages(trace))
     assert applied >= 6
@@ -176,7 +175,7 @@ def test_an_unavailable_tool_leaves_its_actions_out_of_the_expected_gold() -> No
     assert len(blocked) == 2
     assert expected_gold(spec) == [a for a in task.gold if a.op not in blocked]
     assert spec.perturbations[0].labels.status == "failure" and not spec.perturbations[0].labels.retryable
-    assert all(Action.from_json(a).op not in blocked for a in trace.actions)
+    assert all(a.op not in blocked for a in trace.actions)
 
 
 def test_tool_output_changes_payloads_only_never_the_state() -> None:
@@ -187,8 +186,8 @@ def test_tool_output_changes_payloads_only_never_the_state() -> None:
                 continue
             clean, _ = episode("retail", task, "native", [])
             assert result[1].final_state_hash == clean[1].final_state_hash
-            changed = [i for i in result[1].injections if i["site"] == "reply"]
-            assert changed and changed[0]["original"] != changed[0]["replacement"]
+            changed = [i for i in result[1].injections if i.site == "reply"]
+            assert changed and changed[0].original != changed[0].replacement
 
 
 def test_inconsistent_values_are_legal_values_of_the_same_field() -> None:

@@ -228,3 +228,12 @@ def test_a_return_replaced_by_an_error_must_be_re_read_before_acting() -> None:
         assert careful.stages["S4"] == "pass" and careful.stages["S5"] == "pass"
         return
     pytest.fail("no retail task with a read feeding later calls")
+
+
+def test_the_closed_vocabularies_agree() -> None:
+    from toolprism.perturb import FAILURE_TYPES
+    from toolprism.score import PRIMARY_ERRORS
+    from toolprism.score._stages import FAILURE_TYPE_ALIASES
+
+    assert tuple(FAILURE_TYPE_ALIASES) == FAILURE_TYPES  # alias normalization names every type, in order
+    assert len(set(PRIMARY_ERRORS)) == len(PRIMARY_ERRORS) == 13

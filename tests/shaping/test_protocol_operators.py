@@ -235,7 +235,7 @@ def test_rejection_is_recorded_and_executes_nothing(case: str) -> None:
     trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
     rejected = [c for t in trace.turns for c in t.calls if c.outcome == "rejected"]
     assert [RejectionKind(c.rejection) for c in rejected] == expected
-    assert [a["op"] for a in trace.actions] == READS.get(case, [])
+    assert [a.op for a in trace.actions] == READS.get(case, [])
     for call in rejected:
         assert call.reply["error"].startswith("call rejected: ")
         assert reason in call.reply["error"], call.reply

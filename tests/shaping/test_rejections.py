@@ -115,7 +115,7 @@ def test_rejection_is_shown_recorded_and_executes_nothing(case: str) -> None:
     rejected = [c for t in trace.turns for c in t.calls if c.outcome == "rejected"]
     assert [RejectionKind(c.rejection) for c in rejected] == expected
     # only the dangling-id case runs one call (a read) before its rejections
-    assert [a["op"] for a in trace.actions] == (["list_scenes"] if case == "transaction: dangling id" else [])
+    assert [a.op for a in trace.actions] == (["list_scenes"] if case == "transaction: dangling id" else [])
     for call in rejected:
         assert call.reply["error"].startswith("call rejected: ")
         assert REASONS[case] in call.reply["error"], call.reply
@@ -141,7 +141,7 @@ def test_rejected_commit_keeps_the_transaction_open() -> None:
     trace = asyncio.run(run_episode(EpisodeSpec(domain, task, variant, 0), ScriptedBackend(turns)))
     outcomes = [c.outcome for t in trace.turns for c in t.calls]
     assert outcomes == ["answered", "rejected", "answered", "executed"]
-    assert trace.actions == [{"op": "lock_door", "args": {"lock": door}}]
+    assert [a.model_dump() for a in trace.actions] == [{"op": "lock_door", "args": {"lock": door}}]
 
 
 def test_unreadable_output_is_shown_to_the_model_and_the_episode_goes_on() -> None:

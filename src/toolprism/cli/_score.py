@@ -51,7 +51,7 @@ def score(
     for column in columns:
         table.add_column(column, justify="left" if column in ("variant", "condition") else "right")
     for v in result.variants:
-        modes = [str(v.modes.get(m.value, 0)) for m in FailureMode]
+        modes = [str(v.modes.get(m, 0)) for m in FailureMode]
         rates = (f"{v.success_rate:.0%}", f"{v.ci_low:.0%}-{v.ci_high:.0%}", f"{v.schema_form_success_rate:.0%}")
         table.add_row(v.variant, v.condition or "clean", str(v.episodes), *rates, *modes)
     stages = Table(title="stage pass rates (S1 selection, S2 schema, S3 arguments, S4 feedback, S5 end-to-end)")

@@ -33,6 +33,7 @@ from toolprism.domains._catalog import (
     load_pack,
 )
 from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
+from toolprism.domains._record import ReferenceStepRecord, TaskRecord
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
@@ -77,7 +78,9 @@ __all__ = [
     "Environment",
     "OperationDef",
     "ReferenceStep",
+    "ReferenceStepRecord",
     "Task",
+    "TaskRecord",
     "TaskDraft",
     "CatalogDomain",
     "DomainPack",

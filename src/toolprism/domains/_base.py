@@ -133,6 +133,41 @@ class Task:
             "reference": [{"action": s.action.to_json(), "reply": s.reply} for s in self.reference],
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Task:
+        """The inverse of :meth:`to_json`: ``Task.from_json(task.to_json()) == task``.
+
+        Args:
+            data: ``{"id", "domain", "query", "gold": [{"op", "args"}], "reference": [{"action",
+                "reply"}], "world_seed", "kind", "form"}``; ``reference``, ``world_seed``, ``kind``
+                and ``form`` may be left out (defaults ``[]``, ``0``, ``single``, ``easy``); other
+                keys (an export record's ``encodings``) are ignored.
+
+        Raises:
+            ConfigError: a required key is missing, or a kind or form is not one of
+                :data:`TaskKind` / :data:`Form` (every problem listed).
+        """
+        problems = [f"task has no {key!r}" for key in ("id", "domain", "query", "gold") if key not in data]
+        kind, form = data.get("kind", "single"), data.get("form", "easy")
+        if kind not in TASK_KINDS:
+            problems.append(f"task kind {kind!r} is not one of {', '.join(TASK_KINDS)}")
+        if form not in get_args(Form):
+            problems.append(f"task form {form!r} is not one of {', '.join(get_args(Form))}")
+        if problems:
+            raise ConfigError(problems, what="task")
+        return cls(
+            id=data["id"],
+            domain=data["domain"],
+            query=data["query"],
+            gold=tuple(Action.from_json(a) for a in data["gold"]),
+            reference=tuple(
+                ReferenceStep(Action.from_json(s["action"]), s["reply"]) for s in data.get("reference", [])
+            ),
+            world_seed=data.get("world_seed", 0),
+            kind=kind,
+            form=form,
+        )
+
 
 def task_hash(task: Mapping[str, JSON], version: int = 1) -> str:
     """The content hash that pins a task: 16 hex digits of the SHA-256 of the canonical JSON of

@@ -15,7 +15,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.run import EpisodeResult, RunStore, run_episodes, run_pins, verify_run_tasks
+from toolprism.run import EpisodeResult, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
 
 
 def _builds(config: RunConfig, backend: Backend) -> bool:
@@ -59,7 +59,7 @@ def evaluate(
     started = time.perf_counter()
     if resume is not None:
         store = RunStore.open(resume)
-        config = RunConfig.model_validate(store.header["config"])
+        config = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
     else:
@@ -73,17 +73,15 @@ def evaluate(
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
-            {
-                "config": config.model_dump(),
-                "backend": backend.settings(),
-                "variant_specs": variants,
-                "episodes": len(specs),
-                "tasks": {
-                    n: p.model_dump() for n, p in run_pins([(s.domain, s.task) for s in specs], config.seed).items()
-                },
-                "skipped": skips,
-                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            },
+            RunHeader(
+                config=config.model_dump(),
+                backend=backend.settings(),
+                variant_specs=variants,
+                episodes=len(specs),
+                tasks=run_pins([(s.domain, s.task) for s in specs], config.seed),
+                skipped=skips,
+                created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
             unique=run_dir is None,
         )
     try:

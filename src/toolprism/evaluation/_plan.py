@@ -6,7 +6,7 @@ from __future__ import annotations
 from toolprism.domains import Domain, Task, domain_names, get_domain, is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.evaluation._config import RunConfig
-from toolprism.perturb import Skip, parse_perturbations
+from toolprism.perturb import Skip, SkipRecord, parse_perturbations
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import EpisodeSpec
 from toolprism.shaping import Variant, parse_spec, resolve
@@ -36,9 +36,9 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
     return plan_run(config)[0]
 
 
-def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
+def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     """:func:`plan_episodes`, plus one record per (task, variant, condition) a perturbation could
-    not apply to: ``{"task", "variant", "condition", "subtype", "severity", "reason"}``.
+    not apply to (task, variant, condition, subtype, severity, reason).
 
     Raises:
         ConfigError: as :func:`plan_episodes`.
@@ -89,7 +89,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
                 f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
             ]
     specs: list[EpisodeSpec] = []
-    skips: list[dict] = []
+    skips: list[SkipRecord] = []
     for name, domain in domains.items():
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
@@ -112,6 +112,6 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[dict]]:
     return specs, skips
 
 
-def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> dict:
+def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> SkipRecord:
     condition = "+".join(t.key for t in terms)
-    return {"task": task.id, "variant": variant, "condition": condition, **skip.model_dump()}
+    return SkipRecord(task=task.id, variant=variant, condition=condition, **skip.model_dump())

@@ -33,7 +33,7 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         duration_ms=trace.duration_ms,
     )
     try:
-        decoded = [Action.from_json(a) for a in trace.actions]
+        decoded = [a.to_action() for a in trace.actions]
         score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
         state_match = trace.final_state_hash == gold_state_hash(spec)
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent

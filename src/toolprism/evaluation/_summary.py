@@ -43,11 +43,11 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     results = store.results()
     for r in results:
         rows.setdefault((r.variant, r.condition or ""), []).append(r)
-    config = store.header.get("config", {})
-    order = config.get("variants", [v for v, _ in rows])
+    config = store.header.config
+    order = config.variants or [v for v, _ in rows]
     # the header's conditions in canonical form (a run made before they were stored so still reads
     # right), then any condition only the rows know
-    stored = RunConfig.model_validate(config).perturbations if config else []
+    stored = RunConfig.model_validate(config.model_dump(exclude_unset=True)).perturbations
     conditions = list(dict.fromkeys(["", *stored, *(c for _, c in rows)]))
     variants = [
         VariantSummary(
@@ -66,9 +66,9 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     ]
     return RunSummary(
         run_dir=str(store.run_dir),
-        model=config.get("model", "?"),
+        model=config.model or "?",
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,
-        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.get("skipped", [])),
+        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.skipped),
     )

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Literal
 
 from toolprism.backends import OracleBackend
-from toolprism.domains import CatalogDomain, Domain, ReferenceStep, Task, domain_names, get_domain
+from toolprism.domains import CatalogDomain, Domain, Task, domain_names, get_domain
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.run import EpisodeSpec, run_episode
-from toolprism.schema import JSON, Action, canonical_json
+from toolprism.schema import JSON, canonical_json
 from toolprism.score import score_actions
 from toolprism.shaping import Variant
 
@@ -134,7 +134,7 @@ def encoded_gold(domain: Domain, task: Task, variant: Variant) -> list[dict[str,
     """
     spec = EpisodeSpec(domain, task, variant, task.world_seed)
     trace = asyncio.run(run_episode(spec, OracleBackend(), max_turns=ORACLE_MAX_TURNS))
-    actions = [Action.from_json(a) for a in trace.actions]
+    actions = [a.to_action() for a in trace.actions]
     if trace.end != "answered" or trace.rejected_calls or not score_actions(task.gold, actions).success:
         raise ToolprismError(
             f"the oracle did not reproduce the gold of {task.id} under {variant.name!r} "
@@ -145,17 +145,8 @@ def encoded_gold(domain: Domain, task: Task, variant: Variant) -> list[dict[str,
 
 def task_from_json(data: Mapping[str, JSON]) -> Task:
     """Rebuild a :class:`Task` from :meth:`Task.to_json` output (an export record works too;
-    its ``encodings`` are ignored)."""
-    return Task(
-        id=data["id"],
-        domain=data["domain"],
-        query=data["query"],
-        gold=tuple(Action.from_json(a) for a in data["gold"]),
-        reference=tuple(ReferenceStep(Action.from_json(s["action"]), s["reply"]) for s in data["reference"]),
-        world_seed=data["world_seed"],
-        kind=data["kind"],
-        form=data["form"],
-    )
+    its ``encodings`` are ignored); see :meth:`Task.from_json`."""
+    return Task.from_json(data)
 
 
 def read_hf_records(directory: str | Path) -> list[dict[str, JSON]]:

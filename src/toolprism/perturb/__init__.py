@@ -25,14 +25,17 @@ from toolprism.perturb._engine import (
     suite,
 )
 from toolprism.perturb._model import (
+    FAILURE_TYPES,
     FAMILIES,
     SEVERITIES,
+    FailureType,
     Injection,
     Instance,
     RuntimeLabels,
     Severity,
     Site,
     Skip,
+    SkipRecord,
     Stage,
 )
 from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
@@ -43,7 +46,9 @@ __all__ = [
     "InjectionSite",
     "fault_arms",
     "site_position",
+    "FAILURE_TYPES",
     "FAMILIES",
+    "FailureType",
     "MIXED_PAIRS",
     "SEVERITIES",
     "SUBTYPES",
@@ -56,6 +61,7 @@ __all__ = [
     "Severity",
     "Site",
     "Skip",
+    "SkipRecord",
     "Stage",
     "Subtype",
     "condition_cell",

@@ -147,7 +147,7 @@ def expected_gold(gold: Sequence[Action], instances: Sequence[Instance]) -> list
     (an unavailable tool, a value the request no longer gives)."""
     counts = Counter(gold)
     for instance in instances:
-        counts &= Counter(Action.from_json(a) for a in instance.expected_gold)
+        counts &= Counter(a.to_action() for a in instance.expected_gold)
     kept = []
     for action in gold:  # in gold order
         if counts[action] > 0:
@@ -181,6 +181,7 @@ class Perturber:
     _attempts: dict[str, int] = field(default_factory=dict)
 
     def _each(self) -> list[tuple[Subtype, Instance]]:
+        _load()  # instances read back from a trace (a repair re-run) may be the first use of their subtypes
         return [(SUBTYPES.get(i.subtype), i) for i in self.instances]
 
     def query(self, text: str) -> str:

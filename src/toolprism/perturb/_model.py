@@ -11,6 +11,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from toolprism.schema import ActionRecord
+
 Severity = Literal["light", "medium", "heavy"]
 SEVERITIES: tuple[str, ...] = get_args(Severity)
 Stage = Literal["S1", "S2", "S3", "S4", "S5"]
@@ -19,6 +21,11 @@ handling, S5 end-to-end (ToolRobustBench, section 3)."""
 Site = Literal["query", "tools", "reply", "runtime"]
 """Where a change enters the episode: the user request (B), the tool list (A), a returned payload
 (C) or the runtime's answer to a call (D)."""
+FailureType = Literal[
+    "timeout", "unavailable", "rate_limited", "server_error", "incomplete", "inconsistent", "invalid_request"
+]
+"""Canonical runtime failure types (ToolRobustBench, section 5 and appendix C)."""
+FAILURE_TYPES: tuple[str, ...] = get_args(FailureType)
 FAMILIES: dict[str, str] = {
     "A": "tool interface",
     "B": "user intent",
@@ -36,14 +43,14 @@ class RuntimeLabels(_Frozen):
 
     Attributes:
         status: ``success`` when the call's effect can still be achieved, else ``failure``.
-        failure_type: ``None``, or one of ``timeout``, ``unavailable``, ``rate_limited``,
-            ``server_error``, ``incomplete``, ``inconsistent``, ``invalid_request``.
+        failure_type: ``None``, or one of :data:`FailureType` (``timeout``, ``unavailable``,
+            ``rate_limited``, ``server_error``, ``incomplete``, ``inconsistent``, ``invalid_request``).
         retryable: whether retrying the same call can succeed.
         final_result: what the agent should report or act on, in words.
     """
 
     status: Literal["success", "failure"] = "success"
-    failure_type: str | None = None
+    failure_type: FailureType | None = None
     retryable: bool = False
     final_result: str = "complete the request as asked"
 
@@ -57,9 +64,9 @@ class Instance(_Frozen):
             expansion"): higher is harder; strictly increasing with severity per subtype.
         target: the native operation (or ``"query"``/``"tools"``) the perturbation aims at.
         params: the decisions drawn for this task (which call, which field, which value...).
-        expected_gold: the native actions a correct agent executes under the perturbation, as
-            ``{"op", "args"}`` (equal to the task's gold unless the perturbation makes an action
-            impossible or wrong to take, e.g. an unavailable tool or an underspecified request).
+        expected_gold: the native actions a correct agent executes under the perturbation
+            (``{"op", "args"}`` records; equal to the task's gold unless the perturbation makes an
+            action impossible or wrong to take, e.g. an unavailable tool or an underspecified request).
         labels: the runtime-decision labels.
         rereads: read operations a correct agent may call again to re-read state after a changed
             return; extra calls of them are not counted against it.
@@ -73,7 +80,7 @@ class Instance(_Frozen):
     strength: float
     target: str
     params: dict[str, Any] = {}
-    expected_gold: list[dict[str, Any]]
+    expected_gold: list[ActionRecord]
     labels: RuntimeLabels = RuntimeLabels()
     rereads: list[str] = []
     primary_stage: Stage
@@ -84,6 +91,12 @@ class Instance(_Frozen):
         """``<subtype>:<severity>``, as written on the command line."""
         return f"{self.subtype}:{self.severity}"
 
+    @property
+    def blocked_ops(self) -> set[str]:
+        """The native operations the perturbation aims at: those it drew (``params["ops"]``, when
+        it hits several, as a runtime outage of a whole class does), else its target."""
+        return set(self.params.get("ops", [self.target]))
+
 
 class Skip(_Frozen):
     """A subtype that cannot apply to a task, with the reason (recorded, never silent)."""
@@ -91,6 +104,19 @@ class Skip(_Frozen):
     subtype: str
     severity: Severity
     reason: str
+
+
+class SkipRecord(Skip):
+    """A skip as a run header stores it: which (task, variant, condition) it left out, and why.
+
+    Attributes:
+        task: the task id; ``variant``: the variant name; ``condition``: the whole condition
+            (``A3:medium+C4:medium``), of which ``subtype``/``severity`` is the term that could not apply.
+    """
+
+    task: str
+    variant: str
+    condition: str
 
 
 class Injection(_Frozen):

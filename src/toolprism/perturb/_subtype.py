@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from toolprism.domains import Environment, Task
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity, Stage
 from toolprism.registry import Registry
-from toolprism.schema import JSON, Action, ActionSpace
+from toolprism.schema import JSON, Action, ActionRecord, ActionSpace
 from toolprism.shaping import Layer
 
 
@@ -91,7 +91,7 @@ class Subtype:
             strength=self.strength[severity],
             target=target,
             params=params or {},
-            expected_gold=[a.to_json() for a in gold],
+            expected_gold=[ActionRecord.of(a) for a in gold],
             labels=labels or RuntimeLabels(),
             rereads=rereads or [],
             primary_stage=self.primary,

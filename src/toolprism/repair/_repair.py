@@ -34,10 +34,10 @@ from pydantic import BaseModel, ConfigDict
 from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
-from toolprism.perturb import Instance, expected_gold
+from toolprism.perturb import Stage, expected_gold
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
 from toolprism.schema import canonical_json
-from toolprism.score import run_domains, score_stages
+from toolprism.score import PrimaryError, run_domains, score_stages
 from toolprism.shaping import Variant
 
 
@@ -55,8 +55,8 @@ class Repair(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     episode_id: str
-    source_stage: str
-    primary_error: str
+    source_stage: Stage
+    primary_error: PrimaryError
     interventions: list[str]
     recovered: list[bool]
     tier: Literal[1, 2, 3]
@@ -136,12 +136,12 @@ def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fa
 
 def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
     """Rebuild the episode's spec from its stored trace (deterministic task regeneration)."""
-    domain = domain or get_domain(trace.task["domain"])
-    seed = trace.task.get("world_seed", 0)
-    task: Task = next(t for t in domain.tasks(seed) if t.id == trace.task["id"])
+    domain = domain or get_domain(trace.task.domain)
+    seed = trace.task.world_seed
+    task: Task = next(t for t in domain.tasks(seed) if t.id == trace.task.id)
     variant = Variant.build(trace.spec, domain.action_space())
     variant = dataclasses.replace(variant, name=trace.variant)
-    instances = tuple(Instance.model_validate(p) for p in trace.perturbations)
+    instances = tuple(trace.perturbations)
     return EpisodeSpec(domain, task, variant, trace.seed, instances)
 
 
@@ -168,17 +168,17 @@ def diagnose_run(
     store = RunStore.open(run_dir)
     try:
         verify_run_tasks(store, "repairing")
-        config = store.header.get("config", {})
+        config = store.header.config
         domains = run_domains(store)
-        max_turns = int(config.get("max_turns", 20))
+        max_turns = config.max_turns
         traces = [store.trace(r.episode_id) for r in store.results()]
     finally:
         store.close()
-    failed = [t for t in traces if score_stages(t, domains.get(t.task["domain"])).stages["S5"] == "fail"][:limit]
+    failed = [t for t in traces if score_stages(t, domains.get(t.task.domain)).stages["S5"] == "fail"][:limit]
     if backend is None and failed:
-        model = config.get("model", "oracle")
+        model = config.model or "oracle"
         try:
-            backend = create_backend(model, base_url=config.get("base_url"))
+            backend = create_backend(model, base_url=config.base_url)
         except ConfigError:
             raise ConfigError(
                 f"the run's model {model!r} cannot be rebuilt by name (it was a backend object given to evaluate()); "
@@ -189,7 +189,7 @@ def diagnose_run(
     if progress is not None:
         progress(0, len(failed), "")
     for trace in failed:
-        domain = domains.get(trace.task["domain"])
+        domain = domains.get(trace.task.domain)
         stages = score_stages(trace, domain)
         source = stages.source_stage or "S5"
         spec = spec_of(trace, domain)

@@ -1,17 +1,41 @@
 """The episode loop, the asynchronous runner and the run store."""
 
 from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, run_episode
-from toolprism.run._pins import DomainPins, changed_tasks, pin_tasks, run_pins, verify_run_tasks
-from toolprism.run._store import EpisodeResult, RunStore
+from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
+from toolprism.run._store import STORE_VERSION, DomainPins, EpisodeResult, RunConfigRecord, RunHeader, RunStore
 from toolprism.run._suite import Scorer, run_episodes
-from toolprism.run._trace import CallRecord, Trace, TurnRecord
+from toolprism.run._trace import (
+    CALL_RECORD,
+    TRACE_VERSION,
+    AnsweredCallRecord,
+    CallOutcome,
+    CallRecord,
+    EpisodeEnd,
+    ExecutedCallRecord,
+    FailedCallRecord,
+    RejectedCallRecord,
+    Trace,
+    TurnRecord,
+    upgrade_trace,
+)
 
 __all__ = [
+    "CALL_RECORD",
     "MAX_TURNS",
+    "STORE_VERSION",
+    "TRACE_VERSION",
+    "AnsweredCallRecord",
+    "CallOutcome",
     "CallRecord",
     "DomainPins",
+    "EpisodeEnd",
+    "ExecutedCallRecord",
+    "FailedCallRecord",
+    "RejectedCallRecord",
     "EpisodeResult",
     "EpisodeSpec",
+    "RunConfigRecord",
+    "RunHeader",
     "RunStore",
     "Scorer",
     "Trace",
@@ -23,4 +47,5 @@ __all__ = [
     "run_episodes",
     "run_pins",
     "verify_run_tasks",
+    "upgrade_trace",
 ]

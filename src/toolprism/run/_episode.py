@@ -9,10 +9,10 @@ import time
 from dataclasses import dataclass
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
-from toolprism.domains import Domain, Task
+from toolprism.domains import Domain, Task, TaskRecord
 from toolprism.perturb import Instance, Perturber
-from toolprism.run._trace import CallRecord, Trace, TurnRecord
-from toolprism.schema import ToolCall
+from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
+from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
 from toolprism.shaping import AdapterSession, Decision, Variant
 
 MAX_TURNS = 20
@@ -76,8 +76,8 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     tools = variant.openai_tools
     messages = initial_messages(spec, perturber.query(spec.task.query))
     turns: list[TurnRecord] = []
-    actions: list[dict] = []
-    end = "turn_limit"
+    actions: list[ActionRecord] = []
+    end: EpisodeEnd = "turn_limit"
     for index in range(max_turns):
         t0 = time.perf_counter()
         turn = await agent.respond(list(messages), tools)
@@ -112,12 +112,12 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
             messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
     return Trace(
         episode_id=spec.episode_id,
-        task=spec.task.to_json(),
+        task=TaskRecord.of(spec.task),
         variant=spec.variant.name,
         spec=spec.variant.spec,
         condition=spec.condition,
-        perturbations=[i.model_dump(mode="json") for i in spec.perturbations],
-        injections=[i.model_dump(mode="json") for i in perturber.injections],
+        perturbations=list(spec.perturbations),
+        injections=list(perturber.injections),
         model=backend.settings(),
         seed=spec.seed,
         tools=tools,
@@ -153,17 +153,19 @@ def _handle(session: AdapterSession, raw: RawCall) -> CallRecord:
 
 
 def _record(raw: RawCall, arguments: object, decision: Decision) -> CallRecord:
-    return CallRecord(
-        id=raw.id,
-        name=raw.name,
-        raw_arguments=raw.arguments,
-        arguments=arguments,
-        outcome=decision.outcome,
-        rejection=decision.rejection.value if decision.rejection else None,
-        path=[c.to_json() for c in decision.path],
-        action=decision.action.to_json() if decision.action else None,
-        reply=decision.reply,
-        layer=decision.layer,
+    return CALL_RECORD.validate_python(
+        {
+            "id": raw.id,
+            "name": raw.name,
+            "raw_arguments": raw.arguments,
+            "arguments": arguments,
+            "outcome": decision.outcome,
+            "rejection": decision.rejection,
+            "path": [ToolCallRecord.of(c) for c in decision.path],
+            "action": ActionRecord.of(decision.action) if decision.action else None,
+            "reply": decision.reply,
+            "layer": decision.layer,
+        }
     )
 
 

@@ -13,31 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from toolprism.domains import Domain, Task, get_domain, task_hash, task_set_hash
 from toolprism.errors import ConfigError
-from toolprism.run._store import RunStore
+from toolprism.run._store import DomainPins, RunStore
 from toolprism.schema import JSON
 
 SHOWN = 10
 """Changed tasks named in a refusal at most (the rest are counted)."""
-
-
-class DomainPins(BaseModel):
-    """One domain's pins in a run header.
-
-    Attributes:
-        version: the domain's :attr:`~toolprism.domains.Domain.version` when the run was made.
-        set_hash: :func:`~toolprism.domains.task_set_hash` of the domain's whole task set at the seed.
-        tasks: task id -> :attr:`~toolprism.domains.Task.content_hash`, for the tasks the run poses, in order.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    version: int
-    set_hash: str
-    tasks: dict[str, str]
 
 
 def pin_tasks(domain: Domain, all_tasks: Sequence[Task], used: Iterable[Task]) -> DomainPins:
@@ -157,19 +139,19 @@ def verify_run_tasks(
     Raises:
         ConfigError: a task changed (see :func:`refuse_changed`).
     """
-    config = store.header.get("config", {})
-    header_pins = store.header.get("tasks")
+    config = store.header.config
+    header_pins = store.header.tasks
     stored = None
     if header_pins is None:
         stored = store.stored_tasks()
         pins = pins_from_traces(stored, {i: str(t.get("domain")) for i, t in stored.items()})
     else:
-        pins = {name: DomainPins.model_validate(p) for name, p in header_pins.items()}
+        pins = header_pins
     now: dict[str, list[Task]] = {}
     if posed is None:
-        for name in config.get("domains", []):
+        for name in config.domains or []:
             domain = get_domain(name)
-            now[domain.name] = domain.tasks(int(config.get("seed", 0)))
+            now[domain.name] = domain.tasks(config.seed or 0)
     else:
         for domain, task in posed:
             if task.id not in {t.id for t in now.setdefault(domain.name, [])}:

@@ -1,9 +1,10 @@
 """The run store: a run directory with a versioned header and an SQLite database.
 
-``header.json`` holds the package version, git revision, seeds, model settings and variant
-specs. ``results.sqlite`` has one row per finished episode (table ``episodes``) and its trace
-(table ``traces``), written in one transaction as each episode finishes, so a crash or kill
-loses no finished episode and a resumed run never records one twice.
+``header.json`` (a :class:`RunHeader`) holds the package version, git revision, seeds, model
+settings and variant specs. ``results.sqlite`` has one row per finished episode (table
+``episodes``) and its trace (table ``traces``, a :class:`~toolprism.run.Trace` as JSON), written in
+one transaction as each episode finishes, so a crash or kill loses no finished episode and a
+resumed run never records one twice.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolprism._version import __version__
 from toolprism.errors import ConfigError
-from toolprism.run._trace import Trace
+from toolprism.perturb import SkipRecord
+from toolprism.run._episode import MAX_TURNS
+from toolprism.run._trace import EpisodeEnd, Trace
 
 HEADER = "header.json"
 DATABASE = "results.sqlite"
@@ -34,7 +37,7 @@ class EpisodeResult(BaseModel):
             success is then judged against the perturbation's expected gold.
         success / precision / recall: multiset scores (see ``toolprism.score``).
         rejected_calls: calls the adapter rejected.
-        turns: model turns used; ``end``: ``answered`` or ``turn_limit``.
+        turns: model turns used; ``end``: see :data:`~toolprism.run.EpisodeEnd`.
         actions: native actions executed.
         final_state_match: the environment ended in the state the expected gold leads to (the
             gold's actions run in order on a fresh world); None when not computed.
@@ -57,10 +60,82 @@ class EpisodeResult(BaseModel):
     rejected_calls: int
     turns: int
     actions: int
-    end: str
+    end: EpisodeEnd
     final_state_match: bool | None = None
     scoring_error: str | None = None
     duration_ms: float
+
+
+class RunConfigRecord(BaseModel):
+    """The run configuration as a header stores it (``toolprism.RunConfig.model_dump()``).
+
+    A field a header does not set keeps the default here (``model_fields_set`` tells which were
+    written); ``toolprism.RunConfig`` validates and completes it when a run is resumed.
+
+    Attributes:
+        model / base_url: the backend name and endpoint (model None: not recorded).
+        domains / variants: names (pack paths absolute), in run order.
+        tasks: tasks per domain (None: all); ``seed``: the run seed; ``max_turns``: per episode.
+        concurrency: episodes in flight; ``perturbations``: the conditions (``C2:medium``, ...).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    base_url: str | None = None
+    domains: list[str] = []
+    variants: list[str] = []
+    tasks: int | None = None
+    seed: int = 0
+    max_turns: int = MAX_TURNS
+    concurrency: int = 1
+    perturbations: list[str] = []
+
+
+class DomainPins(BaseModel):
+    """One domain's pinned tasks in a run header (see ``toolprism.run.verify_run_tasks``).
+
+    Attributes:
+        version: the domain's ``Domain.version`` when the run was made.
+        set_hash: ``task_set_hash`` of the domain's whole task set at the run's seed.
+        tasks: task id -> ``Task.content_hash``, for the tasks the run poses, in order.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int
+    set_hash: str
+    tasks: dict[str, str]
+
+
+class RunHeader(BaseModel):
+    """``header.json``: what a run is, so that it can be resumed and re-scored from its directory.
+
+    Attributes:
+        store_version: the run-directory format (:data:`STORE_VERSION`).
+        toolprism_version / git_revision: the code that made the run (set by :meth:`RunStore.create`).
+        config: the run configuration.
+        backend: the backend's settings (open JSON, as the backend reports them).
+        variant_specs: variant name → canonical spec string.
+        episodes: episodes planned; ``skipped``: the (task, variant, condition) triples a
+            perturbation could not apply to, with the reason.
+        tasks: domain name -> its pinned tasks (None in runs made before pins existed: their
+            traces' stored tasks are checked instead).
+        created_at: ISO 8601 UTC time of creation.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    store_version: int = STORE_VERSION
+    toolprism_version: str | None = None
+    git_revision: str | None = None
+    config: RunConfigRecord
+    backend: dict[str, Any] = {}
+    variant_specs: dict[str, str] = {}
+    episodes: int | None = None
+    skipped: list[SkipRecord] = []
+    tasks: dict[str, DomainPins] | None = None
+    created_at: str | None = None
 
 
 _COLUMNS = list(EpisodeResult.model_fields)
@@ -97,7 +172,7 @@ class RunStore:
         ConfigError: creating over an existing run, or opening a directory that is not a run.
     """
 
-    def __init__(self, run_dir: Path, header: dict[str, Any]) -> None:
+    def __init__(self, run_dir: Path, header: RunHeader) -> None:
         self.run_dir = Path(run_dir)
         self.header = header
         self._db = sqlite3.connect(self.run_dir / DATABASE)
@@ -116,8 +191,9 @@ class RunStore:
                 self._db.execute(f"ALTER TABLE episodes ADD COLUMN {column} DEFAULT {literal}")
 
     @classmethod
-    def create(cls, run_dir: Path, config: dict[str, Any], *, unique: bool = False) -> RunStore:
-        """Start a new run directory with a header describing ``config``.
+    def create(cls, run_dir: Path, header: RunHeader, *, unique: bool = False) -> RunStore:
+        """Start a new run directory with ``header`` (its store version, toolprism version and git
+        revision are set here).
 
         Args:
             unique: when the directory is taken, use ``<run_dir>-2``, ``-3``... instead of failing
@@ -147,18 +223,21 @@ class RunStore:
                 f"{run_dir} already holds a run; resume it with --resume {run_dir}, or pick another --run-dir",
                 what="run directory",
             )
-        header = {
-            "store_version": STORE_VERSION,
-            "toolprism_version": __version__,
-            "git_revision": git_revision(),
-            **config,
-        }
-        (run_dir / HEADER).write_text(json.dumps(header, indent=2, sort_keys=True) + "\n")
+        header = header.model_copy(
+            update={"store_version": STORE_VERSION, "toolprism_version": __version__, "git_revision": git_revision()}
+        )
+        (run_dir / HEADER).write_text(json.dumps(header.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
         return cls(run_dir, header)
 
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:
-        """Reopen an existing run directory (to resume or read it)."""
+        """Reopen an existing run directory (to resume or read it).
+
+        Raises:
+            ConfigError: not a directory, no header or database, a header that is not JSON, has no
+                ``config``, was written by a newer store version, or does not match
+                :class:`RunHeader` (every problem listed).
+        """
         run_dir = Path(run_dir)
         if not run_dir.is_dir():
             raise ConfigError(f"{run_dir} is not a directory", what="run directory")
@@ -173,9 +252,20 @@ class RunStore:
         problems = [] if (run_dir / DATABASE).is_file() else [f"{run_dir} has no {DATABASE}"]
         if not isinstance(header, dict) or not isinstance(header.get("config"), dict):
             problems.append(f"{run_dir / HEADER} has no run configuration ('config')")
+        elif (version := header.get("store_version", STORE_VERSION)) != STORE_VERSION:
+            problems.append(
+                f"{run_dir / HEADER} has store version {version!r}; this toolprism reads version {STORE_VERSION}"
+            )
         if problems:
             raise ConfigError(problems, what="run directory")
-        return cls(run_dir, header)
+        try:
+            typed = RunHeader.model_validate(header)
+        except ValidationError as e:
+            raise ConfigError(
+                [f"{run_dir / HEADER}: {'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()],
+                what="run directory",
+            ) from None
+        return cls(run_dir, typed)
 
     def finished(self) -> set[str]:
         """Ids of the episodes recorded with a readable trace (one whose trace is missing or
@@ -211,15 +301,18 @@ class RunStore:
 
         Raises:
             ConfigError: the trace is missing or damaged (the message says how many are, and that
-                ``toolprism run --resume`` runs those episodes again).
+                ``toolprism run --resume`` runs those episodes again), or of a trace version this
+                toolprism does not read (the message names it). A version-1 trace is upgraded.
         """
         row = self._db.execute("SELECT trace FROM traces WHERE episode_id = ?", (episode_id,)).fetchone()
         what = "missing"
         if row is not None:
             try:
-                return Trace.model_validate_json(row[0])
-            except ValueError as e:  # pydantic's ValidationError is a ValueError
-                what = f"damaged ({str(e).splitlines()[0]})"
+                return Trace.load(row[0])
+            except ConfigError as e:
+                if e.what == "trace version":  # a newer format, not damage: resuming would not help
+                    raise ConfigError(f"episode {episode_id}: {e.problems[0]}", what="run directory") from None
+                what = f"damaged ({e.problems[0]})"
         raise ConfigError(
             f"the trace of episode {episode_id} is {what}; {len(self.damaged()) or 1} episode(s) of this run have "
             f"no readable trace, and 'toolprism run --resume {self.run_dir}' runs them again",

@@ -1,12 +1,34 @@
-"""Trace records: everything needed to re-score and replay an episode from the trace alone."""
+"""Trace records: everything needed to re-score and replay an episode from the trace alone.
+
+Version 2 (this module) types every record: the task (:class:`~toolprism.domains.TaskRecord`),
+the perturbation instances and injections (:class:`~toolprism.perturb.Instance`,
+:class:`~toolprism.perturb.Injection`), the decoded actions
+(:class:`~toolprism.schema.ActionRecord`) and the calls (one record kind per outcome). Its JSON
+has the shape version 1 had; :func:`upgrade_trace` reads a version-1 trace (it fills the task
+fields version 1 could leave out) and :meth:`Trace.load` reads either.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-TRACE_VERSION = 1
+from toolprism.domains import TaskRecord
+from toolprism.errors import ConfigError, RejectionKind
+from toolprism.perturb import Injection, Instance
+from toolprism.schema import ActionRecord, ToolCallRecord
+
+TRACE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Trace versions :meth:`Trace.load` reads (older ones are upgraded, see :func:`upgrade_trace`)."""
+
+EpisodeEnd = Literal["answered", "turn_limit", "no_output"]
+"""Why an episode stopped: the model answered without a tool call, the turn limit was hit, or
+the backend produced nothing (e.g. the prompt outgrew the model's context)."""
+CallOutcome = Literal["executed", "answered", "rejected", "failed"]
+"""What the adapter did with a call (see :class:`toolprism.shaping.Decision`)."""
 
 
 class Record(BaseModel):
@@ -15,32 +37,73 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class CallRecord(Record):
-    """One tool call the model made and what the adapter did with it.
+class _Call(Record):
+    """Fields every call record has (see :data:`CallRecord`).
 
     Attributes:
         id: the call id.
         name: the tool name as emitted.
         raw_arguments: the arguments text as emitted.
         arguments: the parsed arguments (None when they did not parse).
-        outcome: executed | answered | rejected | failed (the runtime refused a decoded call).
-        rejection: the rejection kind when rejected (see ``RejectionKind``).
-        path: the call at each layer, top first (``{"name", "arguments"}``).
-        action: the decoded native action (``{"op", "args"}``) when executed or failed.
+        outcome: see :data:`CallOutcome`; it selects the record kind.
+        rejection: the :class:`~toolprism.errors.RejectionKind` (rejected calls only).
+        path: the call at each layer, top first, down to where it stopped.
+        action: the decoded native action (executed and failed calls only).
         reply: the JSON the model was shown.
-        layer: index of the layer that answered or rejected (0 = native).
+        layer: index of the layer that answered or rejected (0 = native; 0 for a failed call).
     """
 
     id: str
     name: str
     raw_arguments: str
     arguments: Any = None
-    outcome: Literal["executed", "answered", "rejected", "failed"]
-    rejection: str | None = None
-    path: list[dict[str, Any]] = []
-    action: dict[str, Any] | None = None
+    outcome: CallOutcome
+    rejection: RejectionKind | None = None
+    path: list[ToolCallRecord] = []
+    action: ActionRecord | None = None
     reply: Any = None
     layer: int | None = None
+
+
+class ExecutedCallRecord(_Call):
+    """A call decoded to a native action that ran."""
+
+    outcome: Literal["executed"] = "executed"
+    rejection: None = None
+    action: ActionRecord
+
+
+class AnsweredCallRecord(_Call):
+    """A call a layer answered itself (e.g. ``begin`` of a transaction); nothing ran."""
+
+    outcome: Literal["answered"] = "answered"
+    rejection: None = None
+    action: None = None
+
+
+class RejectedCallRecord(_Call):
+    """A call the adapter rejected (shown to the model with the reason); nothing ran."""
+
+    outcome: Literal["rejected"] = "rejected"
+    rejection: RejectionKind
+    action: None = None
+
+
+class FailedCallRecord(_Call):
+    """A call decoded to a native action that the runtime refused (a runtime perturbation)."""
+
+    outcome: Literal["failed"] = "failed"
+    rejection: None = None
+    action: ActionRecord
+
+
+CallRecord = Annotated[
+    ExecutedCallRecord | AnsweredCallRecord | RejectedCallRecord | FailedCallRecord, Field(discriminator="outcome")
+]
+"""One tool call the model made and what the adapter did with it: a union discriminated on
+``outcome``; every kind has the fields of :class:`_Call`."""
+CALL_RECORD: TypeAdapter[CallRecord] = TypeAdapter(CallRecord)
+"""Builds a :data:`CallRecord` of the right kind: ``CALL_RECORD.validate_python({...})``."""
 
 
 class TurnRecord(Record):
@@ -73,57 +136,66 @@ class Trace(Record):
     """A whole episode.
 
     Attributes:
-        version: trace format version.
+        version: trace format version (:data:`TRACE_VERSION`; read older ones with :meth:`load`).
         episode_id: ``<task id>@<variant>[+<condition>]#<seed>``.
-        task: the task (id, query, gold, reference) as JSON (the query as posed, before any
-            perturbation; the perturbed one is the first user message).
+        task: the task (the query as posed, before any perturbation; the perturbed one is the
+            first user message).
         variant: the variant name; ``spec``: its canonical spec string.
         condition: the perturbations as ``C2:medium`` (``+``-joined when mixed); ``""`` clean.
-        perturbations: the planned instances (``toolprism.perturb.Instance`` as JSON): subtype,
-            severity, strength, target, expected gold, runtime-decision labels, stages.
-        injections: every change the perturbations made, in order
-            (``toolprism.perturb.Injection`` as JSON): site, target, original, replacement.
-        model: backend settings (model id, constraint, sampling).
+        perturbations: the planned instances: subtype, severity, strength, target, expected gold,
+            runtime-decision labels, stages.
+        injections: every change the perturbations made, in order: site, target, original,
+            replacement.
+        model: backend settings (model id, constraint, sampling; open JSON, as the backend gives them).
         seed: the episode seed.
-        tools: the tools shown, OpenAI format.
-        messages: the full conversation, OpenAI format.
+        tools: the tools shown, OpenAI format (JSON Schema fragments stay JSON).
+        messages: the full conversation, OpenAI chat format.
         turns: per-turn records.
-        actions: decoded native actions in execution order (``{"op", "args"}``).
-        end: why the episode stopped: ``answered`` (no tool call), ``turn_limit``, or ``no_output``
-            (the backend produced nothing, e.g. the prompt outgrew the model's context).
+        actions: decoded native actions in execution order.
+        end: why the episode stopped (see :data:`EpisodeEnd`).
         max_turns: the turn limit.
         final_state_hash: SHA-256 of the environment's state at the end (see ``state_hash``).
         duration_ms: wall time of the episode (excluded from determinism checks).
     """
 
-    version: int = TRACE_VERSION
+    version: Literal[2] = TRACE_VERSION
     episode_id: str
-    task: dict[str, Any]
+    task: TaskRecord
     variant: str
     spec: str
     condition: str = ""
-    perturbations: list[dict[str, Any]] = []
-    injections: list[dict[str, Any]] = []
+    perturbations: list[Instance] = []
+    injections: list[Injection] = []
     model: dict[str, Any]
     seed: int
     tools: list[dict[str, Any]]
     messages: list[dict[str, Any]]
     turns: list[TurnRecord]
-    actions: list[dict[str, Any]]
-    end: Literal["answered", "turn_limit", "no_output"]
+    actions: list[ActionRecord]
+    end: EpisodeEnd
     max_turns: int
     final_state_hash: str
     duration_ms: float = 0.0
 
     @property
+    def calls(self) -> list[CallRecord]:
+        """Every call of every turn, in order."""
+        return [c for t in self.turns for c in t.calls]
+
+    @property
     def failed_calls(self) -> int:
         """How many decoded calls the runtime refused (runtime perturbations)."""
-        return sum(c.outcome == "failed" for t in self.turns for c in t.calls)
+        return sum(c.outcome == "failed" for c in self.calls)
 
     @property
     def rejected_calls(self) -> int:
         """How many calls the adapter rejected."""
-        return sum(c.outcome == "rejected" for t in self.turns for c in t.calls)
+        return sum(c.outcome == "rejected" for c in self.calls)
+
+    @property
+    def answer(self) -> str | None:
+        """The final answer: the content of the last turn without a call, None if none."""
+        return next((t.content for t in reversed(self.turns) if not t.calls), None)
 
     def deterministic_view(self) -> dict[str, Any]:
         """The trace without timings: equal for equal seeds, prompts and replies."""
@@ -131,3 +203,57 @@ class Trace(Record):
         for turn in data["turns"]:
             turn.pop("latency_ms")
         return data
+
+    @classmethod
+    def load(cls, text: str | bytes) -> Trace:
+        """Read a stored trace of any version in :data:`READABLE_VERSIONS` (upgrading older ones).
+
+        Args:
+            text: the trace's JSON, as :meth:`model_dump_json` wrote it (of this or an older version).
+
+        Raises:
+            ConfigError: not a JSON object; a version this toolprism does not read (``what`` is
+                ``"trace version"`` and the message names the version); or records that do not
+                match the version's shape (the first ten problems listed, never a pydantic traceback).
+        """
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise ConfigError(f"not valid JSON ({e})", what="trace") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"a trace is a JSON object, not {type(data).__name__}", what="trace")
+        version = data.get("version", 1)
+        if version not in READABLE_VERSIONS:
+            raise ConfigError(
+                f"trace version {version!r} is not supported (this toolprism reads versions "
+                f"{', '.join(map(str, READABLE_VERSIONS))}; a newer toolprism wrote it?)",
+                what="trace version",
+            )
+        if version == 1:
+            data = upgrade_trace(data)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise ConfigError(_problems(e), what=f"trace (version {version})") from None
+
+
+def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 trace (JSON) as version 2: the same shape, with the task fields version 1 could
+    leave out filled as its readers defaulted them (``world_seed`` 0, ``kind`` ``single``,
+    ``form`` ``easy``, ``reference`` empty). Pure: ``data`` is not modified.
+
+    Raises:
+        ConfigError: ``data`` is not a version-1 trace (its ``version`` is set and not 1).
+    """
+    if data.get("version", 1) != 1:
+        raise ConfigError(f"upgrade_trace reads version 1, got version {data['version']!r}", what="trace")
+    task = data.get("task")
+    if isinstance(task, dict):
+        task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
+    return {**data, "version": 2, "task": task}
+
+
+def _problems(error: ValidationError) -> list[str]:
+    errors = error.errors()
+    lines = [f"{'.'.join(map(str, e['loc'])) or 'trace'}: {e['msg']}" for e in errors[:10]]
+    return lines + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])

@@ -8,6 +8,7 @@ tool and a call at any layer of a variant.
 from toolprism.schema._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from toolprism.schema._loaders import load_catalog, load_tools
 from toolprism.schema._model import JSON, Action, Operation, Param, ToolCall, ToolSpec, canonical_json
+from toolprism.schema._record import ActionRecord, ToolCallRecord
 from toolprism.schema._space import ActionSpace
 from toolprism.schema._synth import synthesize_arguments
 from toolprism.schema._tools import bfcl_tool_name
@@ -18,10 +19,12 @@ __all__ = [
     "SUBSCHEMA_ONE",
     "JSON",
     "Action",
+    "ActionRecord",
     "ActionSpace",
     "Operation",
     "Param",
     "ToolCall",
+    "ToolCallRecord",
     "ToolSpec",
     "bfcl_tool_name",
     "canonical_json",

@@ -7,8 +7,11 @@ from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
 from toolprism.score._stages import (
+    PRIMARY_ERRORS,
     STAGES,
     EpisodeStages,
+    ObservedError,
+    PrimaryError,
     normalize_failure_type,
     reported_status,
     score_stages,
@@ -28,7 +31,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "PRIMARY_ERRORS",
     "STAGES",
+    "ObservedError",
+    "PrimaryError",
     "aggregate",
     "episode_frame",
     "success_interval",

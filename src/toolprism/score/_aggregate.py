@@ -40,7 +40,7 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
     for run_dir in [run_dirs] if isinstance(run_dirs, Path | str) else run_dirs:
         store = RunStore.open(Path(run_dir))
         try:
-            model = str(store.header.get("config", {}).get("model", "?"))
+            model = store.header.config.model or "?"
             domains = run_domains(store)
             for result in store.results():
                 trace = store.trace(result.episode_id)
@@ -53,8 +53,8 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
                         "model": model,
                         "domain": result.domain,
                         "task_id": result.task_id,
-                        "form": trace.task.get("form", "easy"),
-                        "kind": trace.task.get("kind", "single"),
+                        "form": trace.task.form,
+                        "kind": trace.task.kind,
                         "variant": result.variant,
                         "spec": result.spec,
                         "condition": result.condition or "",

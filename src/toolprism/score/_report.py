@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolprism.perturb import SEVERITIES, condition_cell
+from toolprism.perturb import SEVERITIES, SkipRecord, Stage, condition_cell
 from toolprism.run import RunStore, verify_run_tasks
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
@@ -45,9 +45,9 @@ class VariantScore(BaseModel):
     ci_low: float
     ci_high: float
     schema_form_success_rate: float
-    modes: dict[str, int]
-    stage_pass_rates: dict[str, float | None]
-    sources: dict[str, int]
+    modes: dict[FailureMode, int]
+    stage_pass_rates: dict[Stage, float | None]
+    sources: dict[Stage, int]
     cascades: int
     boundary_violations: int
 
@@ -86,14 +86,13 @@ class PerturbationSummary(BaseModel):
     reasons: dict[str, int] = Field(default_factory=dict)
 
 
-def by_condition(outcomes: Iterable[tuple[str, bool]], skipped: Iterable[dict]) -> list[PerturbationSummary]:
+def by_condition(outcomes: Iterable[tuple[str, bool]], skipped: Iterable[SkipRecord]) -> list[PerturbationSummary]:
     """One :class:`PerturbationSummary` per perturbed condition, single subtypes before mixed
     pairs, then by subtype and severity.
 
     Args:
         outcomes: (condition key, success) per episode; clean episodes (``""``) are left out.
-        skipped: the run header's skip records (``condition``, ``subtype``, ``task``,
-            ``variant``, ``reason``).
+        skipped: the run header's skip records.
     """
     cells: dict[str, list[bool]] = {}
     skips: dict[str, set[tuple[str, str]]] = {}
@@ -102,9 +101,9 @@ def by_condition(outcomes: Iterable[tuple[str, bool]], skipped: Iterable[dict]) 
         if condition:
             cells.setdefault(condition, []).append(success)
     for s in skipped:
-        skips.setdefault(s["condition"], set()).add((s["task"], s["variant"]))
-        prefix = f"{s['subtype']}: " if "+" in s["condition"] else ""
-        reasons.setdefault(s["condition"], Counter())[prefix + s["reason"]] += 1
+        skips.setdefault(s.condition, set()).add((s.task, s.variant))
+        prefix = f"{s.subtype}: " if "+" in s.condition else ""
+        reasons.setdefault(s.condition, Counter())[prefix + s.reason] += 1
 
     def order(condition: str) -> tuple:
         terms = [t.partition(":") for t in condition.split("+")]
@@ -156,7 +155,7 @@ def score_run(run_dir: Path) -> RunScore:
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
-        skipped = store.header.get("skipped", [])
+        skipped = store.header.skipped
         for result in store.results():
             trace = store.trace(result.episode_id)
             domain = domains.get(result.domain)
@@ -185,7 +184,7 @@ def score_run(run_dir: Path) -> RunScore:
                 ci_low=low,
                 ci_high=high,
                 schema_form_success_rate=sum(d.schema_form_success for d in diagnoses) / n,
-                modes={m.value: modes[m] for m in FailureMode if modes[m]},
+                modes={m: modes[m] for m in FailureMode if modes[m]},
                 stage_pass_rates={k: (v.count("pass") / len(v) if v else None) for k, v in judged.items()},
                 sources={stage: sources[stage] for stage in STAGES if sources[stage]},
                 cascades=sum(s.cascade for s in stages),

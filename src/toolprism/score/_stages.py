@@ -35,24 +35,45 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import Domain
-from toolprism.errors import RejectionKind
-from toolprism.perturb import Instance, expected_gold, rereads
-from toolprism.run import Trace
-from toolprism.schema import Action
+from toolprism.perturb import FailureType, Injection, Instance, Stage, expected_gold, rereads
+from toolprism.run import CallRecord, Trace
 from toolprism.score._multiset import without_rereads
-from toolprism.score._taxonomy import OFF_SCHEMA_KINDS, PROTOCOL_KINDS, diagnose
+from toolprism.score._taxonomy import OFF_SCHEMA_KINDS, PROTOCOL_KINDS, FailureMode, diagnose
 
-STAGES = ("S1", "S2", "S3", "S4", "S5")
+STAGES: tuple[Stage, ...] = get_args(Stage)
 Verdict = Literal["pass", "fail", "n/a"]
+PrimaryError = Literal[
+    "missing_tool",
+    "wrong_tool",
+    "invalid_call",
+    "wrong_value",
+    "runtime_not_retried",
+    "runtime_looped",
+    "runtime_not_reported",
+    "used_falsified_value",
+    "acted_on_changed_return",
+    "no_reread_after_incomplete_return",
+    "extra_action",
+    "no_answer",
+    "incomplete",
+]
+"""The cause of a failure, by stage: S1 ``missing_tool``/``wrong_tool``, S2 ``invalid_call``, S3
+``wrong_value``, S4 the ``runtime_*`` and return-handling errors, S5 ``extra_action`` (every gold
+action ran, plus more), ``no_answer`` (the right actions, no final answer), ``incomplete``."""
+PRIMARY_ERRORS: tuple[str, ...] = get_args(PrimaryError)
+ObservedError = FailureMode | Literal["incomplete"]
+"""The symptom: the taxonomy's failure mode, or ``incomplete`` when the taxonomy sees success (the
+actions are right, but there is no answer, or S4 failed)."""
+ReportedStatus = Literal["success", "failure"]
 RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
 
-FAILURE_TYPE_ALIASES: dict[str, tuple[str, ...]] = {
+FAILURE_TYPE_ALIASES: dict[FailureType, tuple[str, ...]] = {
     "timeout": ("timeout", "timed out", "timed-out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
     "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
     "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
@@ -88,7 +109,7 @@ _NEGATED = re.compile(r"\b(?:no|without|zero|any)\b(?:\s+\w+){0,2}\s+$")
 """A failure word negated within the two words before it ("no errors", "no failures or errors")."""
 
 
-def normalize_failure_type(text: str | None) -> str | None:
+def normalize_failure_type(text: str | None) -> FailureType | None:
     """The canonical failure type named in ``text`` (``"TimeoutError"`` → ``timeout``), or None.
 
     The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins; words match at
@@ -99,7 +120,7 @@ def normalize_failure_type(text: str | None) -> str | None:
     return next((canonical for canonical, pattern in _ALIASES.items() if pattern.search(lowered)), None)
 
 
-def reported_status(text: str | None) -> Literal["success", "failure"] | None:
+def reported_status(text: str | None) -> ReportedStatus | None:
     """``failure`` when the answer says the request could not be done, ``success`` otherwise, None
     without an answer. A JSON object in the answer with a ``status`` field is read first; a
     negated failure word ("no errors") does not count."""
@@ -129,13 +150,8 @@ class EpisodeStages(BaseModel):
 
     Attributes:
         stages: ``S1`` … ``S5`` → ``pass``/``fail``/``n/a``.
-        observed_error: the symptom (the taxonomy's failure mode), None on success.
-        primary_error: the cause, one of ``missing_tool``, ``wrong_tool``, ``invalid_call``,
-            ``wrong_value``, ``runtime_not_retried``, ``runtime_looped``, ``runtime_not_reported``,
-            ``used_falsified_value``, ``acted_on_changed_return``,
-            ``no_reread_after_incomplete_return``, and at S5 ``extra_action`` (every gold action
-            ran, plus more), ``no_answer`` (the right actions, but no final answer) or
-            ``incomplete``; None on success.
+        observed_error: the symptom (see :data:`ObservedError`), None on success.
+        primary_error: the cause (see :data:`PrimaryError`), None on success.
         earliest_failed_stage: the first failed stage in S1 … S5 order.
         source_stage: the stage the primary error belongs to.
         cascade: the source stage differs from the earliest failed stage (a downstream symptom of
@@ -147,32 +163,32 @@ class EpisodeStages(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    stages: dict[str, Verdict]
-    observed_error: str | None
-    primary_error: str | None
-    earliest_failed_stage: str | None
-    source_stage: str | None
+    stages: dict[Stage, Verdict]
+    observed_error: ObservedError | None
+    primary_error: PrimaryError | None
+    earliest_failed_stage: Stage | None
+    source_stage: Stage | None
     cascade: bool
     boundary_violation: bool | None
-    reported_status: str | None
-    reported_failure_type: str | None
+    reported_status: ReportedStatus | None
+    reported_failure_type: FailureType | None
 
 
 def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
     """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` as
     for :func:`toolprism.score.diagnose`)."""
-    instances = [Instance.model_validate(p) for p in trace.perturbations]
+    instances = trace.perturbations
     tolerate = rereads(instances)
-    gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
-    calls = [c for t in trace.turns for c in t.calls]
-    decoded = [Action.from_json(c.action) for c in calls if c.action is not None]
-    done = without_rereads(Counter(Action.from_json(a) for a in trace.actions), gold, tolerate)
-    answer = next((t.content for t in reversed(trace.turns) if not t.calls), None)
+    gold = Counter(expected_gold([a.to_action() for a in trace.task.gold], instances))
+    calls = trace.calls
+    decoded = [c.action.to_action() for c in calls if c.action is not None]
+    done = without_rereads(Counter(a.to_action() for a in trace.actions), gold, tolerate)
+    answer = trace.answer
     gold_ops = {a.op for a in gold}
     used_ops = {a.op for a in decoded}
-    causes: dict[str, str] = {}
+    causes: dict[Stage, PrimaryError] = {}
 
-    blocked = {op for i in instances if i.family == "D" and not i.labels.retryable for op in _blocked(i)}
+    blocked = {op for i in instances if i.family == "D" and not i.labels.retryable for op in i.blocked_ops}
     missing_ops, extra_ops = gold_ops - used_ops, used_ops - gold_ops - tolerate - blocked
     s1: Verdict = "pass" if not (missing_ops or extra_ops) else "fail"
     if s1 == "fail":
@@ -180,7 +196,7 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
 
     s2: Verdict = "pass"
     for i, call in enumerate(calls):
-        if call.rejection and RejectionKind(call.rejection) in OFF_SCHEMA_KINDS | PROTOCOL_KINDS:
+        if call.rejection in OFF_SCHEMA_KINDS | PROTOCOL_KINDS:
             if not any(later.outcome != "rejected" for later in calls[i + 1 :]):
                 s2, causes["S2"] = "fail", "invalid_call"
     if not calls and gold:
@@ -199,7 +215,7 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
     if not success:  # the cause when no earlier stage has one
         extra, short = done - gold, gold - done
         causes["S5"] = "extra_action" if extra and not short else "no_answer" if done == gold else "incomplete"
-    stages: dict[str, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
+    stages: dict[Stage, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
     if success:
         return EpisodeStages(
             stages=stages,
@@ -220,7 +236,7 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
     allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
     return EpisodeStages(
         stages=stages,
-        observed_error=(mode.value if (mode := diagnose(trace, domain).mode) else "incomplete"),
+        observed_error=diagnose(trace, domain).mode or "incomplete",
         primary_error=causes.get(source, "incomplete"),
         earliest_failed_stage=earliest,
         source_stage=source,
@@ -231,74 +247,69 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
     )
 
 
-def _tried(calls: list, missing_ops: set[str]) -> bool:
+def _tried(calls: list[CallRecord], missing_ops: set[str]) -> bool:
     """Whether the agent reached for a missing operation and was refused for the form: an
     off-schema or protocol-breaking call that names it (as its tool name, inside a protocol tool's
     name such as ``commit_<op>``, or as an argument value such as a dispatcher's ``operation``).
     A call under an opaque name does not say which operation it meant and does not count."""
     for call in calls:
-        kind = RejectionKind(call.rejection) if call.rejection else None
-        if kind in OFF_SCHEMA_KINDS | PROTOCOL_KINDS and _named(call, missing_ops):
+        if call.rejection in OFF_SCHEMA_KINDS | PROTOCOL_KINDS and _named(call, missing_ops):
             return True
     return False
 
 
-def _named(call: Any, ops: set[str]) -> bool:
+def _named(call: CallRecord, ops: set[str]) -> bool:
     args = call.arguments if isinstance(call.arguments, dict) else {}
     if any(isinstance(value, str) and value in ops for value in args.values()):
         return True
-    names = [call.name, *(step.get("name") or "" for step in call.path)]
+    names = [call.name, *(step.name for step in call.path)]
     return any(re.search(rf"(?:^|_){re.escape(op)}(?:$|_)", name) for name in names for op in ops)
 
 
 def _feedback(
-    trace: Trace, instances: list[Instance], calls: list, gold: Counter, answer: str | None
-) -> tuple[Verdict, str | None]:
+    trace: Trace, instances: list[Instance], calls: list[CallRecord], gold: Counter, answer: str | None
+) -> tuple[Verdict, PrimaryError | None]:
     """S4: the reaction to perturbed returns and runtime failures."""
     failed = [(i, c) for i, c in enumerate(calls) if c.outcome == "failed"]
     output = [i for i in instances if i.family == "C"]
     if not failed and not output:
         return "n/a", None
     for instance in (i for i in instances if i.family == "D"):
-        attempts = [c for _, c in failed if c.action and c.action["op"] in _blocked(instance)]
+        attempts = [c for _, c in failed if c.action and c.action.op in instance.blocked_ops]
         if instance.labels.retryable:
             for index, call in failed:
                 if not any(later.outcome == "executed" and later.action == call.action for later in calls[index + 1 :]):
                     return "fail", "runtime_not_retried"
         else:
-            per_call = Counter(json.dumps(c.action, sort_keys=True) for c in attempts)
+            per_call = Counter(c.action.to_action() for c in attempts)
             if any(n > RETRY_LIMIT + 1 for n in per_call.values()):
                 return "fail", "runtime_looped"
             named = normalize_failure_type(answer)
             if attempts and (reported_status(answer) != "failure" or named not in (None, instance.labels.failure_type)):
                 return "fail", "runtime_not_reported"
-    injected = [j for j in trace.injections if j["site"] == "reply" and j["call"] is not None]
+    injected = [j for j in trace.injections if j.site == "reply" and j.call is not None]
     if output and injected:
         native = [i for i, c in enumerate(calls) if c.outcome in ("executed", "failed")]  # the runtime's calls
-        first = native[min(j["call"] for j in injected)]
-        planted = {str(v) for j in injected for v in _new_scalars(j["original"], j["replacement"])}
-        after = [Action.from_json(c.action) for c in calls[first + 1 :] if c.outcome == "executed" and c.action]
+        first = native[min(j.call for j in injected)]
+        planted = {str(v) for j in injected for v in _new_scalars(j.original, j.replacement)}
+        after = [c.action.to_action() for c in calls[first + 1 :] if c.outcome == "executed" and c.action]
         off_gold = [a for a in after if a not in gold]  # re-reads included: reading a planted id is using it
         if any(str(v) in planted for a in off_gold for v in _scalars(a.arguments)):
             return "fail", "used_falsified_value"
         if any(a.op not in rereads(instances) for a in off_gold):
             return "fail", "acted_on_changed_return"
-        gone = {j["target"] for j in injected if _evidence_gone(j) and j["target"] in rereads(instances)}
+        gone = {j.target for j in injected if _evidence_gone(j) and j.target in rereads(instances)}
         if gone and after and after[0].op not in gone:
             return "fail", "no_reread_after_incomplete_return"
     return "pass", None
 
 
-def _evidence_gone(injection: dict) -> bool:
+def _evidence_gone(injection: Injection) -> bool:
     """The payload was replaced by an error string or emptied (Xu et al.'s failed return)."""
-    replacement = injection["replacement"]
-    return injection["subtype"] == "C2" and (
+    replacement = injection.replacement
+    return injection.subtype == "C2" and (
         replacement == {} or (isinstance(replacement, dict) and "error" in replacement)
     )
-
-
-def _blocked(instance: Instance) -> set[str]:
-    return set(instance.params.get("ops", [instance.target]))
 
 
 def _scalars(value: Any) -> list[Any]:

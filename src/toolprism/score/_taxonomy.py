@@ -32,9 +32,8 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import Domain, get_domain
 from toolprism.errors import RejectedCall, RejectionKind
-from toolprism.perturb import Instance, expected_gold, rereads
+from toolprism.perturb import expected_gold, rereads
 from toolprism.run import RunStore, Trace
-from toolprism.schema import Action
 from toolprism.score._multiset import without_rereads
 
 
@@ -44,7 +43,7 @@ def run_domains(store: RunStore) -> dict[str, Domain]:
     Raises:
         ConfigError: a pack the run used can no longer be read.
     """
-    domains = [get_domain(name) for name in store.header.get("config", {}).get("domains", [])]
+    domains = [get_domain(name) for name in store.header.config.domains]
     return {d.name: d for d in domains}
 
 
@@ -96,12 +95,12 @@ def diagnose(trace: Trace, domain: Domain | None = None) -> EpisodeDiagnosis:
     Under perturbations the gold is the perturbations' expected gold (an unavailable tool's
     actions, or an underspecified one, are not expected). ``domain``: the episode's domain when it
     is not a built-in one (a pack; see :func:`run_domains`), else looked up by name."""
-    instances = [Instance.model_validate(p) for p in trace.perturbations]
-    gold = Counter(expected_gold([Action.from_json(a) for a in trace.task["gold"]], instances))
-    done = without_rereads(Counter(Action.from_json(a) for a in trace.actions), gold, rereads(instances))
-    space = (domain or get_domain(trace.task["domain"])).action_space()
-    calls = [c for t in trace.turns for c in t.calls]
-    rejected = {RejectionKind(c.rejection) for c in calls if c.rejection}
+    instances = trace.perturbations
+    gold = Counter(expected_gold([a.to_action() for a in trace.task.gold], instances))
+    done = without_rereads(Counter(a.to_action() for a in trace.actions), gold, rereads(instances))
+    space = (domain or get_domain(trace.task.domain)).action_space()
+    calls = trace.calls
+    rejected = {c.rejection for c in calls if c.rejection}
     schema_form = Counter()
     for call in calls:
         if call.rejection == RejectionKind.UNKNOWN_TOOL and isinstance(call.arguments, dict):

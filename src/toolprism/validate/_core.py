@@ -335,7 +335,7 @@ def _record(call: ToolCall, decision: Decision | None) -> CallRecord:
         name=call.name,
         arguments=call.to_json()["arguments"],
         outcome=decision.outcome,
-        rejection=str(decision.rejection) if decision.rejection else None,
+        rejection=decision.rejection,
         reply=json.loads(decision.content),
     )
 

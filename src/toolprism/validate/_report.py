@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from toolprism.errors import RejectionKind
+
 CheckKind = Literal[
     "build",  # the variant builds over the action space
     "plan",  # the encoder ran one reference action to completion
@@ -31,7 +33,7 @@ class CallRecord(_Model):
     name: str
     arguments: dict[str, Any]
     outcome: Literal["executed", "answered", "rejected", "not_run"]
-    rejection: str | None = None
+    rejection: RejectionKind | None = None
     reply: Any = None
 
 

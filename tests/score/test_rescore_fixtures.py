@@ -1,0 +1,109 @@
+"""Re-scoring stored version-1 runs with the typed records gives the numbers the untyped code gave.
+
+The fixture runs under ``tests/fixtures/runs/`` were recorded, and their scores computed, on commit
+3ce79d5 (trace version 1, records read as dicts); see ``tests/fixtures/runs/make_fixtures.py``.
+Every trace goes through the upgrade path (:func:`toolprism.run.upgrade_trace`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from toolprism.backends import OracleBackend
+from toolprism.cli import app
+from toolprism.repair import diagnose_run
+from toolprism.run import TRACE_VERSION, RunStore
+from toolprism.score import diagnose, episode_frame, run_domains, score_run, score_stages
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "runs"
+RUNS = sorted(p.name for p in FIXTURES.iterdir() if (p / "header.json").is_file())
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    """A copy of the fixture run with its database unpacked (opening a store may add columns; the
+    fixture stays as recorded)."""
+    run_dir = Path(shutil.copytree(FIXTURES / name, tmp_path / name))
+    packed = run_dir / "results.sqlite.gz"
+    (run_dir / "results.sqlite").write_bytes(gzip.decompress(packed.read_bytes()))
+    packed.unlink()
+    return run_dir
+
+
+def _expected(name: str, what: str) -> dict:
+    return json.loads((FIXTURES / name / what).read_text())
+
+
+def test_the_fixtures_are_version_1_runs_with_failures_to_score(tmp_path: Path) -> None:
+    assert RUNS == ["oracle", "saboteur"]
+    assert TRACE_VERSION == 2
+    for name in RUNS:
+        with sqlite3.connect(_copy(name, tmp_path) / "results.sqlite") as db:
+            versions = {v for (v,) in db.execute("SELECT DISTINCT json_extract(trace, '$.version') FROM traces")}
+        assert versions == {1}, name
+    saboteur = _expected("saboteur", "score.json")
+    assert sum(sum(v["modes"].values()) for v in saboteur["variants"]) >= 20
+    modes = {m for v in saboteur["variants"] for m in v["modes"]}
+    assert len(modes) >= 4, modes
+    assert {s for v in saboteur["variants"] for s in v["sources"]} >= {"S1", "S4"}
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_path: Path) -> None:
+    run_dir = _copy(name, tmp_path)
+    now = score_run(run_dir).model_dump(mode="json")
+    before = _expected(name, "score.json")
+    assert now.pop("run_dir") == str(run_dir)
+    before.pop("run_dir")
+    assert now == before
+    # the command line prints the same document
+    printed = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
+    assert printed.exit_code == 0, printed.output
+    assert {k: v for k, v in json.loads(printed.stdout).items() if k != "run_dir"} == before
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_every_episode_gets_the_recorded_diagnosis_and_stages(name: str, tmp_path: Path) -> None:
+    run_dir = _copy(name, tmp_path)
+    expected = _expected(name, "episodes.json")
+    store = RunStore.open(run_dir)
+    try:
+        domains = run_domains(store)
+        results = store.results()
+        assert {r.episode_id for r in results} == set(expected)
+        for result in results:
+            trace = store.trace(result.episode_id)
+            assert trace.version == TRACE_VERSION  # upgraded on reading
+            domain = domains.get(result.domain)
+            got = {
+                "diagnosis": diagnose(trace, domain).model_dump(mode="json"),
+                "stages": score_stages(trace, domain).model_dump(mode="json"),
+            }
+            assert got == expected[result.episode_id], result.episode_id
+    finally:
+        store.close()
+    frame = episode_frame(run_dir)  # one row per episode, in recording order
+    wanted = [expected[r.episode_id] for r in results]
+    column = lambda name: [None if pd.isna(v) else v for v in frame[name]]  # noqa: E731 - pandas: None → nan
+    assert column("success") == [e["diagnosis"]["success"] for e in wanted]
+    assert column("mode") == [e["diagnosis"]["mode"] for e in wanted]
+    assert column("source_stage") == [e["stages"]["source_stage"] for e in wanted]
+    for stage in ("S1", "S2", "S3", "S4", "S5"):
+        assert column(stage) == [e["stages"]["stages"][stage] for e in wanted]
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_repairing_a_version_1_run_gives_the_recorded_report(name: str, tmp_path: Path) -> None:
+    run_dir = _copy(name, tmp_path)
+    now = diagnose_run(run_dir, backend=OracleBackend()).model_dump(mode="json")
+    before = _expected(name, "repair.json")
+    assert now.pop("run_dir") == str(run_dir)
+    before.pop("run_dir")
+    assert now == before
