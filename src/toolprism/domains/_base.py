@@ -13,12 +13,13 @@ import hashlib
 import inspect
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
+from toolprism.domains._grammar import Span
 from toolprism.errors import ConfigError, DomainError, RejectedCall, RejectionKind, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
 
@@ -112,6 +113,8 @@ class Task:
     world_seed: int = 0
     kind: TaskKind = "single"
     form: Form = "easy"
+    spans: tuple[Span, ...] = field(default=(), compare=False)
+    """Where :attr:`query` states each gold value (not part of :meth:`to_json`)."""
 
     def to_json(self) -> dict[str, JSON]:
         """A JSON-ready description (for traces and exports)."""
@@ -139,6 +142,7 @@ class TaskDraft:
         gold: ``(operation, arguments)`` pairs in execution order.
         kind: the task type.
         hard: the hard form of the same request (``None``: the draft has no hard form).
+        spans / hard_spans: where the easy / hard query states each gold value.
     """
 
     template: str
@@ -146,6 +150,8 @@ class TaskDraft:
     gold: Sequence[tuple[str, dict[str, JSON]]]
     kind: TaskKind = "single"
     hard: str | None = None
+    spans: tuple[Span, ...] = ()
+    hard_spans: tuple[Span, ...] = ()
 
 
 class Environment:
@@ -261,9 +267,10 @@ class Domain:
                     problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
                 steps.append(ReferenceStep(action, reply))
             gold, reference = tuple(s.action for s in steps), tuple(steps)
-            easy.append(Task(task_id, self.name, draft.query, gold, reference, seed, draft.kind, "easy"))
+            easy.append(Task(task_id, self.name, draft.query, gold, reference, seed, draft.kind, "easy", draft.spans))
             if draft.hard is not None:
-                hard.append(Task(f"{task_id}/hard", self.name, draft.hard, gold, reference, seed, draft.kind, "hard"))
+                hard_id, spans = f"{task_id}/hard", draft.hard_spans
+                hard.append(Task(hard_id, self.name, draft.hard, gold, reference, seed, draft.kind, "hard", spans))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
         tasks = easy + hard

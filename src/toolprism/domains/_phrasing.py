@@ -8,7 +8,9 @@ it), so a wrong action is the agent's, never the query's.
 
 A domain writes each thing a user may ask as a :class:`Request` (several direct phrasings, at
 least one indirect phrasing, and the gold actions) and turns one or more requests into a
-:class:`~toolprism.domains._base.TaskDraft` with :func:`draft`.
+:class:`~toolprism.domains._base.TaskDraft` with :func:`draft`. Phrasings write gold values
+through :func:`~toolprism.domains._grammar.slot`, so the draft records where each value is
+stated (:class:`~toolprism.domains._grammar.Span`) and refuses a value that is not.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolprism.domains._base import Task, TaskDraft, TaskKind
+from toolprism.domains._grammar import Replied, Span, bind, is_marked, mark_found, unmark, unslotted, upper_first
 from toolprism.schema import JSON, canonical_json
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
@@ -66,21 +69,38 @@ class Request:
             verb-first clause, because the hard form puts it inside an opener such as
             ``"Could you {}?"`` (``"switch the kitchen lights off, nobody is in there now"``).
         gold: ``(operation, arguments)`` pairs, in execution order.
+        replied: ``(action, parameter)`` of gold values an earlier reply supplies (not stated).
     """
 
     direct: tuple[str, ...]
     indirect: tuple[str, ...]
     gold: Gold
+    replied: frozenset[tuple[int, str]] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.direct or not self.indirect:
             raise ValueError("a request needs at least one direct and one indirect phrasing")
 
+    @property
+    def typed(self) -> bool:
+        """Whether the phrasings write gold values as slots (else the values are searched for)."""
+        return any(is_marked(p) for p in self.direct + self.indirect)
+
+    def marked(self, phrasing: str) -> str:
+        """``phrasing`` with its gold values marked: as written if :attr:`typed`, else found by search."""
+        return phrasing if self.typed else mark_found(phrasing, self.gold)
+
 
 def request(direct: str | Sequence[str], indirect: str | Sequence[str], *gold: tuple[str, dict[str, JSON]]) -> Request:
-    """Build a :class:`Request`; ``direct``/``indirect`` may be one phrasing or several."""
+    """Build a :class:`Request`; ``direct``/``indirect`` may be one phrasing or several.
+
+    Gold values wrapped in :func:`~toolprism.domains._grammar.replied` are unwrapped and recorded
+    in :attr:`Request.replied`.
+    """
     as_tuple = lambda p: (p,) if isinstance(p, str) else tuple(p)  # noqa: E731
-    return Request(as_tuple(direct), as_tuple(indirect), tuple(gold))
+    plain = tuple((op, {k: v.value if isinstance(v, Replied) else v for k, v in args.items()}) for op, args in gold)
+    exempt = frozenset((i, k) for i, (_, args) in enumerate(gold) for k, v in args.items() if isinstance(v, Replied))
+    return Request(as_tuple(direct), as_tuple(indirect), plain, exempt)
 
 
 def _join(clauses: Sequence[str], connectors: Sequence[str] | None = None) -> str:
@@ -96,7 +116,7 @@ def _join(clauses: Sequence[str], connectors: Sequence[str] | None = None) -> st
 
 def _sentence(text: str) -> str:
     text = text.strip()
-    text = text[0].upper() + text[1:]
+    text = upper_first(text)
     return text if text[-1] in ".?!" else text + "."
 
 
@@ -135,8 +155,8 @@ def draft(
         kind = "single" if len(gold) == 1 else "compound"
     if kind == "single" and len(gold) != 1:
         raise ValueError(f"a single-call task has exactly one gold action, got {len(gold)}")
-    easy = _sentence(_join([rng.choice(r.direct) for r in requests]))
-    indirect = [rng.choice(r.indirect) for r in requests]
+    easy = _sentence(_join([r.marked(rng.choice(r.direct)) for r in requests]))
+    indirect = [r.marked(rng.choice(r.indirect)) for r in requests]
     if kind == "compositional":
         body = _join(indirect, [rng.choice(_THEN) for _ in indirect[1:]])
     else:
@@ -148,7 +168,52 @@ def draft(
     parts = [rng.choice(chatter), _sentence(rng.choice(_OPENERS).format(body))]
     if rng.random() < 0.5:
         parts.append(rng.choice([c for c in chatter if c != parts[0]]))
-    return TaskDraft(template, easy, gold, kind=kind, hard=" ".join(parts))
+    query, spans = _spans(template, easy, requests)
+    hard, hard_spans = _spans(template, " ".join(parts), requests)
+    return TaskDraft(template, query, gold, kind=kind, hard=hard, spans=spans, hard_spans=hard_spans)
+
+
+def introduced(body: TaskDraft, easy: str, hard: str, action: tuple[str, dict[str, JSON]]) -> TaskDraft:
+    """``body`` with a sentence before each query (``easy``, ``hard``) and ``action`` before its gold.
+
+    The sentences state ``action``'s values, as slots or (unmarked) found by search; the spans of
+    ``body`` move along (a user who introduces themselves, then asks: the retail domain).
+    """
+
+    def joined(intro: str, text: str, spans: Sequence[Span]) -> tuple[str, tuple[Span, ...]]:
+        clean, found = unmark(intro if is_marked(intro) else mark_found(intro, [action]))
+        shift = len(clean) + 1
+        moved = (replace(s, start=s.start + shift, end=s.end + shift, action=s.action + 1) for s in spans)
+        return f"{clean} {text}", (*bind(found, [action, *body.gold]), *moved)
+
+    query, spans = joined(easy, body.query, body.spans)
+    full_hard, hard_spans = joined(hard, body.hard or "", body.hard_spans)
+    return replace(body, query=query, gold=[action, *body.gold], hard=full_hard, spans=spans, hard_spans=hard_spans)
+
+
+def _spans(template: str, marked: str, requests: Sequence[Request]) -> tuple[str, tuple[Span, ...]]:
+    """The query ``marked`` renders and the spans of its slots; every gold value of a typed
+    request must be slotted unless an earlier reply supplies it.
+
+    Raises:
+        ValueError: a slot is no gold value, or a typed request's gold value is not slotted.
+    """
+    gold = [action for r in requests for action in r.gold]
+    text, found = unmark(marked)
+    spans = bind(found, gold)
+    exempt: set[tuple[int, str]] = set()
+    offset = 0
+    for r in requests:
+        width = len(r.gold)
+        if r.typed:
+            exempt |= {(offset + i, p) for i, p in r.replied}
+        else:
+            exempt |= {(offset + i, p) for i in range(width) for p in r.gold[i][1]}
+        offset += width
+    missing = unslotted(spans, gold, exempt)
+    if missing:
+        raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
+    return text, tuple(spans)
 
 
 # --- grounding: every gold value is recoverable from the query --------------------------------
@@ -250,4 +315,15 @@ def kinds(tasks: Iterable[Task]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["CHATTER", "Request", "draft", "kinds", "reachable", "request", "surface_forms", "ungrounded"]
+__all__ = [
+    "CHATTER",
+    "Request",
+    "Span",
+    "draft",
+    "introduced",
+    "kinds",
+    "reachable",
+    "request",
+    "surface_forms",
+    "ungrounded",
+]

@@ -11,12 +11,11 @@ first ``get_order_details`` at position two or later; most templates put one the
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterator
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft
+from toolprism.domains._phrasing import Request, draft, introduced
 from toolprism.domains.retail import _requests as ask
 from toolprism.domains.retail._rules import paid_with, price_difference, total
 from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
@@ -82,10 +81,7 @@ def _conversation(
     body = draft(rng, template, requests, kind=kind)  # type: ignore[arg-type]
     if len(body.gold) + 1 > MAX_GOLD:
         raise ValueError(f"{template}: {len(body.gold) + 1} gold calls, at most {MAX_GOLD}")
-    easy, hard, lookup = _introduce(rng, user)
-    return dataclasses.replace(
-        body, query=f"{easy} {body.query}", hard=f"{hard} {body.hard}", gold=[lookup, *body.gold]
-    )
+    return introduced(body, *_introduce(rng, user))
 
 
 def _orders(state: RetailState, *statuses: OrderStatus) -> list[Order]:
