@@ -6,8 +6,11 @@ import random
 
 import pytest
 
+from toolprism.domains import _phrasing as phrasing
 from toolprism.domains import domain_names, get_domain
-from toolprism.domains._grammar import Span, find_spans, replied, slot, stated, unmark
+from toolprism.domains._asks import AskKind
+from toolprism.domains._drafting import Quota, draft_plan
+from toolprism.domains._grammar import Span, find_spans, replied, slot, stated, unmark, unslotted
 from toolprism.domains._phrasing import _mentioned, _normal, draft, introduced, request, surface_forms, ungrounded
 
 SET_VOLUME = ("set_volume", {"tv": "living_room", "volume": 20})
@@ -91,10 +94,62 @@ def test_spans_point_at_their_values_and_cover_every_grounded_value(name):
                 if stated(value) and any(_mentioned(f, _normal(task.query)) for f in surface_forms(value)[0]):
                     assert (i, param) in spanned, (task.id, param)
         for s in task.spans:
-            said = task.query[s.start : s.end].lower().replace(" ", "_").replace("-", "_")
-            assert said in {str(s.value).lower().replace(" ", "_").replace("-", "_"), str(s.value).rstrip("0.")}
+            assert task.query[s.start : s.end].lower() in surface_forms(s.value, domain.aliases)[0]
 
 
 def test_spans_are_not_part_of_the_task_json():
     task = get_domain(domain_names()[0]).tasks(0)[0]
     assert "spans" not in task.to_json()
+
+
+@pytest.mark.parametrize("name", ["tv", "media_player"])
+def test_converted_domains_slot_every_value_and_never_search(name, monkeypatch):
+    def no_search(text, gold):
+        raise AssertionError(f"{name}: a request without slots: {text!r}")
+
+    monkeypatch.setattr(phrasing, "mark_found", no_search)
+    for task in get_domain(name).tasks(1):
+        exempt = {(i, p) for i, a in enumerate(task.gold) for p in a.arguments if i > 0}  # replies may supply
+        assert not unslotted(task.spans, [(a.op, a.arguments) for a in task.gold[:1]], exempt), task.id
+
+
+def test_ask_kind_fills_templates_with_slots_keyed_phrasings_and_words():
+    mute = AskKind(
+        "set_mute",
+        {"muted": "{mute:mute} the {tv} tv", "unmuted": "{mute:unmute} the {tv} tv"},
+        "make the {tv} tv {mute} {why}",
+        key="mute",
+    )
+    asked = mute.request({"why": "now"}, tv="living_room", mute="unmuted")
+    assert asked.gold == (("set_mute", {"tv": "living_room", "mute": "unmuted"}),)
+    made = draft(random.Random(0), "t", [asked])
+    assert made.query == "Unmute the living room tv."
+    assert [(made.query[s.start : s.end], s.param) for s in made.spans] == [("Unmute", "mute"), ("living room", "tv")]
+    assert "make the living room tv unmuted now" in (made.hard or "")
+    drawn = mute.draw(random.Random(0), ["muted", "unmuted"], "muted", {"why": "now"}, tv="den")
+    assert drawn is not None and drawn.gold[0][1] == {"tv": "den", "mute": "unmuted"}
+    assert mute.draw(random.Random(0), ["muted"], "muted", {"why": "now"}, tv="den") is None
+
+
+def test_draft_plan_runs_quotas_in_order_and_tops_up_spare_lines():
+    def numbered(word):
+        counter = iter(range(1000))
+
+        def build(rng, state):
+            n = next(counter)
+            gold = [("op", {"n": n})] * (1 if word == "a" else 2)
+            return request(f"{word} {slot(n)}", f"do {word} {slot(n)}", *gold)
+
+        return build
+
+    def never(rng, state):
+        return None
+
+    plan = (
+        Quota("a", numbered("a"), 2),
+        Quota("b", never, 2, "compositional", spare=True),
+        Quota("c", lambda rng, s: None, 1, "compositional"),
+        Quota("d", numbered("d"), 1, "compositional", spare=True),
+    )
+    made = draft_plan(random.Random(0), None, plan, top_up=3)
+    assert [d.template for d in made] == ["a", "a", "d", "d", "d", "d"]  # b and c short by 3: d tops up

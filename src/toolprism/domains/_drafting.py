@@ -10,7 +10,9 @@ from the fresh world's state; this module turns them into drafts that hold by co
 - :class:`Scratch` builds a compositional plan request by request, each on the state the
   earlier ones leave, and :func:`compose` chains two compositional templates into one task;
 - :class:`Drafts` phrases candidates (:func:`~toolprism.domains._phrasing.draft`) and keeps
-  those whose easy and hard queries are both new, up to a quota per template.
+  those whose easy and hard queries are both new, up to a quota per template;
+- :func:`draft_plan` is the one drafting driver: a domain declares its plan (:class:`Quota` and
+  :class:`Rotation` lines: singles, compound, compositional) and the driver runs it.
 
 Everything is deterministic: randomness comes only from the ``random.Random`` handed in.
 """
@@ -19,8 +21,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -471,10 +473,107 @@ class Drafts:
         return sum(d.kind == kind for d in self.items)
 
 
+# --- the drafting driver -----------------------------------------------------------------------
+
+Builder = Callable[[random.Random, Any], Any]
+"""``(rng, state) -> candidate`` (see :data:`Candidate`), or ``(template, candidate)`` for a
+:class:`Quota` without a template name."""
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One line of a domain's draft plan: ``count`` drafts of ``template`` built by ``build``.
+
+    Attributes:
+        template: template name; empty when ``build`` names each candidate, returning
+            ``(template, candidate)``.
+        build: the candidate builder, called with the task RNG and the fresh world.
+        count: drafts wanted.
+        kind: the drafts' kind (None: inferred, single or compound).
+        tries: offers per wanted draft at most.
+        spare: whether the line tops up a shortfall of its kind (see :func:`draft_plan`).
+    """
+
+    template: str
+    build: Builder
+    count: int
+    kind: TaskKind | None = None
+    tries: int = 30
+    spare: bool = False
+
+    def fill(self, out: Drafts, state: Any) -> int:
+        """Offer candidates to ``out`` until the quota is met or the tries are spent; the number kept."""
+        if not self.template:
+            return out.fill_named(lambda: self.build(out.rng, state), self.count, self.kind, tries=self.tries)
+        return out.fill(self.template, lambda: self.build(out.rng, state), self.count, self.kind, tries=self.tries)
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A plan line taking several templates in turn (:meth:`Drafts.rotate`).
+
+    Attributes:
+        builders: template name → ``build(rng, state)``.
+        count: drafts wanted, all templates together.
+        kind: the drafts' kind.
+        tries: offers per wanted draft at most.
+    """
+
+    builders: Mapping[str, Builder]
+    count: int
+    kind: TaskKind | None = None
+    tries: int = 40
+    spare: bool = False
+
+    def fill(self, out: Drafts, state: Any) -> int:
+        """Offer candidates to ``out``, templates in turn; the number kept."""
+        build = lambda name: self.builders[name](out.rng, state)  # noqa: E731
+        return out.rotate(list(self.builders), build, self.count, self.kind, tries=self.tries)
+
+
+def draft_plan(
+    rng: random.Random,
+    state: Any,
+    plan: Sequence[Quota | Rotation],
+    *,
+    accept: Callable[[TaskDraft], bool] | None = None,
+    top_up: int = 0,
+) -> list[TaskDraft]:
+    """The drafts of a domain's ``plan`` on the fresh world ``state``, line by line, in order.
+
+    The plan usually runs singles (questions and one-call writes), then compound tasks, then
+    compositional ones with their quotas (Action-Space Shaping: 1-6 calls, three task kinds).
+    Afterwards, ``top_up`` rounds offer one more draft of each ``spare`` line while its kind has
+    fewer drafts than the plan's quotas of that kind add up to (a world where one template finds
+    too little gets more of the others).
+
+    Args:
+        rng: the task RNG (every builder and the phrasing consume it, in plan order).
+        state: the fresh world (never changed).
+        plan: the lines to run.
+        accept: a further check of each phrased draft (see :class:`Drafts`).
+        top_up: rounds of top-up.
+
+    Returns:
+        the kept drafts, in order; deterministic in ``rng``'s seed.
+    """
+    out = Drafts(rng, accept=accept)
+    for line in plan:
+        line.fill(out, state)
+    spares = [line for line in plan if line.spare]
+    for line in spares * top_up:
+        wanted = sum(other.count for other in plan if other.kind == line.kind)
+        if out.count(line.kind) < wanted:  # type: ignore[arg-type]
+            replace(line, count=1).fill(out, state)
+    return out.items
+
+
 __all__ = [
     "MAX_CALLS",
     "Ask",
     "Drafts",
+    "Quota",
+    "Rotation",
     "Scratch",
     "Simulator",
     "calls",
@@ -482,6 +581,7 @@ __all__ = [
     "compose",
     "compose_families",
     "compound",
+    "draft_plan",
     "extend",
     "gold_of",
     "independent",

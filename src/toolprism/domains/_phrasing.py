@@ -22,7 +22,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolprism.domains._base import Task, TaskDraft, TaskKind
-from toolprism.domains._grammar import Replied, Span, bind, is_marked, mark_found, unmark, unslotted, upper_first
+from toolprism.domains._grammar import (
+    Replied,
+    Span,
+    bind,
+    is_marked,
+    mark_found,
+    scalars,
+    stated,
+    unmark,
+    unslotted,
+    upper_first,
+)
 from toolprism.schema import JSON, canonical_json
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
@@ -83,8 +94,10 @@ class Request:
 
     @property
     def typed(self) -> bool:
-        """Whether the phrasings write gold values as slots (else the values are searched for)."""
-        return any(is_marked(p) for p in self.direct + self.indirect)
+        """Whether the phrasings write gold values as slots, or the gold states none (else the
+        values are searched for)."""
+        stated_any = any(stated(v) for _, args in self.gold for arg in args.values() for v in scalars(arg))
+        return not stated_any or any(is_marked(p) for p in self.direct + self.indirect)
 
     def marked(self, phrasing: str) -> str:
         """``phrasing`` with its gold values marked: as written if :attr:`typed`, else found by search."""
