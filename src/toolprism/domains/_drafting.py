@@ -568,6 +568,43 @@ def draft_plan(
     return out.items
 
 
+def family_plan(
+    simulator: Simulator,
+    counts: Mapping[str, int],
+    question: Callable[[random.Random, Any], HasRequest],
+    pickers: Sequence[Callable[[random.Random, Any], Ask | None]],
+    compound_pickers: Sequence[Callable[[random.Random, Any], Ask | None]],
+    chains: Sequence[Callable[[random.Random, Any], list[Ask] | None]],
+    sizes: tuple[Sequence[int], Sequence[int]],
+) -> tuple[Quota, ...]:
+    """The plan of a domain drafted by family (the kitchen, the laundry room), 40 tries a draft.
+
+    ``counts`` gives the drafts of each family: ``question`` (one read), ``single`` (one of
+    ``pickers``), ``compound`` (:func:`replayable_compound` over ``compound_pickers`` with
+    ``sizes``) and ``compositional`` (:func:`joined_chains` of ``chains``).
+    """
+    def single(rng: random.Random, s: Any) -> list[Request] | None:
+        picked = rng.choice(pickers)(rng, s)
+        return None if picked is None else [picked.request]
+
+    def joined(rng: random.Random, s: Any) -> list[Request] | None:
+        pick = lambda rng, s: rng.choice(compound_pickers)(rng, s)  # noqa: E731
+        return requests_of(replayable_compound(rng, simulator, s, pick, sizes))
+
+    builders: dict[str, tuple[Builder, TaskKind]] = {
+        "question": (lambda rng, s: [question(rng, s).request], "single"),
+        "single": (single, "single"),
+        "compound": (joined, "compound"),
+        "compositional": (lambda rng, s: requests_of(joined_chains(rng, s, chains)), "compositional"),
+    }
+    return tuple(Quota(family, builders[family][0], n, builders[family][1], tries=40) for family, n in counts.items())
+
+
+def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDraft], bool]:
+    """A draft check: the gold replays on ``state`` and the hard query is longer than the easy one."""
+    return lambda d: simulator.replays(state, d.gold) and len(d.hard or "") > len(d.query)
+
+
 __all__ = [
     "MAX_CALLS",
     "Ask",
@@ -583,10 +620,12 @@ __all__ = [
     "compound",
     "draft_plan",
     "extend",
+    "family_plan",
     "gold_of",
     "independent",
     "joined_chains",
     "replayable_compound",
+    "replays_growing",
     "requests_of",
     "shuffled_compound",
 ]

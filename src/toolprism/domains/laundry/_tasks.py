@@ -13,15 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import (
-    Ask,
-    Drafts,
-    Simulator,
-    joined_chains,
-    replayable_compound,
-    requests_of,
-)
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Ask, Simulator, draft_plan, family_plan, replays_growing
 from toolprism.domains.laundry import _requests as r
 from toolprism.domains.laundry._ops import OPERATIONS
 from toolprism.domains.laundry._requests import ask, other, parts, settable, words
@@ -294,37 +287,16 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
-PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
-"""Drafts per seed by template family (126 in all)."""
-_COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
-"""Requests per compound task and their weights."""
-
-
-def _compound(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    """Independent asks of :data:`COMPOUND_PICKERS` that also replay in reverse order (None: none fit)."""
-    return replayable_compound(rng, SIM, s, lambda rng, s: rng.choice(COMPOUND_PICKERS)(rng, s), _COMPOUND_SIZES)
-
-
-def _compositional(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    """One to three independent :data:`CHAINS` joined (None: not posable here)."""
-    return joined_chains(rng, s, CHAINS)
-
-
-def _single(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    picked = rng.choice(PICKERS)(rng, s)
-    return [picked] if picked is not None else None
-
-
-def _question(rng: random.Random, s: LaundryState) -> list[Ask]:
-    return [r.question(rng, s)]
-
-
-_FAMILIES: dict[str, tuple[Callable[[random.Random, LaundryState], list[Ask] | None], TaskKind]] = {
-    "question": (_question, "single"),
-    "single": (_single, "single"),
-    "compound": (_compound, "compound"),
-    "compositional": (_compositional, "compositional"),
-}
+PLAN = family_plan(
+    SIM,
+    {"question": 9, "single": 19, "compound": 74, "compositional": 24},
+    r.question,
+    PICKERS,
+    COMPOUND_PICKERS,
+    CHAINS,
+    ((2, 3, 4, 5), (28, 34, 26, 12)),
+)
+"""Drafts per seed by template family (126 in all), and requests per compound task with their weights."""
 
 
 def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
@@ -333,9 +305,4 @@ def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
     Deterministic: one RNG seeded with ``"laundry/tasks/{world_seed}"``. Yields :data:`PLAN`'s
     counts unless a family runs out of distinct candidates.
     """
-    rng = random.Random(f"laundry/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold) and len(d.hard or "") > len(d.query))
-    for family, want in PLAN.items():
-        make, kind = _FAMILIES[family]
-        out.fill(family, lambda make=make: requests_of(make(rng, state)), want, kind, tries=40)
-    return out.items
+    return draft_plan(random.Random(f"laundry/tasks/{world_seed}"), state, PLAN, accept=replays_growing(SIM, state))
