@@ -568,6 +568,23 @@ def draft_plan(
     return out.items
 
 
+def read_or_write(
+    questions: Mapping[str, Callable[[random.Random, Any, set], HasRequest | None]],
+    writes: Mapping[str, Callable[[random.Random, Any, set], HasRequest | None]],
+    share: float = 0.25,
+) -> Builder:
+    """A builder of ``(template, request)`` for a one-call task: with probability ``share`` one of
+    ``questions``, else one of ``writes``, the template drawn by name (``maker(rng, state, set())``)."""
+
+    def build(rng: random.Random, state: Any) -> tuple[str, Request | None]:
+        pool = questions if rng.random() < share else writes
+        name = rng.choice(sorted(pool))
+        ask = pool[name](rng, state, set())
+        return name, None if ask is None else ask.request
+
+    return build
+
+
 def family_plan(
     simulator: Simulator,
     counts: Mapping[str, int],
@@ -621,6 +638,7 @@ __all__ = [
     "draft_plan",
     "extend",
     "family_plan",
+    "read_or_write",
     "gold_of",
     "independent",
     "joined_chains",

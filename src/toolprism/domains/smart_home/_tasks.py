@@ -18,7 +18,18 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._drafting import (
+    MAX_CALLS,
+    Ask,
+    Quota,
+    Simulator,
+    compose,
+    compound,
+    draft_plan,
+    gold_of,
+    read_or_write,
+    requests_of,
+)
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
@@ -622,22 +633,18 @@ def _independent(first: Chain, second: Chain) -> bool:
     return not scenes and not (targets(first) - {"None"}) & (targets(second) - {"None"})
 
 
+PLAN = (
+    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
+    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
+    Quota("", _chain, MIX["compositional"], "compositional"),
+)
+"""Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
+
+
 def drafts(state: HomeState, world_seed: int) -> list[TaskDraft]:
     """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
 
     Deterministic in ``world_seed`` (the task RNG is ``smart_home/tasks/<seed>``, apart from the
     world's own stream). Singles come first, then compound, then compositional drafts.
     """
-    rng = random.Random(f"smart_home/tasks/{world_seed}")
-    out = Drafts(rng)
-
-    def single() -> tuple[str, Request | None]:
-        # about one question in four singles
-        name = rng.choice(sorted(QUESTIONS)) if rng.random() < 0.25 else rng.choice(sorted(WRITES))
-        ask = {**WRITES, **QUESTIONS}[name](rng, state, set())
-        return name, None if ask is None else ask.request
-
-    out.fill_named(single, MIX["single"], "single")
-    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
-    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
-    return out.items
+    return draft_plan(random.Random(f"smart_home/tasks/{world_seed}"), state, PLAN)

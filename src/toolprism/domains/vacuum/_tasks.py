@@ -19,7 +19,18 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._drafting import (
+    MAX_CALLS,
+    Ask,
+    Quota,
+    Simulator,
+    compose,
+    compound,
+    draft_plan,
+    gold_of,
+    read_or_write,
+    requests_of,
+)
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
@@ -552,23 +563,18 @@ def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     return calls <= MAX_CALLS and not ops_first & ops_second and SIM.after(state, gold_of(first + second)) != state
 
 
+PLAN = (
+    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
+    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
+    Quota("", _chain, MIX["compositional"], "compositional"),
+)
+"""Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
+
+
 def drafts(state: VacuumState, world_seed: int) -> list[TaskDraft]:
     """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
 
     Deterministic in ``world_seed`` (task RNG ``vacuum/tasks/<seed>``, apart from the world's).
     Singles come first, then compound, then compositional drafts.
     """
-    rng = random.Random(f"vacuum/tasks/{world_seed}")
-    out = Drafts(rng)
-
-    def single() -> tuple[str, Request | None]:
-        # about one question in four singles
-        pool = QUESTIONS if rng.random() < 0.25 else WRITES
-        name = rng.choice(sorted(pool))
-        ask = pool[name](rng, state, set())
-        return name, None if ask is None else ask.request
-
-    out.fill_named(single, MIX["single"], "single")
-    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
-    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
-    return out.items
+    return draft_plan(random.Random(f"vacuum/tasks/{world_seed}"), state, PLAN)
