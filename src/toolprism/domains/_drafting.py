@@ -11,8 +11,9 @@ from the fresh world's state; this module turns them into drafts that hold by co
   earlier ones leave, and :func:`compose` chains two compositional templates into one task;
 - :class:`Drafts` phrases candidates (:func:`~toolprism.domains._phrasing.draft`) and keeps
   those whose easy and hard queries are both new, up to a quota per template;
-- :func:`draft_plan` is the one drafting driver: a domain declares its plan (:class:`Quota` and
-  :class:`Rotation` lines: singles, compound, compositional) and the driver runs it.
+- :func:`draft_plan` is the one drafting driver: a domain declares its plan (:class:`Quota`,
+  :class:`Rotation`, :class:`Each` and :class:`Rounds` lines: singles, compound, compositional)
+  and the driver runs it.
 
 Everything is deterministic: randomness comes only from the ``random.Random`` handed in.
 """
@@ -531,10 +532,61 @@ class Rotation:
         return out.rotate(list(self.builders), build, self.count, self.kind, tries=self.tries)
 
 
+@dataclass(frozen=True)
+class Each:
+    """A plan line offering every candidate of a list once, in order (the fixed questions).
+
+    Attributes:
+        template: template name.
+        build: ``(rng, state) -> candidates``, called once when the line runs.
+        kind: the drafts' kind.
+    """
+
+    template: str
+    build: Callable[[random.Random, Any], Sequence[Candidate]]
+    kind: TaskKind | None = None
+    count: int = 0
+    spare: bool = False
+
+    def fill(self, out: Drafts, state: Any) -> int:
+        """Offer each candidate once; the number kept."""
+        return sum(out.offer(self.template, candidate, self.kind) for candidate in self.build(out.rng, state))
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """A plan line of one-call asks drawn in rounds: each round poses the asks ``build(rng,
+    state)`` gives, shuffles them, and offers each (template: the ask's ``name``) until ``count``
+    are kept; every round runs, so the RNG use does not depend on the quota.
+
+    Attributes:
+        build: ``(rng, state) -> asks`` (each with ``name`` and ``request``).
+        count: drafts wanted.
+        rounds: rounds run.
+    """
+
+    build: Callable[[random.Random, Any], list[Ask]]
+    count: int
+    rounds: int = 20
+    kind: TaskKind = "single"
+    spare: bool = False
+
+    def fill(self, out: Drafts, state: Any) -> int:
+        """Run the rounds; the number kept."""
+        made = 0
+        for _ in range(self.rounds):
+            pool = self.build(out.rng, state)
+            out.rng.shuffle(pool)
+            for ask in pool:
+                if made < self.count and out.offer(ask.name, [ask.request], self.kind):
+                    made += 1
+        return made
+
+
 def draft_plan(
     rng: random.Random,
     state: Any,
-    plan: Sequence[Quota | Rotation],
+    plan: Sequence[Quota | Rotation | Each | Rounds],
     *,
     accept: Callable[[TaskDraft], bool] | None = None,
     top_up: int = 0,
@@ -626,8 +678,10 @@ __all__ = [
     "MAX_CALLS",
     "Ask",
     "Drafts",
+    "Each",
     "Quota",
     "Rotation",
+    "Rounds",
     "Scratch",
     "Simulator",
     "calls",

@@ -15,7 +15,18 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose_families, shuffled_compound
+from toolprism.domains._drafting import (
+    Ask,
+    Each,
+    Quota,
+    Rounds,
+    Scratch,
+    Simulator,
+    compose_families,
+    draft_plan,
+    requests_of,
+    shuffled_compound,
+)
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.car_cabin._ops import OPERATIONS
 from toolprism.domains.car_cabin._state import (
@@ -618,34 +629,25 @@ def _compound(rng: random.Random, state: CabinState, size: int) -> list[Ask] | N
     return shuffled_compound(rng, write_asks(rng, state), size)
 
 
+def _single_asks(rng: random.Random, state: CabinState) -> list[Ask]:
+    return write_asks(rng, state) + [a for p in PRESETS if (a := _preset(rng, state, p))]
+
+
+def _sized_compound(rng: random.Random, state: CabinState) -> list[Request] | None:
+    return requests_of(_compound(rng, state, rng.choices(*zip(*COMPOUND_SIZES.items(), strict=True))[0]))
+
+
+PLAN = (
+    Each("question", lambda rng, s: [[q] for q in questions()], "single"),
+    Rounds(_single_asks, SINGLE_WRITES),
+    Quota("compound", _sized_compound, COMPOUND, "compound", tries=20),
+    Quota("", _compositional, COMPOSITIONAL, "compositional", tries=40),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones."""
+
+
 def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``: 29 single, 76 compound and 25
     compositional drafts (fewer only if the world runs out of distinct requests), deterministic.
     """
-    rng = random.Random(f"car_cabin/tasks/{world_seed}")
-    out = Drafts(rng)
-    for question in questions():
-        out.offer("question", [question], "single")
-    singles = 0
-    for _ in range(20):
-        pool = write_asks(rng, state) + [a for p in PRESETS if (a := _preset(rng, state, p))]
-        rng.shuffle(pool)
-        for ask in pool:
-            if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):
-                singles += 1
-    compounds = 0
-    sizes, weights = zip(*COMPOUND_SIZES.items(), strict=True)
-    for _ in range(COMPOUND * 20):
-        if compounds == COMPOUND:
-            break
-        chosen = _compound(rng, state, rng.choices(sizes, weights)[0])
-        if chosen and out.offer("compound", [a.request for a in chosen], "compound"):
-            compounds += 1
-    made = 0
-    for _ in range(COMPOSITIONAL * 40):
-        if made == COMPOSITIONAL:
-            break
-        built = _compositional(rng, state)
-        if built and out.offer(*built, "compositional"):
-            made += 1
-    return out.items
+    return draft_plan(random.Random(f"car_cabin/tasks/{world_seed}"), state, PLAN)
