@@ -10,10 +10,10 @@ Per seed: 8 questions, 20 single writes, 72 compound and 24 compositional drafts
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Drafts
+from toolprism.domains._drafting import MAX_CALLS, Builder, Candidate, Rotation, draft_plan
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.calendar._requests import (
     WRITES,
@@ -481,19 +481,23 @@ def _single(name: str, maker: Maker) -> Composer:
 # --- assembly ----------------------------------------------------------------------------------
 
 
+def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
+    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
+    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
+
+
+PLAN = (
+    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
+    Rotation(_planned({name: _single(name, maker) for name, maker in WRITES.items()}), SINGLES, "single"),
+    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
+    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
+
+
 def drafts(state: CalendarState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed`` (deterministic, 124 drafts).
 
     The task RNG is ``random.Random(f"calendar/tasks/{world_seed}")``, apart from the world's.
     """
-    rng = random.Random(f"calendar/tasks/{world_seed}")
-    singles = {name: _single(name, maker) for name, maker in WRITES.items()}
-    out = Drafts(rng)
-    for templates, count, kind in (
-        (QUESTION_TEMPLATES, QUESTIONS, "single"),
-        (singles, SINGLES, "single"),
-        ({"compound": compound}, COMPOUNDS, "compound"),
-        (COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional"),
-    ):
-        out.rotate(list(templates), lambda name, t=templates: t[name](Plan(state, rng)), count, kind)
-    return out.items
+    return draft_plan(random.Random(f"calendar/tasks/{world_seed}"), state, PLAN)
