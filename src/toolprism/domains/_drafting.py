@@ -493,6 +493,8 @@ class Quota:
         kind: the drafts' kind (None: inferred, single or compound).
         tries: offers per wanted draft at most.
         spare: whether the line tops up a shortfall of its kind (see :func:`draft_plan`).
+        carry: whether the line takes over the shortfall of the carrying line before it, and
+            hands its own on to the next (see :func:`draft_plan`).
     """
 
     template: str
@@ -501,6 +503,7 @@ class Quota:
     kind: TaskKind | None = None
     tries: int = 30
     spare: bool = False
+    carry: bool = False
 
     def fill(self, out: Drafts, state: Any) -> int:
         """Offer candidates to ``out`` until the quota is met or the tries are spent; the number kept."""
@@ -595,9 +598,10 @@ def draft_plan(
 
     The plan usually runs singles (questions and one-call writes), then compound tasks, then
     compositional ones with their quotas (Action-Space Shaping: 1-6 calls, three task kinds).
-    Afterwards, ``top_up`` rounds offer one more draft of each ``spare`` line while its kind has
-    fewer drafts than the plan's quotas of that kind add up to (a world where one template finds
-    too little gets more of the others).
+    A ``carry`` line right after another adds that line's shortfall to its own count. Afterwards,
+    ``top_up`` rounds offer one more draft of each ``spare`` line while its kind has fewer drafts
+    than the plan's quotas of that kind add up to. Both let a world where one template finds too
+    little get more of the others.
 
     Args:
         rng: the task RNG (every builder and the phrasing consume it, in plan order).
@@ -610,8 +614,14 @@ def draft_plan(
         the kept drafts, in order; deterministic in ``rng``'s seed.
     """
     out = Drafts(rng, accept=accept)
+    shortfall = 0
     for line in plan:
-        line.fill(out, state)
+        if getattr(line, "carry", False):
+            line = replace(line, count=line.count + shortfall)  # type: ignore[type-var]
+            shortfall = line.count - line.fill(out, state)
+        else:
+            line.fill(out, state)
+            shortfall = 0
     spares = [line for line in plan if line.spare]
     for line in spares * top_up:
         wanted = sum(other.count for other in plan if other.kind == line.kind)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import Drafts, Simulator, chain
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Builder, Candidate, Quota, Simulator, chain, draft_plan
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.climate._ops import OPERATIONS
 from toolprism.domains.climate._state import (
@@ -35,7 +35,6 @@ from toolprism.schema import JSON
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
 ZoneBuilder = Callable[[random.Random, ClimateState, Zone], Request | None]
 HomeBuilder = Callable[[random.Random, ClimateState], Request | None]
-Plan = tuple[list[Request | None] | None, TaskKind | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""
 
 SIM = Simulator(OPERATIONS)
@@ -333,29 +332,29 @@ def _slot_request(rng: random.Random, state: ClimateState, slot: str) -> Request
 # --- templates ---------------------------------------------------------------------------------
 
 
-def _single(rng: random.Random, state: ClimateState) -> Plan:
-    return [_slot_request(rng, state, rng.choice([*ZONES, *HOME_WRITES]))], None
+def _single(rng: random.Random, state: ClimateState) -> Candidate:
+    return [_slot_request(rng, state, rng.choice([*ZONES, *HOME_WRITES]))]
 
 
-def _question(rng: random.Random, state: ClimateState) -> Plan:
+def _question(rng: random.Random, state: ClimateState) -> Candidate:
     if rng.random() < 0.6:
-        return [_status(rng, state, rng.choice(ZONES))], None
-    return [rng.choice((_air_status, _list_presets))(rng, state)], None
+        return [_status(rng, state, rng.choice(ZONES))]
+    return [rng.choice((_air_status, _list_presets))(rng, state)]
 
 
-def _compound(count: int) -> Callable[[random.Random, ClimateState], Plan]:
-    def template(rng: random.Random, state: ClimateState) -> Plan:
+def _compound(count: int) -> Builder:
+    def template(rng: random.Random, state: ClimateState) -> Candidate:
         slots = rng.sample([*ZONES, *HOME_WRITES], count)
-        return [_slot_request(rng, state, slot) for slot in slots], "compound"
+        return [_slot_request(rng, state, slot) for slot in slots]
 
     return template
 
 
-def _power_then_settings(rng: random.Random, state: ClimateState) -> Plan:
+def _power_then_settings(rng: random.Random, state: ClimateState) -> Candidate:
     """An off unit: (open its vent,) turn it on, then set one to three of mode, temperature, fan."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "off"] or [None])
     if zone is None:
-        return None, None
+        return None
     steps: list[Callable[[ClimateState], Request | None]] = []
     if state.zones[zone].vent == "closed":
         steps.append(lambda s: _vent(rng, s, zone))
@@ -363,14 +362,14 @@ def _power_then_settings(rng: random.Random, state: ClimateState) -> Plan:
     settings = [_mode, _temperature, _fan]
     chosen = sorted(rng.sample(range(3), rng.randint(1, 3)))
     steps.extend(lambda s, b=settings[i]: b(rng, s, zone) for i in chosen)
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _full_setup(rng: random.Random, state: ClimateState) -> Plan:
+def _full_setup(rng: random.Random, state: ClimateState) -> Candidate:
     """An off unit set up end to end in six calls: power, mode, target, fan, timer, plus vent or lock."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "off"] or [None])
     if zone is None:
-        return None, None
+        return None
     unit = state.zones[zone]
     mode = rng.choice([m for m in TEMPERATURE_RANGE if m != unit.mode])
     steps: list[Callable[[ClimateState], Request | None]] = [
@@ -384,14 +383,14 @@ def _full_setup(rng: random.Random, state: ClimateState) -> Plan:
         steps.insert(0, lambda s: _vent(rng, s, zone))
     else:
         steps.append(lambda s: _child_lock(rng, s, zone))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _off_then_close_vent(rng: random.Random, state: ClimateState) -> Plan:
+def _off_then_close_vent(rng: random.Random, state: ClimateState) -> Candidate:
     """A running unit: turn it off, close its vent (which needs it off), maybe a turn-on timer."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "on"] or [None])
     if zone is None:
-        return None, None
+        return None
     z = _w(zone)
     close = request(
         [f"close the {z} vent so it's closed", f"set the {z} vent to closed"],
@@ -401,7 +400,7 @@ def _off_then_close_vent(rng: random.Random, state: ClimateState) -> Plan:
     steps = [lambda s: _power(rng, s, zone), lambda s: close]
     if rng.random() < 0.5:
         steps.append(lambda s: _timer(rng, s, zone))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
 _COPY = {
@@ -429,7 +428,7 @@ _COPY = {
 }
 
 
-def _copy_setting(rng: random.Random, state: ClimateState) -> Plan:
+def _copy_setting(rng: random.Random, state: ClimateState) -> Candidate:
     """Read zone A, then give one or two other zones A's temperature, mode or fan speed."""
     what = rng.choice(list(_COPY))
     field, op, arg, direct, indirect = _COPY[what]
@@ -452,7 +451,7 @@ def _copy_setting(rng: random.Random, state: ClimateState) -> Plan:
                 [d.format(a=a, b=b) for d in direct], indirect.format(a=a, b=b), (op, {"zone": t, arg: value})
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
 def _read_zone(zone: Zone) -> Request:
@@ -464,7 +463,7 @@ def _read_zone(zone: Zone) -> Request:
     )
 
 
-def _check_power(rng: random.Random, state: ClimateState) -> Plan:
+def _check_power(rng: random.Random, state: ClimateState) -> Candidate:
     """Read a zone, switch its unit on if it is off, then set its fan."""
     zone = rng.choice(ZONES)
     z = _w(zone)
@@ -475,14 +474,14 @@ def _check_power(rng: random.Random, state: ClimateState) -> Plan:
         *turn_on,
     )
     steps = [lambda s: _read_zone(zone), lambda s: conditional, lambda s: _fan(rng, s, zone)]
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _heat_or_cool(rng: random.Random, state: ClimateState) -> Plan:
+def _heat_or_cool(rng: random.Random, state: ClimateState) -> Candidate:
     """Read a running zone and pick cool or heat mode from its measured temperature, maybe a target."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "on"] or [None])
     if zone is None:
-        return None, None
+        return None
     unit, z = state.zones[zone], _w(zone)
     threshold = rng.randint(unit.current_temperature - 3, unit.current_temperature + 2)
     mode = "cool" if unit.current_temperature > threshold else "heat"
@@ -497,10 +496,10 @@ def _heat_or_cool(rng: random.Random, state: ClimateState) -> Plan:
     steps = [lambda s: _read_zone(zone), lambda s: conditional]
     if rng.random() < 0.5:
         steps.append(lambda s: _temperature(rng, s, zone))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _check_timer(rng: random.Random, state: ClimateState) -> Plan:
+def _check_timer(rng: random.Random, state: ClimateState) -> Candidate:
     """Read a zone and set a timer that switches its unit the other way."""
     zone = rng.choice(ZONES)
     z = _w(zone)
@@ -515,10 +514,10 @@ def _check_timer(rng: random.Random, state: ClimateState) -> Plan:
         f"have the {z} unit switch the other way in {d}: turn off if it is on now, turn on if it is off",
         ("set_timer", {"zone": zone, "action": action, "duration": duration}),
     )
-    return chain(SIM, state, [lambda s: _read_zone(zone), lambda s: conditional]), "compositional"
+    return chain(SIM, state, [lambda s: _read_zone(zone), lambda s: conditional])
 
 
-def _humidity_check(rng: random.Random, state: ClimateState) -> Plan:
+def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
     """Read the air status, then humidify or dehumidify towards a target, maybe start the purifier."""
     current = state.humidity.current_humidity
     target = rng.choice([t for t in range(35, 56, 5) if t != current])
@@ -542,17 +541,17 @@ def _humidity_check(rng: random.Random, state: ClimateState) -> Plan:
                 *start,
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _sweep(rng: random.Random, state: ClimateState) -> Plan:
+def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
     """Check two or three zones and switch on (or off) each one that is not."""
     power = rng.choice(("on", "off"))
     other = "off" if power == "on" else "on"
     steps = []
     zones = rng.sample(ZONES, rng.choice((2, 3, 3, 3)))
     if all(state.zones[zone].power == power for zone in zones):
-        return None, None
+        return None
     for zone in zones:
         z = _w(zone)
         switch = () if state.zones[zone].power == power else (("set_power", {"zone": zone, "power": power}),)
@@ -567,10 +566,10 @@ def _sweep(rng: random.Random, state: ClimateState) -> Plan:
                 *switch,
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _preset_then_adjust(rng: random.Random, state: ClimateState) -> Plan:
+def _preset_then_adjust(rng: random.Random, state: ClimateState) -> Candidate:
     """Apply a preset (found by its target temperature, or named), then adjust the result."""
     zone = rng.choice([z for z in ZONES if state.zones[z].power == "on" or state.zones[z].vent != "closed"])
     z = _w(zone)
@@ -601,28 +600,28 @@ def _preset_then_adjust(rng: random.Random, state: ClimateState) -> Plan:
     else:
         steps.append(lambda s: _preset(rng, s, zone))
     steps.append(lambda s: rng.choice((_temperature, _fan))(rng, s, zone))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, ClimateState], Plan]], ...] = (
-    ("single", 20, _single),
-    ("question", 8, _question),
-    ("compound_2", 20, _compound(2)),
-    ("compound_3", 25, _compound(3)),
-    ("compound_4", 20, _compound(4)),
-    ("compound_5", 11, _compound(5)),
-    ("power_then_settings", 3, _power_then_settings),
-    ("off_then_close_vent", 2, _off_then_close_vent),
-    ("full_setup", 2, _full_setup),
-    ("copy_setting", 4, _copy_setting),
-    ("check_power", 2, _check_power),
-    ("heat_or_cool", 2, _heat_or_cool),
-    ("check_timer", 2, _check_timer),
-    ("humidity_check", 2, _humidity_check),
-    ("sweep", 3, _sweep),
-    ("preset_then_adjust", 3, _preset_then_adjust),
+PLAN = (
+    Quota("single", _single, 20),
+    Quota("question", _question, 8),
+    Quota("compound_2", _compound(2), 20, "compound"),
+    Quota("compound_3", _compound(3), 25, "compound"),
+    Quota("compound_4", _compound(4), 20, "compound"),
+    Quota("compound_5", _compound(5), 11, "compound"),
+    Quota("power_then_settings", _power_then_settings, 3, "compositional"),
+    Quota("off_then_close_vent", _off_then_close_vent, 2, "compositional"),
+    Quota("full_setup", _full_setup, 2, "compositional"),
+    Quota("copy_setting", _copy_setting, 4, "compositional"),
+    Quota("check_power", _check_power, 2, "compositional"),
+    Quota("heat_or_cool", _heat_or_cool, 2, "compositional"),
+    Quota("check_timer", _check_timer, 2, "compositional"),
+    Quota("humidity_check", _humidity_check, 2, "compositional"),
+    Quota("sweep", _sweep, 3, "compositional"),
+    Quota("preset_then_adjust", _preset_then_adjust, 3, "compositional"),
 )
-"""Template name, drafts wanted per seed, generator of one candidate."""
+"""Template, drafts wanted per seed, builder of one candidate, kind."""
 
 
 def drafts(state: ClimateState, world_seed: int) -> list[TaskDraft]:
@@ -633,11 +632,4 @@ def drafts(state: ClimateState, world_seed: int) -> list[TaskDraft]:
     write, and has two queries not seen before.
     """
     rng = random.Random(f"climate/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold))
-    for name, count, template in TEMPLATES:
-        made = 0
-        for _ in range(count * 30):
-            if made == count:
-                break
-            made += out.offer(name, *template(rng, state))
-    return out.items
+    return draft_plan(rng, state, PLAN, accept=lambda d: SIM.replays(state, d.gold))

@@ -14,8 +14,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import Drafts, Simulator, chain
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Builder, Candidate, Quota, Simulator, chain, draft_plan
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.security._ops import OPERATIONS, _arming_problem
 from toolprism.domains.security._state import (
@@ -39,7 +39,6 @@ from toolprism.domains.security._state import (
 from toolprism.schema import JSON
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
-Plan = tuple[list[Request | None] | None, TaskKind | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""
 Step = Callable[[SecurityState], Request | None]
 
@@ -311,31 +310,31 @@ rules while the alarm mode stays as it is."""
 # --- templates ---------------------------------------------------------------------------------
 
 
-def _single(rng: random.Random, state: SecurityState) -> Plan:
+def _single(rng: random.Random, state: SecurityState) -> Candidate:
     if rng.random() < 0.1:
-        return [_mode(rng, state)], None
+        return [_mode(rng, state)]
     slot = rng.choice(list(SLOTS))
-    return [SLOTS[slot](rng, state)], None
+    return [SLOTS[slot](rng, state)]
 
 
-def _question(rng: random.Random, state: SecurityState) -> Plan:
+def _question(rng: random.Random, state: SecurityState) -> Candidate:
     pick = rng.random()
     if pick < 0.4:
-        return [_camera_status(rng, state, rng.choice(CAMERAS))], None
-    return [_status(rng, state) if pick < 0.7 else _events(rng, state)], None
+        return [_camera_status(rng, state, rng.choice(CAMERAS))]
+    return [_status(rng, state) if pick < 0.7 else _events(rng, state)]
 
 
-def _compound(count: int) -> Callable[[random.Random, SecurityState], Plan]:
-    def template(rng: random.Random, state: SecurityState) -> Plan:
+def _compound(count: int) -> Builder:
+    def template(rng: random.Random, state: SecurityState) -> Candidate:
         available = [slot for slot in SLOTS if SLOTS[slot](random.Random(0), state) is not None]
         if len(available) < count:
-            return None, None
-        return [SLOTS[slot](rng, state) for slot in rng.sample(available, count)], "compound"
+            return None
+        return [SLOTS[slot](rng, state) for slot in rng.sample(available, count)]
 
     return template
 
 
-def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
+def _secure_and_arm(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the doors, lock the closed unlocked ones, bypass what is open, then arm away or night."""
     target = rng.choice([m for m in LOCKED_WHEN_ARMED if m != state.mode])
     if state.mode == "disarmed":
@@ -357,7 +356,7 @@ def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
         "see what is open or unlocked, lock what can be locked and bypass whatever stays open",
         *gold,
     )
-    return chain(SIM, state, [lambda s: secure, lambda s: _mode(rng, s, target)]), "compositional"
+    return chain(SIM, state, [lambda s: secure, lambda s: _mode(rng, s, target)])
 
 
 def _arm_step(rng: random.Random) -> Step:
@@ -370,7 +369,7 @@ def _arm_step(rng: random.Random) -> Step:
     return step
 
 
-def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
+def _alarm_change(rng: random.Random, state: SecurityState) -> Candidate:
     """Disarm, then do what only a disarmed alarm allows (maybe re-arm); or set up, bypass, then arm."""
     steps: list[Step] = []
     if state.mode != "disarmed":
@@ -384,16 +383,16 @@ def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
         steps.extend(rng.sample(options, rng.randint(1, 2)))
         if rng.random() < 0.5:
             steps.append(_arm_step(rng))
-        return chain(SIM, state, steps), "compositional"
+        return chain(SIM, state, steps)
     steps.append(lambda s: _delay(rng, s) if rng.random() < 0.5 else _volume(rng, s, rng.randrange(50, 101, 10)))
     for sensor in SENSORS:
         if state.sensors[sensor].contact == "open" and state.sensors[sensor].status == "monitored":
             steps.append(lambda s, x=sensor: _bypass(rng, s, x))
     steps.append(_arm_step(rng))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _event_response(rng: random.Random, state: SecurityState) -> Plan:
+def _event_response(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the event log, then act where the latest event happened (floodlight or camera)."""
     place = state.events[-1].source
     read = request(
@@ -440,10 +439,10 @@ def _event_response(rng: random.Random, state: SecurityState) -> Plan:
                 ("set_recording", {"camera": place, "recording": value}),
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _camera_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """One or two cameras: switch on if off, record on motion, set the motion sensitivity."""
     steps: list[Step] = []
     for camera in rng.sample(CAMERAS, rng.choice((1, 1, 2))):
@@ -454,11 +453,11 @@ def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
             steps.append(lambda s, c=camera: _recording(rng, s, c, "motion"))
         steps.append(lambda s, c=camera: _sensitivity(rng, s, c))
     if len(steps) < 2:
-        return None, None
-    return chain(SIM, state, steps), "compositional"
+        return None
+    return chain(SIM, state, steps)
 
 
-def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
+def _copy_camera(rng: random.Random, state: SecurityState) -> Candidate:
     """Read camera A, then give camera B the same recording (or sensitivity)."""
     source, target = rng.sample(CAMERAS, 2)
     a = state.cameras[source]
@@ -494,24 +493,24 @@ def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
                 ("set_recording", {"camera": target, "recording": a.recording}),
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _floodlight_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _floodlight_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """One or two floodlights: switch on or to motion (needed when off), then set the brightness."""
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, rng.choice((1, 2))):
         mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
         steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
         steps.append(lambda s, f=light: _brightness(rng, s, f))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _outdoor_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """Six calls outside: two floodlights (mode, then brightness) and a camera in two dependent steps."""
     cameras = [c for c in CAMERAS if state.cameras[c].power == "off" or state.cameras[c].recording != "motion"]
     if not cameras:
-        return None, None
+        return None
     camera = rng.choice(cameras)
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, 2):
@@ -524,15 +523,15 @@ def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
     else:
         steps.append(lambda s: _recording(rng, s, camera, "motion"))
         steps.append(lambda s: _sensitivity(rng, s, camera))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
+def _siren_check(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the alarm; if it is armed set the siren to a level, otherwise mute it."""
     level = rng.choice([v for v in range(30, 101, 10) if v != state.siren_volume])
     value = level if state.mode in ARMED else 0
     if value == state.siren_volume:
-        return None, None
+        return None
     read = request(
         ["check the alarm status", "look up whether the alarm is armed"],
         "find out whether the alarm is armed",
@@ -546,14 +545,14 @@ def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
         f"have the siren at {level}% when armed, and silent at 0% when disarmed",
         ("set_volume", {"volume": value}),
     )
-    return chain(SIM, state, [lambda s: read, lambda s: conditional]), "compositional"
+    return chain(SIM, state, [lambda s: read, lambda s: conditional])
 
 
-def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
+def _lock_sweep(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the doors and lock every unlocked one that is closed, maybe switch a floodlight to motion."""
     locks = [d for d in DOORS if state.doors[d].lock == "unlocked" and state.sensors[d].contact == "closed"]
     if not locks:
-        return None, None
+        return None
     sweep = request(
         ["check the doors and lock every unlocked one that is closed", "lock any closed door that is still unlocked"],
         "make sure every closed door is locked, locking the ones that are not",
@@ -564,32 +563,28 @@ def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
     if rng.random() < 0.5:
         light = rng.choice(FLOODLIGHTS)
         steps.append(lambda s: _floodlight(rng, s, light, "motion"))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, SecurityState], Plan]], ...] = (
-    ("single", 20, _single),
-    ("question", 8, _question),
-    ("compound_2", 20, _compound(2)),
-    ("compound_3", 25, _compound(3)),
-    ("compound_4", 20, _compound(4)),
-    ("compound_5", 11, _compound(5)),
-    ("lock_sweep", 3, _lock_sweep),
-    ("siren_check", 2, _siren_check),
-    ("secure_and_arm", 4, _secure_and_arm),
-    ("alarm_change", 4, _alarm_change),
-    ("floodlight_setup", 2, _floodlight_setup),
-    ("outdoor_setup", 2, _outdoor_setup),
-    ("event_response", 3, _event_response),
-    ("camera_setup", 3, _camera_setup),
-    ("copy_camera", 2, _copy_camera),
+PLAN = (
+    Quota("single", _single, 20),
+    Quota("question", _question, 8),
+    Quota("compound_2", _compound(2), 20, "compound"),
+    Quota("compound_3", _compound(3), 25, "compound"),
+    Quota("compound_4", _compound(4), 20, "compound"),
+    Quota("compound_5", _compound(5), 11, "compound"),
+    Quota("lock_sweep", _lock_sweep, 3, "compositional", carry=True),
+    Quota("siren_check", _siren_check, 2, "compositional", carry=True),
+    Quota("secure_and_arm", _secure_and_arm, 4, "compositional", carry=True),
+    Quota("alarm_change", _alarm_change, 4, "compositional", carry=True),
+    Quota("floodlight_setup", _floodlight_setup, 2, "compositional", carry=True),
+    Quota("outdoor_setup", _outdoor_setup, 2, "compositional", carry=True),
+    Quota("event_response", _event_response, 3, "compositional", carry=True),
+    Quota("camera_setup", _camera_setup, 3, "compositional", carry=True),
+    Quota("copy_camera", _copy_camera, 2, "compositional", carry=True),
 )
-"""Template name, drafts wanted per seed, generator of one candidate. A compositional template
+"""Template, drafts wanted per seed, builder of one candidate, kind. A compositional template
 that finds too few candidates in a world passes its shortfall on to the next one."""
-
-
-_PASS_ON = {name for name, _, _ in TEMPLATES[TEMPLATES.index(next(t for t in TEMPLATES if t[0] == "lock_sweep")) :]}
-"""The compositional templates, which pass a shortfall on (in template order)."""
 
 
 def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
@@ -600,15 +595,4 @@ def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
     write, and has two queries not seen before.
     """
     rng = random.Random(f"security/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold))
-    shortfall = 0
-    for name, wanted, template in TEMPLATES:
-        passes_on = name in _PASS_ON
-        count = wanted + shortfall if passes_on else wanted
-        made = 0
-        for _ in range(count * 30):
-            if made == count:
-                break
-            made += out.offer(name, *template(rng, state))
-        shortfall = count - made if passes_on else 0
-    return out.items
+    return draft_plan(rng, state, PLAN, accept=lambda d: SIM.replays(state, d.gold))
