@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from toolprism.domains._drafting import Simulator, compound, extend, requests_of
+from toolprism.domains._drafting import Builder, Quota, Simulator, compound, extend, requests_of
 from toolprism.domains._phrasing import Request
 
 
@@ -81,6 +82,51 @@ class Devices:
         first = self.power(rng, state, rng.choice(self.powered_off(state)))
         assert first is not None  # switching power always applies
         return self.chain(rng, state, DeviceAsk(first.request, first.device, frozenset({"power"})), calls)
+
+
+    def opened_chain(
+        self, rng: random.Random, state: Any, openers: Sequence[Atom], calls: int
+    ) -> list[Request] | None:
+        """A chain of ``calls`` calls on a device that is on, opening with one of ``openers``."""
+        device = rng.choice([n for n in self.names if n not in self.powered_off(state)])
+        first = rng.choice(openers)(rng, state, device)
+        return None if first is None else self.chain(rng, state, first, calls)
+
+    def plan(
+        self,
+        question: Builder,
+        openers: tuple[str, Sequence[Atom]],
+        read_then_write: Sequence[tuple[str, Builder, int]],
+        power_calls: Sequence[int],
+    ) -> tuple[Quota, ...]:
+        """The drafting plan of a device domain, about 126 drafts a seed.
+
+        :data:`QUESTIONS` questions (``question``), :data:`SINGLE_WRITES` one-call writes,
+        compound tasks of :data:`COMPOUND_SIZES` asks; then compositional tasks: a power chain of
+        each length in ``power_calls``, a chain opening with one of ``openers = (template,
+        atoms)`` of each length in :data:`OPENED`, and the templates ``(template,
+        build, count)`` whose first call is a read, which top up a shortfall of the others
+        (run with ``top_up=3``).
+        """
+        name, atoms = openers
+        sizes = sorted({*COMPOUND_SIZES})
+        return (
+            Quota("question", question, QUESTIONS),
+            Quota("single", partial(self.compound, size=1), SINGLE_WRITES),
+            *(Quota("compound", partial(self.compound, size=n), COMPOUND_SIZES.count(n)) for n in sizes),
+            *(Quota("power_chain", partial(self.power_chain, calls=n), 1, "compositional") for n in power_calls),
+            *(Quota(name, partial(self.opened_chain, openers=atoms, calls=n), 1, "compositional") for n in OPENED),
+            *(Quota(template, build, count, "compositional", spare=True) for template, build, count in read_then_write),
+        )
+
+
+COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
+"""Asks per compound task, one entry per draft (74 a seed)."""
+OPENED = (2, 3, 4, 5, 3)
+"""Gold lengths of the chains that open with a two-call ask (up to 6 calls: under ``transaction``
+the oracle needs three turns a call plus one to answer, 19 turns, within the episode limit of 20)."""
+SINGLE_WRITES = 20
+QUESTIONS = 8
 
 
 __all__ = ["Atom", "DeviceAsk", "Devices", "device_ask"]

@@ -19,11 +19,10 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
-from functools import partial
 
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Quota, Simulator, draft_plan
+from toolprism.domains._drafting import Builder, Simulator, draft_plan
 from toolprism.domains._asks import AskKind
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -521,33 +520,18 @@ def _conditional(rng: random.Random, s: MediaState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-def _source_chain(rng: random.Random, s: MediaState, calls: int) -> list[Request] | None:
-    zone = rng.choice(_on_zones(s))
-    first = rng.choice((_switch_and_play, _switch_and_tune))(rng, s, zone)
-    return None if first is None else DEVICES.chain(rng, s, first, calls)
-
-
-COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
-POWER_CHAIN_CALLS = (3, 4, 5, 6, 2)
-"""Gold lengths of the power chains (up to 6: under ``transaction`` the oracle needs three turns a call
-plus one to answer, 19 turns, within the episode limit of 20)."""
-SOURCE_CHAIN_CALLS = (2, 3, 4, 5, 3)
-SINGLE_WRITES = 20
-QUESTIONS = 8
-PLAN: tuple[Quota, ...] = (
-    Quota("question", _question, QUESTIONS),
-    Quota("single", partial(DEVICES.compound, size=1), SINGLE_WRITES),
-    *(Quota("compound", partial(DEVICES.compound, size=n), COMPOUND_SIZES.count(n)) for n in sorted({*COMPOUND_SIZES})),
-    *(Quota("power_chain", partial(DEVICES.power_chain, calls=n), 1, "compositional") for n in POWER_CHAIN_CALLS),
-    *(Quota("source_chain", partial(_source_chain, calls=n), 1, "compositional") for n in SOURCE_CHAIN_CALLS),
-    Quota("match", _match, 3, "compositional", spare=True),
-    Quota("copy_playlist", _copy_playlist, 2, "compositional", spare=True),
-    Quota("favorite", _favorite, 3, "compositional", spare=True),
-    Quota("preset_level", _preset_level, 3, "compositional", spare=True),
-    Quota("conditional", _conditional, 3, "compositional", spare=True),
+READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
+    ("match", _match, 3),
+    ("copy_playlist", _copy_playlist, 2),
+    ("favorite", _favorite, 3),
+    ("preset_level", _preset_level, 3),
+    ("conditional", _conditional, 3),
 )
-"""Drafts per seed: questions, one-call writes, compound tasks, then chains and the compositional
-templates whose first call is a read; those top up a shortfall of the others."""
+"""Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
+PLAN = DEVICES.plan(
+    _question, ("source_chain", (_switch_and_play, _switch_and_tune)), READ_THEN_WRITE, power_calls=(3, 4, 5, 6, 2)
+)
+"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
 
 
 def drafts(state: MediaState, world_seed: int) -> list[TaskDraft]:

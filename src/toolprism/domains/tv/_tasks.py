@@ -19,11 +19,10 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
-from functools import partial
 
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Quota, Simulator, draft_plan
+from toolprism.domains._drafting import Builder, Simulator, draft_plan
 from toolprism.domains._asks import AskKind
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -476,33 +475,18 @@ def _conditional(rng: random.Random, s: TvState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-def _dependent_chain(rng: random.Random, s: TvState, calls: int) -> list[Request] | None:
-    tv = rng.choice(_on_tvs(s))
-    first = rng.choice((_switch_and_tune, _unmute_and_volume))(rng, s, tv)
-    return None if first is None else DEVICES.chain(rng, s, first, calls)
-
-
-COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
-POWER_CHAIN_CALLS = (2, 3, 4, 5, 6)
-"""Gold lengths of the power chains (up to 6: under ``transaction`` the oracle needs three turns a call
-plus one to answer, 19 turns, within the episode limit of 20)."""
-DEPENDENT_CHAIN_CALLS = (2, 3, 4, 5, 3)
-SINGLE_WRITES = 20
-QUESTIONS = 8
-PLAN: tuple[Quota, ...] = (
-    Quota("question", _question, QUESTIONS),
-    Quota("single", partial(DEVICES.compound, size=1), SINGLE_WRITES),
-    *(Quota("compound", partial(DEVICES.compound, size=n), COMPOUND_SIZES.count(n)) for n in sorted({*COMPOUND_SIZES})),
-    *(Quota("power_chain", partial(DEVICES.power_chain, calls=n), 1, "compositional") for n in POWER_CHAIN_CALLS),
-    *(Quota("dependent_chain", partial(_dependent_chain, calls=n), 1, "compositional") for n in DEPENDENT_CHAIN_CALLS),
-    Quota("guide_lookup", _guide_lookup, 4, "compositional", spare=True),
-    Quota("match_volume", _match_volume, 2, "compositional", spare=True),
-    Quota("copy_channel", _copy_channel, 2, "compositional", spare=True),
-    Quota("app_choice", _app_choice, 3, "compositional", spare=True),
-    Quota("conditional", _conditional, 3, "compositional", spare=True),
+READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
+    ("guide_lookup", _guide_lookup, 4),
+    ("match_volume", _match_volume, 2),
+    ("copy_channel", _copy_channel, 2),
+    ("app_choice", _app_choice, 3),
+    ("conditional", _conditional, 3),
 )
-"""Drafts per seed: questions, one-call writes, compound tasks, then chains and the compositional
-templates whose first call is a read; those top up a shortfall of the others."""
+"""Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
+PLAN = DEVICES.plan(
+    _question, ("dependent_chain", (_switch_and_tune, _unmute_and_volume)), READ_THEN_WRITE, power_calls=(2, 3, 4, 5, 6)
+)
+"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
 
 
 def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:
