@@ -105,7 +105,8 @@ def test_spans_are_not_part_of_the_task_json():
 @pytest.mark.parametrize("name", ["tv", "media_player"])
 def test_converted_domains_slot_every_value_and_never_search(name, monkeypatch):
     def no_search(text, gold):
-        raise AssertionError(f"{name}: a request without slots: {text!r}")
+        assert not [v for _, args in gold for v in args.values() if stated(v)], f"{name}: no slots in {text!r}"
+        return text
 
     monkeypatch.setattr(phrasing, "mark_found", no_search)
     for task in get_domain(name).tasks(1):

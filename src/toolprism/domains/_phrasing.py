@@ -28,8 +28,6 @@ from toolprism.domains._grammar import (
     bind,
     is_marked,
     mark_found,
-    scalars,
-    stated,
     unmark,
     unslotted,
     upper_first,
@@ -91,17 +89,6 @@ class Request:
     def __post_init__(self) -> None:
         if not self.direct or not self.indirect:
             raise ValueError("a request needs at least one direct and one indirect phrasing")
-
-    @property
-    def typed(self) -> bool:
-        """Whether the phrasings write gold values as slots, or the gold states none (else the
-        values are searched for)."""
-        stated_any = any(stated(v) for _, args in self.gold for arg in args.values() for v in scalars(arg))
-        return not stated_any or any(is_marked(p) for p in self.direct + self.indirect)
-
-    def marked(self, phrasing: str) -> str:
-        """``phrasing`` with its gold values marked: as written if :attr:`typed`, else found by search."""
-        return phrasing if self.typed else mark_found(phrasing, self.gold)
 
 
 def request(direct: str | Sequence[str], indirect: str | Sequence[str], *gold: tuple[str, dict[str, JSON]]) -> Request:
@@ -168,8 +155,13 @@ def draft(
         kind = "single" if len(gold) == 1 else "compound"
     if kind == "single" and len(gold) != 1:
         raise ValueError(f"a single-call task has exactly one gold action, got {len(gold)}")
-    easy = _sentence(_join([r.marked(rng.choice(r.direct)) for r in requests]))
-    indirect = [r.marked(rng.choice(r.indirect)) for r in requests]
+    typed = any(is_marked(p) for r in requests for p in (*r.direct, *r.indirect))
+
+    def marked(phrasing: str, r: Request) -> str:  # values of a query written without slots are searched for
+        return phrasing if typed else mark_found(phrasing, r.gold)
+
+    easy = _sentence(_join([marked(rng.choice(r.direct), r) for r in requests]))
+    indirect = [marked(rng.choice(r.indirect), r) for r in requests]
     if kind == "compositional":
         body = _join(indirect, [rng.choice(_THEN) for _ in indirect[1:]])
     else:
@@ -181,8 +173,8 @@ def draft(
     parts = [rng.choice(chatter), _sentence(rng.choice(_OPENERS).format(body))]
     if rng.random() < 0.5:
         parts.append(rng.choice([c for c in chatter if c != parts[0]]))
-    query, spans = _spans(template, easy, requests)
-    hard, hard_spans = _spans(template, " ".join(parts), requests)
+    query, spans = _spans(template, easy, requests, typed)
+    hard, hard_spans = _spans(template, " ".join(parts), requests, typed)
     return TaskDraft(template, query, gold, kind=kind, hard=hard, spans=spans, hard_spans=hard_spans)
 
 
@@ -204,28 +196,22 @@ def introduced(body: TaskDraft, easy: str, hard: str, action: tuple[str, dict[st
     return replace(body, query=query, gold=[action, *body.gold], hard=full_hard, spans=spans, hard_spans=hard_spans)
 
 
-def _spans(template: str, marked: str, requests: Sequence[Request]) -> tuple[str, tuple[Span, ...]]:
-    """The query ``marked`` renders and the spans of its slots; every gold value of a typed
-    request must be slotted unless an earlier reply supplies it.
+def _spans(template: str, marked: str, requests: Sequence[Request], typed: bool) -> tuple[str, tuple[Span, ...]]:
+    """The query ``marked`` renders and the spans of its slots; in a query written with slots
+    (``typed``) every gold value must be slotted unless an earlier reply supplies it.
 
     Raises:
-        ValueError: a slot is no gold value, or a typed request's gold value is not slotted.
+        ValueError: a slot is no gold value, or a gold value of a typed query is not slotted.
     """
     gold = [action for r in requests for action in r.gold]
     text, found = unmark(marked)
     spans = bind(found, gold)
-    exempt: set[tuple[int, str]] = set()
-    offset = 0
-    for r in requests:
-        width = len(r.gold)
-        if r.typed:
-            exempt |= {(offset + i, p) for i, p in r.replied}
-        else:
-            exempt |= {(offset + i, p) for i in range(width) for p in r.gold[i][1]}
-        offset += width
-    missing = unslotted(spans, gold, exempt)
-    if missing:
-        raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
+    if typed:
+        offsets = [sum(len(r.gold) for r in requests[:i]) for i in range(len(requests))]
+        exempt = {(offset + i, p) for offset, r in zip(offsets, requests, strict=True) for i, p in r.replied}
+        missing = unslotted(spans, gold, exempt)
+        if missing:
+            raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
     return text, tuple(spans)
 
 
