@@ -83,7 +83,7 @@ def test_find_spans_and_introduced_shift_the_body():
         assert [(text[s.start : s.end], s.action) for s in spans] == [("ann", 0), ("20", 1)]
 
 
-@pytest.mark.parametrize("name", ["tv", "media_player", "retail", "calendar"])
+@pytest.mark.parametrize("name", ["tv", "media_player", "smart_home", "retail", "calendar"])
 def test_spans_point_at_their_values_and_cover_every_grounded_value(name):
     domain = get_domain(name)
     for task in domain.tasks(0):
@@ -102,7 +102,11 @@ def test_spans_are_not_part_of_the_task_json():
     assert "spans" not in task.to_json()
 
 
-@pytest.mark.parametrize("name", ["tv", "media_player"])
+CONVERTED = ["tv", "media_player", "smart_home"]
+"""Domains whose requests write every gold value as a slot."""
+
+
+@pytest.mark.parametrize("name", CONVERTED)
 def test_converted_domains_slot_every_value_and_never_search(name, monkeypatch):
     def no_search(text, gold):
         assert not [v for _, args in gold for v in args.values() if stated(v)], f"{name}: no slots in {text!r}"
