@@ -102,7 +102,18 @@ def test_spans_are_not_part_of_the_task_json():
     assert "spans" not in task.to_json()
 
 
-CONVERTED = ["tv", "media_player", "smart_home", "vacuum", "climate", "security", "car_cabin", "navigation", "kitchen"]
+CONVERTED = [
+    "tv",
+    "media_player",
+    "smart_home",
+    "vacuum",
+    "climate",
+    "security",
+    "car_cabin",
+    "navigation",
+    "kitchen",
+    "laundry",
+]
 """Domains whose requests write every gold value as a slot."""
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._drafting import Ask, Simulator, draft_plan, family_plan, replays_growing
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains.laundry import _requests as r
 from toolprism.domains.laundry._ops import OPERATIONS
 from toolprism.domains.laundry._requests import ask, other, parts, settable, words
@@ -84,9 +85,10 @@ def _settings(rng: random.Random, s: LaundryState, machine: str) -> Ask | None:
 
 
 def _clear_delay(machine: str) -> Ask:
+    m, zero = slot(machine), slot(0)
     return ask(
-        (f"set the {machine}'s start delay to 0 hours", f"clear the {machine}'s delay by setting it to 0 hours"),
-        f"drop the {machine}'s delay to 0 hours, I need it done now",
+        (f"set the {m}'s start delay to {zero} hours", f"clear the {m}'s delay by setting it to {zero} hours"),
+        f"drop the {m}'s delay to {zero} hours, I need it done now",
         (("set_schedule", {"machine": machine, "hours": 0}),),
         r.parts(machine, "schedule"),
     )
@@ -124,17 +126,18 @@ def limit_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         hottest = CYCLE_LIMITS[washer.cycle].max_temperature
         if washer.temperature == hottest:
             return None
+        said = slot("washer")
         return [
             ask(
                 (
-                    "check which cycle the washer is on, look up that cycle's hottest temperature and wash at it",
-                    "find the washer's current cycle, get its limits and set the temperature to the highest allowed",
+                    f"check which cycle the {said} is on, look up that cycle's hottest temperature and wash at it",
+                    f"find the {said}'s current cycle, get its limits and set the temperature to the highest allowed",
                 ),
-                "the stains are stubborn, so wash as hot as the washer's current cycle allows, look its limits up",
+                f"the stains are stubborn, so wash as hot as the {said}'s current cycle allows, look its limits up",
                 (
                     ("get_status", {"machine": "washer"}),
-                    ("get_cycle_limits", {"cycle": washer.cycle}),
-                    ("set_temperature", {"temperature": hottest}),
+                    ("get_cycle_limits", {"cycle": replied(washer.cycle)}),
+                    ("set_temperature", {"temperature": replied(hottest)}),
                 ),
                 parts("washer", "temperature"),
             )
@@ -144,19 +147,19 @@ def limit_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     if kind == "temperature":
         if min(washer.temperature, limits.max_temperature) == limits.max_temperature:
             return None
-        last, what = ("set_temperature", {"temperature": limits.max_temperature}), "hottest temperature"
+        last, what = ("set_temperature", {"temperature": replied(limits.max_temperature)}), "hottest temperature"
     else:
         if slower(washer.spin, limits.max_spin) == limits.max_spin:
             return None
-        last, what = ("set_spin", {"speed": limits.max_spin}), "fastest spin"
-    cycle = words(name)
+        last, what = ("set_spin", {"speed": replied(limits.max_spin)}), "fastest spin"
+    cycle, said = slot(name), slot("washer")
     return [
         ask(
             (
-                f"look up the {what} the {cycle} cycle allows, then set the washer to {cycle} with it",
-                f"check the {cycle} cycle's limits and put the washer on {cycle} at its {what}",
+                f"look up the {what} the {cycle} cycle allows, then set the {said} to {cycle} with it",
+                f"check the {cycle} cycle's limits and put the {said} on {cycle} at its {what}",
             ),
-            f"run the washer on {cycle} at the {what} it allows, look the limit up first",
+            f"run the {said} on {cycle} at the {what} it allows, look the limit up first",
             (("get_cycle_limits", {"cycle": name}), ("set_mode", {"machine": "washer", "mode": name}), last),
             parts("washer", "cycle", "temperature", "spin", "prewash"),
         )
@@ -175,16 +178,17 @@ def preset_copy_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         if not names:
             return None
         name = rng.choice(names)
+        preset, washer, degrees = words(name), slot("washer"), s.washer_presets[name].temperature
         return [
             ask(
                 (
-                    f"look up the washer's {words(name)} preset and wash at its temperature, keeping the cycle",
-                    f"check the {words(name)} preset and set the washer to the same temperature without changing cycle",
+                    f"look up the {washer}'s {preset} preset and wash at its temperature, keeping the cycle",
+                    f"check the {preset} preset and set the {washer} to the same temperature without changing cycle",
                 ),
-                f"the {words(name)} preset's temperature is right, use just that on the washer and keep the cycle",
+                f"the {preset} preset's temperature is right, use just that on the {washer} and keep the cycle",
                 (
                     ("list_presets", {"machine": "washer"}),
-                    ("set_temperature", {"temperature": s.washer_presets[name].temperature}),
+                    ("set_temperature", {"temperature": replied(degrees)}),
                 ),
                 parts("washer", "temperature"),
             )
@@ -196,14 +200,15 @@ def preset_copy_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     heat = rng.choice([h for h in heats(s.dryer.program) if (dryness, h) != (s.dryer.dryness, s.dryer.heat)] or [None])
     if heat is None:
         return None
+    preset, dryer, h = words(name), slot("dryer"), slot(heat)
     return [
         ask(
             (
-                f"look up the dryer's {words(name)} preset and dry to the same dryness at {heat} heat",
-                f"check the {words(name)} preset and set the dryer to its dryness with {heat} heat",
+                f"look up the {dryer}'s {preset} preset and dry to the same dryness at {h} heat",
+                f"check the {preset} preset and set the {dryer} to its dryness with {h} heat",
             ),
-            f"have the dryer dry as much as its {words(name)} preset does, but on {heat} heat",
-            (("list_presets", {"machine": "dryer"}), ("set_dryer", {"dryness": dryness, "heat": heat})),
+            f"have the {dryer} dry as much as its {preset} preset does, but on {h} heat",
+            (("list_presets", {"machine": "dryer"}), ("set_dryer", {"dryness": replied(dryness), "heat": heat})),
             parts("dryer", "heat"),
         )
     ]
@@ -223,17 +228,18 @@ def check_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         name = rng.choice(names)
         current = device.options[name]
         setting = r.flip(current)
-        condition, act = f"has {words(name)} {current}", f"turn {words(name)} {setting}"
+        condition, act = f"has {slot(name)} {current}", f"turn {slot(name)} {slot(setting)}"
         gold = ("set_option", {"machine": machine, "option": name, "setting": setting})
     else:
         return None
+    m = slot(machine)
     return [
         ask(
             (
-                f"check the {machine} and if it {condition}, {act}",
-                f"look at the {machine} and, if it {condition}, {act}",
+                f"check the {m} and if it {condition}, {act}",
+                f"look at the {m} and, if it {condition}, {act}",
             ),
-            f"see whether the {machine} {condition}, and if so {act}",
+            f"see whether the {m} {condition}, and if so {act}",
             (read, gold),
             parts(machine) | ({"lock"} if gold[0] == "start" else set()),
         )
@@ -244,13 +250,14 @@ def lock_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     """Locked: unlock, then start or resume the machines that can start. Unlocked: read a machine
     and lock if the lock is off."""
     if s.child_lock == "off":
+        washer, on = slot("washer"), slot("on")
         return [
             ask(
                 (
-                    "check the washer and if the child lock is off, turn it on",
-                    "look at the washer and switch the child lock on if it's off",
+                    f"check the {washer} and if the child lock is off, turn it {on}",
+                    f"look at the {washer} and switch the child lock {on} if it's off",
                 ),
-                "see whether the child lock is off on the washer, and if so turn it on, the kids are visiting",
+                f"see whether the child lock is off on the {washer}, and if so turn it {on}, the kids are visiting",
                 (("get_status", {"machine": "washer"}), ("set_child_lock", {"lock": "on"})),
                 {"lock"},
             )
