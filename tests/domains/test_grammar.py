@@ -113,6 +113,7 @@ CONVERTED = [
     "navigation",
     "kitchen",
     "laundry",
+    "calendar",
 ]
 """Domains whose requests write every gold value as a slot."""
 
