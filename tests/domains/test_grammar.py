@@ -114,6 +114,7 @@ CONVERTED = [
     "kitchen",
     "laundry",
     "calendar",
+    "smartwatch",
 ]
 """Domains whose requests write every gold value as a slot."""
 
