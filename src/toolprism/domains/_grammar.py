@@ -10,8 +10,9 @@ in the gold. So "every gold value is recoverable from the query" holds by constr
 (Action-Space Shaping: templated-then-rephrased tasks keep their gold values recoverable);
 :func:`~toolprism.domains._phrasing.ungrounded` stays as the cross-check.
 
-Text whose values are not slotted (queries of imported domain packs, requests not yet written
-with slots) gets its spans from :func:`mark_found`, a whole-word search for the gold values.
+The queries of imported domain packs are data, written without slots: they get their spans once,
+when the pack is loaded, from :func:`find_spans` (a whole-word search for the gold values), so
+perturbations read spans the same way for every task.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ def _forms(value: JSON) -> list[str]:
 def mark_found(text: str, gold: Gold) -> str:
     """``text`` with every whole-word occurrence of a stated gold value marked as its slot.
 
-    For text written without slots (an imported pack's query, an unconverted request): longer
+    For text written without slots (an imported pack's query): longer
     forms win, occurrences never overlap, matching ignores case and writes ``_``/``-`` as spaces
     (the grounding check's surface forms, :func:`~toolprism.domains._phrasing.surface_forms`).
     """

@@ -26,8 +26,6 @@ from toolprism.domains._grammar import (
     Replied,
     Span,
     bind,
-    is_marked,
-    mark_found,
     unmark,
     unslotted,
     upper_first,
@@ -155,13 +153,8 @@ def draft(
         kind = "single" if len(gold) == 1 else "compound"
     if kind == "single" and len(gold) != 1:
         raise ValueError(f"a single-call task has exactly one gold action, got {len(gold)}")
-    typed = any(is_marked(p) for r in requests for p in (*r.direct, *r.indirect))
-
-    def marked(phrasing: str, r: Request) -> str:  # values of a query written without slots are searched for
-        return phrasing if typed else mark_found(phrasing, r.gold)
-
-    easy = _sentence(_join([marked(rng.choice(r.direct), r) for r in requests]))
-    indirect = [marked(rng.choice(r.indirect), r) for r in requests]
+    easy = _sentence(_join([rng.choice(r.direct) for r in requests]))
+    indirect = [rng.choice(r.indirect) for r in requests]
     if kind == "compositional":
         body = _join(indirect, [rng.choice(_THEN) for _ in indirect[1:]])
     else:
@@ -173,45 +166,50 @@ def draft(
     parts = [rng.choice(chatter), _sentence(rng.choice(_OPENERS).format(body))]
     if rng.random() < 0.5:
         parts.append(rng.choice([c for c in chatter if c != parts[0]]))
-    query, spans = _spans(template, easy, requests, typed)
-    hard, hard_spans = _spans(template, " ".join(parts), requests, typed)
+    exempt, offset = set(), 0
+    for r in requests:
+        exempt |= {(offset + i, p) for i, p in r.replied}
+        offset += len(r.gold)
+    query, spans = _spans(template, easy, gold, exempt)
+    hard, hard_spans = _spans(template, " ".join(parts), gold, exempt)
     return TaskDraft(template, query, gold, kind=kind, hard=hard, spans=spans, hard_spans=hard_spans)
 
 
 def introduced(body: TaskDraft, easy: str, hard: str, action: tuple[str, dict[str, JSON]]) -> TaskDraft:
     """``body`` with a sentence before each query (``easy``, ``hard``) and ``action`` before its gold.
 
-    The sentences state ``action``'s values, as slots or (unmarked) found by search; the spans of
-    ``body`` move along (a user who introduces themselves, then asks: the retail domain).
+    The sentences state ``action``'s values as slots; the spans of ``body`` move along (a user who
+    introduces themselves, then asks: the retail domain).
+
+    Raises:
+        ValueError: a value of ``action`` is not slotted in a sentence.
     """
+    gold = [action, *body.gold]
+    stated_later = {(i, p) for i, (_, args) in enumerate(gold) for p in args if i > 0}
 
     def joined(intro: str, text: str, spans: Sequence[Span]) -> tuple[str, tuple[Span, ...]]:
-        clean, found = unmark(intro if is_marked(intro) else mark_found(intro, [action]))
+        clean, own = _spans(body.template, intro, gold, stated_later)
         shift = len(clean) + 1
         moved = (replace(s, start=s.start + shift, end=s.end + shift, action=s.action + 1) for s in spans)
-        return f"{clean} {text}", (*bind(found, [action, *body.gold]), *moved)
+        return f"{clean} {text}", (*own, *moved)
 
     query, spans = joined(easy, body.query, body.spans)
     full_hard, hard_spans = joined(hard, body.hard or "", body.hard_spans)
-    return replace(body, query=query, gold=[action, *body.gold], hard=full_hard, spans=spans, hard_spans=hard_spans)
+    return replace(body, query=query, gold=gold, hard=full_hard, spans=spans, hard_spans=hard_spans)
 
 
-def _spans(template: str, marked: str, requests: Sequence[Request], typed: bool) -> tuple[str, tuple[Span, ...]]:
-    """The query ``marked`` renders and the spans of its slots; in a query written with slots
-    (``typed``) every gold value must be slotted unless an earlier reply supplies it.
+def _spans(template: str, marked: str, gold: Gold, exempt: set[tuple[int, str]]) -> tuple[str, tuple[Span, ...]]:
+    """The query ``marked`` renders and the spans of its slots.
 
     Raises:
-        ValueError: a slot is no gold value, or a gold value of a typed query is not slotted.
+        ValueError: a slot is no gold value, or a gold value (not ``exempt``: an earlier reply
+            supplies it) is not slotted.
     """
-    gold = [action for r in requests for action in r.gold]
     text, found = unmark(marked)
     spans = bind(found, gold)
-    if typed:
-        offsets = [sum(len(r.gold) for r in requests[:i]) for i in range(len(requests))]
-        exempt = {(offset + i, p) for offset, r in zip(offsets, requests, strict=True) for i, p in r.replied}
-        missing = unslotted(spans, gold, exempt)
-        if missing:
-            raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
+    missing = unslotted(spans, gold, exempt)
+    if missing:
+        raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
     return text, tuple(spans)
 
 
