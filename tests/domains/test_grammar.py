@@ -119,6 +119,12 @@ def test_ask_kind_fills_templates_with_slots_keyed_phrasings_and_words():
     assert mute.draw(random.Random(0), ["muted"], "muted", {"why": "now"}, tv="den") is None
 
 
+def test_the_none_key_holds_the_phrasings_of_every_other_value():
+    level = AskKind("set", {"off": "turn {level} the fan", None: "set the fan to {level}"}, "the fan {level}", key="level")
+    assert unmark(level.request(level="off").direct[0])[0] == "turn off the fan"
+    assert unmark(level.request(level="high").direct[0])[0] == "set the fan to high"
+
+
 def test_draft_plan_runs_quotas_in_order_and_tops_up_spare_lines():
     def numbered(word):
         counter = iter(range(1000))

@@ -21,7 +21,8 @@ from toolprism.domains._phrasing import Request, request
 from toolprism.schema import JSON
 
 Phrasings = str | Sequence[str] | Mapping[JSON, "str | Sequence[str]"]
-"""One template, several, or (with :attr:`AskKind.key`) templates by the key parameter's value."""
+"""One template, several, or (with :attr:`AskKind.key`) templates by the key parameter's value;
+the key ``None`` holds the templates of every value not listed (``{"off": ..., None: ...}``)."""
 
 
 class _Slot:
@@ -61,7 +62,8 @@ class AskKind:
 
         def filled(phrasings: Phrasings) -> list[str]:
             if isinstance(phrasings, Mapping):
-                phrasings = phrasings[args[self.key]]
+                value = args[self.key]
+                phrasings = phrasings[value if value in phrasings else None]
             templates = [phrasings] if isinstance(phrasings, str) else phrasings
             return [t.format(**fields) for t in templates]
 

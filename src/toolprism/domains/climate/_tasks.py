@@ -271,12 +271,11 @@ def _humidity(rng: random.Random, state: ClimateState) -> Request | None:
     return request(direct, goal, ("set_humidity", {"mode": mode, "target_percent": target}))
 
 
-_PURIFIER_ON = ("set the air purifier to {level}", "switch the purifier to {level}")
 PURIFIER = AskKind(
     "set_purifier",
     {
-        **dict.fromkeys(("turbo", "sleep", "auto"), _PURIFIER_ON),
         "off": ("turn {level} the air purifier", "switch the purifier {level}"),
+        None: ("set the air purifier to {level}", "switch the purifier to {level}"),
     },
     {
         "turbo": "run the air purifier on {level}, someone burnt the toast",

@@ -111,15 +111,14 @@ def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> R
 
 
 
-_RECORDING_ON = (
-    "set the {camera} camera to {recording} recording",
-    "change the {camera} camera recording to {recording}",
-)
 RECORDING = AskKind(
     "set_recording",
     {
-        **dict.fromkeys(("continuous", "motion"), _RECORDING_ON),
         "off": ("set the {camera} camera recording to {recording}", "turn the {camera} camera recording {recording}"),
+        None: (
+            "set the {camera} camera to {recording} recording",
+            "change the {camera} camera recording to {recording}",
+        ),
     },
     {
         "continuous": "have the {camera} camera record {recording} footage, I want every minute of it",
@@ -160,13 +159,11 @@ def _sensitivity(rng: random.Random, state: SecurityState, camera: Camera) -> Re
     return SENSITIVITY.draw(rng, SENSITIVITIES, current.sensitivity, camera=camera)
 
 
-_FLOODLIGHT_SWITCH = ("turn {mode} the {light} floodlight", "switch the {light} floodlight {mode}")
 FLOODLIGHT = AskKind(
     "set_floodlight",
     {
-        "on": _FLOODLIGHT_SWITCH,
-        "off": _FLOODLIGHT_SWITCH,
         "motion": ("set the {light} floodlight to {mode}", "switch the {light} floodlight to {mode} mode"),
+        None: ("turn {mode} the {light} floodlight", "switch the {light} floodlight {mode}"),
     },
     {
         "on": "turn {mode} the {light} floodlight, it's pitch black out there",
@@ -235,15 +232,11 @@ def _delay(rng: random.Random, state: SecurityState) -> Request | None:
     )
 
 
-_SCHEDULE_ARMED = (
-    "set the {days} arming schedule to {mode}",
-    "have the alarm arm in {mode} mode automatically on {days}",
-)
 SCHEDULE = AskKind(
     "set_schedule",
     {
-        **dict.fromkeys(("away", "home", "night"), _SCHEDULE_ARMED),
         "off": ("set the {days} arming schedule to {mode}", "turn {mode} automatic arming on {days}"),
+        None: ("set the {days} arming schedule to {mode}", "have the alarm arm in {mode} mode automatically on {days}"),
     },
     {
         "away": "arm the house in {mode} mode automatically on {days}, nobody's home then",
@@ -260,12 +253,11 @@ def _schedule(rng: random.Random, state: SecurityState) -> Request | None:
     return SCHEDULE.draw(rng, SCHEDULE_MODES, state.schedule[days], days=days)
 
 
-_ARM = ("arm the alarm in {mode} mode", "set the alarm to {mode} mode")
 MODE = AskKind(
     "set_mode",
     {
-        **dict.fromkeys(("away", "night", "home"), _ARM),
         "disarmed": ("{mode:disarm} the alarm", "switch the alarm to {mode}"),
+        None: ("arm the alarm in {mode} mode", "set the alarm to {mode} mode"),
     },
     {
         "away": "arm the alarm in {mode} mode, we're heading out",

@@ -287,12 +287,11 @@ def _temperature(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     return Ask(_temperature_request(zone, degrees, current), frozenset({f"thermostat:{zone}"}))
 
 
-_MODE_ON = ("switch the {zone} thermostat to {mode} mode", "put the {zone} thermostat in {mode} mode")
 MODE = AskKind(
     "set_mode",
     {
-        **dict.fromkeys(("heat", "cool", "auto"), _MODE_ON),
         "off": ("turn {mode} the {zone} thermostat", "switch the {zone} thermostat {mode}"),
+        None: ("switch the {zone} thermostat to {mode} mode", "put the {zone} thermostat in {mode} mode"),
     },
     {
         "heat": "get the {zone} thermostat on {mode}, it's freezing",

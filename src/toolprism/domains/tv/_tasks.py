@@ -127,16 +127,16 @@ MODE = AskKind(
     },
     key="mode",
 )
-_SUBTITLES_ON = (
-    ("turn on {subtitles} subtitles on the {tv} tv", "set the {tv} tv subtitles to {subtitles}"),
-    "put {subtitles} subtitles on the {tv} tv so our guest can follow along",
-)
 SUBTITLE = AskKind(
     "set_subtitles",
-    {"off": ("turn the subtitles {subtitles} on the {tv} tv", "set the {tv} tv subtitles to {subtitles}")}
-    | {v: _SUBTITLES_ON[0] for v in SUBTITLES if v != "off"},
-    {"off": "get rid of the text on the {tv} tv by setting the subtitles {subtitles}"}
-    | {v: _SUBTITLES_ON[1] for v in SUBTITLES if v != "off"},
+    {
+        "off": ("turn the subtitles {subtitles} on the {tv} tv", "set the {tv} tv subtitles to {subtitles}"),
+        None: ("turn on {subtitles} subtitles on the {tv} tv", "set the {tv} tv subtitles to {subtitles}"),
+    },
+    {
+        "off": "get rid of the text on the {tv} tv by setting the subtitles {subtitles}",
+        None: "put {subtitles} subtitles on the {tv} tv so our guest can follow along",
+    },
     key="subtitles",
 )
 TIMER = AskKind(
