@@ -8,9 +8,9 @@ import pytest
 
 from toolprism.domains import domain_names, get_domain
 from toolprism.domains._asks import AskKind
-from toolprism.domains._drafting import Quota, draft_plan
 from toolprism.domains._grammar import Span, find_spans, replied, slot, stated, unmark
 from toolprism.domains._phrasing import _mentioned, _normal, draft, introduced, request, surface_forms, ungrounded
+from toolprism.domains._plan import Quota, draft_plan
 
 SET_VOLUME = ("set_volume", {"tv": "living_room", "volume": 20})
 
@@ -120,7 +120,8 @@ def test_ask_kind_fills_templates_with_slots_keyed_phrasings_and_words():
 
 
 def test_the_none_key_holds_the_phrasings_of_every_other_value():
-    level = AskKind("set", {"off": "turn {level} the fan", None: "set the fan to {level}"}, "the fan {level}", key="level")
+    phrasings = {"off": "turn {level} the fan", None: "set the fan to {level}"}
+    level = AskKind("set", phrasings, "the fan {level}", key="level")
     assert unmark(level.request(level="off").direct[0])[0] == "turn off the fan"
     assert unmark(level.request(level="high").direct[0])[0] == "set the fan to high"
 

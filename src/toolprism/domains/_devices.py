@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from toolprism.domains._drafting import Builder, Quota, Simulator, compound, extend, requests_of
+from toolprism.domains._drafting import Simulator, compound, extend, requests_of
 from toolprism.domains._phrasing import Request
+from toolprism.domains._plan import Builder, Quota
 
 
 @dataclass(frozen=True)
@@ -83,10 +84,7 @@ class Devices:
         assert first is not None  # switching power always applies
         return self.chain(rng, state, DeviceAsk(first.request, first.device, frozenset({"power"})), calls)
 
-
-    def opened_chain(
-        self, rng: random.Random, state: Any, openers: Sequence[Atom], calls: int
-    ) -> list[Request] | None:
+    def opened_chain(self, rng: random.Random, state: Any, openers: Sequence[Atom], calls: int) -> list[Request] | None:
         """A chain of ``calls`` calls on a device that is on, opening with one of ``openers``."""
         device = rng.choice([n for n in self.names if n not in self.powered_off(state)])
         first = rng.choice(openers)(rng, state, device)

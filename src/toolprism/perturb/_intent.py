@@ -103,10 +103,11 @@ class IndirectRequest(_Intent):
 @register
 class Ambiguity(_Intent):
     """B2: an underspecified request: a value the gold needs is no longer given (blanked at
-    every span that states it), so the right action is to ask. Every action the left-out value made possible leaves the expected gold: the
-    one it was written for, any other that carries it, and any later one whose values came from a
-    reply of a dropped step (:func:`toolprism.domains._phrasing.reachable`). Policy order (a
-    retail write that needs the user authenticated first) is not modelled."""
+    every span that states it), so the right action is to ask. Every action the left-out value
+    made possible leaves the expected gold: the one it was written for, any other that carries
+    it, and any later one whose values came from a reply of a dropped step
+    (:func:`toolprism.domains._phrasing.reachable`). Policy order (a retail write that needs the
+    user authenticated first) is not modelled."""
 
     id = "B2"
     name = "ambiguity"

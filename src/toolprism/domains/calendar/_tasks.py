@@ -13,9 +13,10 @@ import random
 from collections.abc import Callable, Mapping
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Builder, Candidate, Rotation, draft_plan
+from toolprism.domains._drafting import MAX_CALLS, Candidate
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Rotation, draft_plan
 from toolprism.domains.calendar._requests import (
     WRITES,
     Maker,
@@ -25,7 +26,6 @@ from toolprism.domains.calendar._requests import (
     names,
     new_reminder,
     valid_reminders,
-    words,
 )
 from toolprism.domains.calendar._state import DAYS, GUESTS, MAX_GUESTS, MODES, CalendarState, Day, span
 

@@ -14,22 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import (
-    Ask,
-    Each,
-    Quota,
-    Rounds,
-    Scratch,
-    Simulator,
-    compose_families,
-    draft_plan,
-    requests_of,
-    shuffled_compound,
-)
 from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
 from toolprism.domains.car_cabin._ops import OPERATIONS
 from toolprism.domains.car_cabin._state import (
     CHILD_SAFE_POSITIONS,

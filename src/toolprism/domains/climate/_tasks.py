@@ -13,11 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Builder, Candidate, Quota, Simulator, chain, draft_plan
 from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Candidate, Simulator, chain
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Quota, draft_plan
 from toolprism.domains.climate._ops import OPERATIONS
 from toolprism.domains.climate._state import (
     DAYS,

@@ -14,8 +14,9 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Simulator, draft_plan, family_plan, replays_growing
+from toolprism.domains._drafting import Ask, Simulator
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
 from toolprism.domains.kitchen._requests import ask, other, words

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import random
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Builder, Simulator, draft_plan
-from toolprism.domains._asks import AskKind
+from toolprism.domains._drafting import Simulator
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, draft_plan
 from toolprism.domains.media_player._ops import OPERATIONS
 from toolprism.domains.media_player._state import (
     BANDS,
@@ -156,7 +157,7 @@ def _power(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk:
     return DeviceAsk(POWER.request(zone=zone, power="on" if s.zones[zone].power == "off" else "off"), zone, ALL_SLOTS)
 
 
-def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
@@ -184,7 +185,7 @@ _TONE_GOAL = {
 }
 
 
-def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
@@ -198,7 +199,7 @@ def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | No
     return device_ask(zone, {band}, request(direct, indirect, gold))
 
 
-def _source(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _source(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
@@ -214,7 +215,7 @@ def _playlist_args(rng: random.Random, s: MediaState, zone: Zone) -> dict:
     return {"zone": zone, "playlist": playlist, "order": order}
 
 
-def _playlist(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _playlist(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "streaming":
         return None
@@ -222,7 +223,7 @@ def _playlist(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk 
     return device_ask(zone, {"playback"}, PLAYLIST.request({"goal": _PLAYLIST_GOAL[args["playlist"]]}, **args))
 
 
-def _switch_and_play(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _switch_and_play(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     """Two dependent calls: switch to streaming, then play (compositional chains only)."""
     p = s.zones[zone]
     if p.power == "off" or p.source == "streaming":
@@ -244,14 +245,14 @@ def _station_choice(rng: random.Random, s: MediaState, zone: Zone) -> str:
     return rng.choice([x for x in STATIONS if x != p.station or p.playback != "playing"])
 
 
-def _radio(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _radio(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "radio":
         return None
     return device_ask(zone, {"playback"}, RADIO.request(zone=zone, station=_station_choice(rng, s, zone)))
 
 
-def _switch_and_tune(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _switch_and_tune(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     """Two dependent calls: switch to radio, then tune (compositional chains only)."""
     p = s.zones[zone]
     if p.power == "off" or p.source == "radio":
@@ -264,28 +265,28 @@ def _switch_and_tune(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDev
     return device_ask(zone, {"playback", "repeat"}, request(direct, indirect, *gold))
 
 
-def _pause(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _pause(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.playback != "playing":
         return None
     return device_ask(zone, {"playback"}, PAUSE.request(zone=zone))
 
 
-def _resume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _resume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.playback != "paused":
         return None
     return device_ask(zone, {"playback"}, RESUME.request(zone=zone))
 
 
-def _repeat(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _repeat(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "streaming":
         return None
     return device_ask(zone, {"repeat"}, REPEAT.draw(rng, list(REPEAT.indirect), p.repeat, zone=zone))
 
 
-def _preset(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _preset(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
@@ -299,14 +300,14 @@ def _preset(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | 
     return device_ask(zone, {"volume", "bass", "treble"}, PRESET.request(zone=zone, preset=rng.choice(choices)))
 
 
-def _timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
     return device_ask(zone, {"timer"}, TIMER.draw(rng, (15, 20, 30, 45, 60, 90), p.sleep_timer_min, zone=zone))
 
 
-def _cancel_timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceDeviceAsk | None:
+def _cancel_timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.sleep_timer_min is None:
         return None
@@ -341,7 +342,6 @@ DEVICES = Devices(
     power=_power,
     powered_off=lambda s: [z for z in ZONES if s.zones[z].power == "off"],
 )
-
 
 
 # --- questions (one read) ----------------------------------------------------------------------

@@ -15,20 +15,10 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import (
-    Ask,
-    Each,
-    Quota,
-    Rounds,
-    Scratch,
-    Simulator,
-    compose_families,
-    draft_plan,
-    requests_of,
-    shuffled_compound,
-)
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
 from toolprism.domains.navigation import _ops
 from toolprism.domains.navigation._state import (
     CATEGORIES,

@@ -14,11 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Builder, Candidate, Quota, Simulator, chain, draft_plan
 from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Candidate, Simulator, chain
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Quota, draft_plan
 from toolprism.domains.security._ops import OPERATIONS, _arming_problem
 from toolprism.domains.security._state import (
     ARMED,
@@ -108,7 +109,6 @@ def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> R
     if power == "off" and state.mode == "away":
         return None
     return CAMERA_POWER.request(camera=camera, power=power)
-
 
 
 RECORDING = AskKind(

@@ -17,22 +17,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import (
-    MAX_CALLS,
-    Ask,
-    Quota,
-    Simulator,
-    compose,
-    compound,
-    draft_plan,
-    gold_of,
-    read_or_write,
-    requests_of,
-)
 from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Quota, draft_plan, read_or_write
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,

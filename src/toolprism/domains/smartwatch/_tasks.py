@@ -14,9 +14,10 @@ import random
 from collections.abc import Callable, Mapping
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Builder, Candidate, Rotation, draft_plan
+from toolprism.domains._drafting import MAX_CALLS, Candidate
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Rotation, draft_plan
 from toolprism.domains.smartwatch._requests import (
     ALARM_HOURS,
     WRITES,

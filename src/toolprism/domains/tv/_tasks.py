@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import random
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Builder, Simulator, draft_plan
-from toolprism.domains._asks import AskKind
+from toolprism.domains._drafting import Simulator
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, draft_plan
 from toolprism.domains.tv._ops import OPERATIONS
 from toolprism.domains.tv._state import (
     APPS,
@@ -163,7 +164,7 @@ def _power(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
     return DeviceAsk(POWER.request(tv=tv, power="on" if s.tvs[tv].power == "off" else "off"), tv, ALL_SLOTS)
 
 
-def _input(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _input(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
@@ -177,7 +178,7 @@ def _genre_of(s: TvState, number: int) -> str | None:
     return next((c.genre for c in s.guide if c.number == number), None)
 
 
-def _channel(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _channel(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.input != "antenna":
         return None
@@ -185,7 +186,7 @@ def _channel(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | No
     return device_ask(tv, {"content"}, CHANNEL.request({"show": entry.now_showing}, tv=tv, channel=entry.number))
 
 
-def _switch_and_tune(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _switch_and_tune(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     """Two dependent calls: switch to the antenna, then tune (compositional chains only)."""
     t = s.tvs[tv]
     if t.power == "off" or t.input == "antenna" or t.child_lock == "on":
@@ -198,7 +199,7 @@ def _switch_and_tune(rng: random.Random, s: TvState, tv: TvName) -> DeviceDevice
     return device_ask(tv, {"content"}, request(direct, indirect, *gold))
 
 
-def _app(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _app(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
@@ -209,21 +210,21 @@ def _app(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
     return device_ask(tv, {"content"}, APP.request({"goal": _APP_GOAL[app]}, tv=tv, app=app))
 
 
-def _pause(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _pause(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.input != "apps" or t.playback != "playing":
         return None
     return device_ask(tv, {"content"}, PAUSE.request(tv=tv))
 
 
-def _resume(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _resume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.input != "apps" or t.playback != "paused":
         return None
     return device_ask(tv, {"content"}, RESUME.request(tv=tv))
 
 
-def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "muted":
         return None
@@ -237,14 +238,14 @@ def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | Non
     return device_ask(tv, {"volume"}, request(direct, indirect, ("set_volume", {"tv": tv, "volume": level})))
 
 
-def _mute(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _mute(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
     return device_ask(tv, {"volume"}, MUTE.request(tv=tv, mute="muted" if t.mute == "unmuted" else "unmuted"))
 
 
-def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     """Two dependent calls: unmute, then set the volume (compositional chains only)."""
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "unmuted":
@@ -257,19 +258,19 @@ def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceDevi
     return device_ask(tv, {"volume"}, request(direct, indirect, *gold))
 
 
-def _mode(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _mode(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     return None if t.power == "off" else device_ask(tv, {"mode"}, MODE.draw(rng, PICTURE_MODES, t.picture_mode, tv=tv))
 
 
-def _subtitles(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _subtitles(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
     return device_ask(tv, {"subtitles"}, SUBTITLE.draw(rng, SUBTITLES, t.subtitles, tv=tv))
 
 
-def _timer(rng: random.Random, s: TvState, tv: TvName) -> DeviceDeviceAsk | None:
+def _timer(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
@@ -314,7 +315,6 @@ DEVICES = Devices(
     power=_power,
     powered_off=lambda s: [u for u in TVS if s.tvs[u].power == "off"],
 )
-
 
 
 # --- questions (one read) ----------------------------------------------------------------------

@@ -18,22 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import (
-    MAX_CALLS,
-    Ask,
-    Quota,
-    Simulator,
-    compose,
-    compound,
-    draft_plan,
-    gold_of,
-    read_or_write,
-    requests_of,
-)
 from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Quota, draft_plan, read_or_write
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
     DAYS,
@@ -249,7 +239,6 @@ def _child_lock(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask 
         return None
     lock = "off" if state.robot.child_lock == "on" else "on"
     return Ask(CHILD_LOCK.request(lock=lock), frozenset({"child_lock"}))
-
 
 
 PRESET = AskKind(
