@@ -202,20 +202,28 @@ def read_or_write(
     return build
 
 
+FAMILY_COUNTS: Mapping[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
+"""Drafts per seed by template family (126 in all), for :func:`family_plan`."""
+FAMILY_SIZES: tuple[Sequence[int], Sequence[int]] = ((2, 3, 4, 5), (28, 34, 26, 12))
+"""Requests per compound task and their weights, for :func:`family_plan`."""
+
+
 def family_plan(
     simulator: Simulator,
-    counts: Mapping[str, int],
     question: Callable[[random.Random, Any], HasRequest],
     pickers: Sequence[Callable[[random.Random, Any], Ask | None]],
     compound_pickers: Sequence[Callable[[random.Random, Any], Ask | None]],
     chains: Sequence[Callable[[random.Random, Any], list[Ask] | None]],
-    sizes: tuple[Sequence[int], Sequence[int]],
+    *,
+    counts: Mapping[str, int] = FAMILY_COUNTS,
+    sizes: tuple[Sequence[int], Sequence[int]] = FAMILY_SIZES,
 ) -> tuple[Quota, ...]:
     """The plan of a domain drafted by family (the kitchen, the laundry room), 40 tries a draft.
 
     ``counts`` gives the drafts of each family: ``question`` (one read), ``single`` (one of
-    ``pickers``), ``compound`` (:func:`replayable_compound` over ``compound_pickers`` with
-    ``sizes``) and ``compositional`` (:func:`joined_chains` of ``chains``).
+    ``pickers``), ``compound`` (:func:`~toolprism.domains._drafting.replayable_compound` over
+    ``compound_pickers`` with ``sizes``) and ``compositional``
+    (:func:`~toolprism.domains._drafting.joined_chains` of ``chains``).
     """
 
     def single(rng: random.Random, s: Any) -> list[Request] | None:
@@ -241,6 +249,8 @@ def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDra
 
 
 __all__ = [
+    "FAMILY_COUNTS",
+    "FAMILY_SIZES",
     "Builder",
     "Each",
     "Quota",

@@ -295,16 +295,8 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
-PLAN = family_plan(
-    SIM,
-    {"question": 9, "single": 19, "compound": 74, "compositional": 24},
-    r.question,
-    PICKERS,
-    COMPOUND_PICKERS,
-    CHAINS,
-    ((2, 3, 4, 5), (28, 34, 26, 12)),
-)
-"""Drafts per seed by template family (126 in all), and requests per compound task with their weights."""
+PLAN = family_plan(SIM, r.question, PICKERS, COMPOUND_PICKERS, CHAINS)
+"""Drafts per seed by template family (:data:`~toolprism.domains._plan.FAMILY_COUNTS`, 126 in all)."""
 
 
 def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
