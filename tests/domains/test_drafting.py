@@ -7,6 +7,7 @@ import random
 import pytest
 
 from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, chain, compound
+from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import request
 from toolprism.domains.smart_home._ops import OPERATIONS
 from toolprism.domains.smart_home._state import ROOMS, initial_state
@@ -16,7 +17,8 @@ SIM = Simulator(OPERATIONS)
 
 def _light(room: str, power: str) -> Ask:
     gold = ("set_light_power", {"room": room, "power": power})
-    return Ask(request(f"turn {power} the {room} light", f"switch the {room} light {power}", gold), frozenset({room}))
+    r, p = slot(room), slot(power)
+    return Ask(request(f"turn {p} the {r} light", f"switch the {r} light {p}", gold), frozenset({room}))
 
 
 def _flip(state, room: str) -> str:

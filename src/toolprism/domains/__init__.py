@@ -32,6 +32,7 @@ from toolprism.domains._catalog import (
     kind_from_name,
     load_pack,
 )
+from toolprism.domains._grammar import Span
 from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
 from toolprism.domains._record import ReferenceStepRecord, TaskRecord
 from toolprism.registry import Registry
@@ -78,6 +79,7 @@ __all__ = [
     "Environment",
     "OperationDef",
     "ReferenceStep",
+    "Span",
     "ReferenceStepRecord",
     "Task",
     "TaskRecord",

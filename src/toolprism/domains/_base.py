@@ -13,12 +13,13 @@ import hashlib
 import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, get_args
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
+from toolprism.domains._grammar import Span
 from toolprism.errors import ConfigError, DomainError, RejectedCall, RejectionKind, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
 
@@ -114,6 +115,9 @@ class Task:
     kind: TaskKind = "single"
     form: Form = "easy"
     version: int = 1
+    spans: tuple[Span, ...] = field(default=(), compare=False)
+    """Where :attr:`query` states each gold value (derived from the query and gold as it is written,
+    so not part of :meth:`to_json` nor of :attr:`content_hash`)."""
 
     @property
     def content_hash(self) -> str:
@@ -201,6 +205,7 @@ class TaskDraft:
         gold: ``(operation, arguments)`` pairs in execution order.
         kind: the task type.
         hard: the hard form of the same request (``None``: the draft has no hard form).
+        spans / hard_spans: where the easy / hard query states each gold value.
     """
 
     template: str
@@ -208,6 +213,8 @@ class TaskDraft:
     gold: Sequence[tuple[str, dict[str, JSON]]]
     kind: TaskKind = "single"
     hard: str | None = None
+    spans: tuple[Span, ...] = ()
+    hard_spans: tuple[Span, ...] = ()
 
 
 class Environment:
@@ -327,9 +334,12 @@ class Domain:
                 steps.append(ReferenceStep(action, reply))
             gold, reference = tuple(s.action for s in steps), tuple(steps)
             common = dict(domain=self.name, gold=gold, reference=reference, world_seed=seed, kind=draft.kind)
-            easy.append(Task(task_id, query=draft.query, form="easy", version=self.version, **common))
+            easy.append(
+                Task(task_id, query=draft.query, form="easy", version=self.version, spans=draft.spans, **common)
+            )
             if draft.hard is not None:
-                hard.append(Task(f"{task_id}/hard", query=draft.hard, form="hard", version=self.version, **common))
+                hard_id, spans = f"{task_id}/hard", draft.hard_spans
+                hard.append(Task(hard_id, query=draft.hard, form="hard", version=self.version, spans=spans, **common))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
         tasks = easy + hard

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.domains._base import Domain, OperationDef, OperationFn, Task, TaskDraft, TaskKind
+from toolprism.domains._grammar import find_spans
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.schema import JSON, ActionSpace, Operation, load_tools
 
@@ -274,6 +275,7 @@ class CatalogDomain(Domain):
         problems = _task_problems(space, self._tasks)
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {space.name!r}")
+        self._drafts = tuple(_draft(t) for t in self._tasks)
 
     def definitions(self) -> dict[str, OperationDef]:  # type: ignore[override]
         """Operation name → definition (acknowledging executors)."""
@@ -289,10 +291,7 @@ class CatalogDomain(Domain):
 
     def drafts(self, world_seed: int) -> list[TaskDraft]:
         """The tasks as drafts, in order (the same for every seed)."""
-        return [
-            TaskDraft(t.id.split("/")[0], t.easy, [(c.name, c.arguments) for c in t.gold], t.kind, t.hard)
-            for t in self._tasks
-        ]
+        return list(self._drafts)
 
     def tasks(self, seed: int = 0, limit: int | None = None) -> list[Task]:
         """The tasks, identical for every ``seed`` (recorded as the world seed), ids from the data.
@@ -305,6 +304,14 @@ class CatalogDomain(Domain):
         ids += [f"{self.name}/{t.id}/hard" for t in self._tasks if t.hard is not None]
         relabelled = [dataclasses.replace(task, id=task_id) for task, task_id in zip(tasks, ids, strict=True)]
         return relabelled[:limit] if limit is not None else relabelled
+
+
+def _draft(task: PackTask) -> TaskDraft:
+    """``task`` as a draft, with the spans of its gold values found in its queries (once, at load)."""
+    gold = [(c.name, c.arguments) for c in task.gold]
+    spans = find_spans(task.easy, gold)
+    hard_spans = find_spans(task.hard, gold) if task.hard is not None else ()
+    return TaskDraft(task.id.split("/")[0], task.easy, gold, task.kind, task.hard, spans, hard_spans)
 
 
 def _task_problems(space: ActionSpace, tasks: Sequence[PackTask]) -> list[str]:

@@ -10,7 +10,8 @@ from the fresh world's state; this module turns them into drafts that hold by co
 - :class:`Scratch` builds a compositional plan request by request, each on the state the
   earlier ones leave, and :func:`compose` chains two compositional templates into one task;
 - :class:`Drafts` phrases candidates (:func:`~toolprism.domains._phrasing.draft`) and keeps
-  those whose easy and hard queries are both new, up to a quota per template.
+  those whose easy and hard queries are both new, up to a quota per template (the driver that runs
+  a domain's plan of templates and quotas is :func:`toolprism.domains._plan.draft_plan`).
 
 Everything is deterministic: randomness comes only from the ``random.Random`` handed in.
 """

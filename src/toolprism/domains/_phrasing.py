@@ -8,7 +8,9 @@ it), so a wrong action is the agent's, never the query's.
 
 A domain writes each thing a user may ask as a :class:`Request` (several direct phrasings, at
 least one indirect phrasing, and the gold actions) and turns one or more requests into a
-:class:`~toolprism.domains._base.TaskDraft` with :func:`draft`.
+:class:`~toolprism.domains._base.TaskDraft` with :func:`draft`. Phrasings write gold values
+through :func:`~toolprism.domains._grammar.slot`, so the draft records where each value is
+stated (:class:`~toolprism.domains._grammar.Span`) and refuses a value that is not.
 """
 
 from __future__ import annotations
@@ -16,10 +18,18 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolprism.domains._base import Task, TaskDraft, TaskKind
+from toolprism.domains._grammar import (
+    Replied,
+    Span,
+    bind,
+    unmark,
+    unslotted,
+    upper_first,
+)
 from toolprism.schema import JSON, canonical_json
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
@@ -66,11 +76,13 @@ class Request:
             verb-first clause, because the hard form puts it inside an opener such as
             ``"Could you {}?"`` (``"switch the kitchen lights off, nobody is in there now"``).
         gold: ``(operation, arguments)`` pairs, in execution order.
+        replied: ``(action, parameter)`` of gold values an earlier reply supplies (not stated).
     """
 
     direct: tuple[str, ...]
     indirect: tuple[str, ...]
     gold: Gold
+    replied: frozenset[tuple[int, str]] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.direct or not self.indirect:
@@ -78,9 +90,15 @@ class Request:
 
 
 def request(direct: str | Sequence[str], indirect: str | Sequence[str], *gold: tuple[str, dict[str, JSON]]) -> Request:
-    """Build a :class:`Request`; ``direct``/``indirect`` may be one phrasing or several."""
+    """Build a :class:`Request`; ``direct``/``indirect`` may be one phrasing or several.
+
+    Gold values wrapped in :func:`~toolprism.domains._grammar.replied` are unwrapped and recorded
+    in :attr:`Request.replied`.
+    """
     as_tuple = lambda p: (p,) if isinstance(p, str) else tuple(p)  # noqa: E731
-    return Request(as_tuple(direct), as_tuple(indirect), tuple(gold))
+    plain = tuple((op, {k: v.value if isinstance(v, Replied) else v for k, v in args.items()}) for op, args in gold)
+    exempt = frozenset((i, k) for i, (_, args) in enumerate(gold) for k, v in args.items() if isinstance(v, Replied))
+    return Request(as_tuple(direct), as_tuple(indirect), plain, exempt)
 
 
 def _join(clauses: Sequence[str], connectors: Sequence[str] | None = None) -> str:
@@ -96,7 +114,7 @@ def _join(clauses: Sequence[str], connectors: Sequence[str] | None = None) -> st
 
 def _sentence(text: str) -> str:
     text = text.strip()
-    text = text[0].upper() + text[1:]
+    text = upper_first(text)
     return text if text[-1] in ".?!" else text + "."
 
 
@@ -148,7 +166,51 @@ def draft(
     parts = [rng.choice(chatter), _sentence(rng.choice(_OPENERS).format(body))]
     if rng.random() < 0.5:
         parts.append(rng.choice([c for c in chatter if c != parts[0]]))
-    return TaskDraft(template, easy, gold, kind=kind, hard=" ".join(parts))
+    exempt, offset = set(), 0
+    for r in requests:
+        exempt |= {(offset + i, p) for i, p in r.replied}
+        offset += len(r.gold)
+    query, spans = _spans(template, easy, gold, exempt)
+    hard, hard_spans = _spans(template, " ".join(parts), gold, exempt)
+    return TaskDraft(template, query, gold, kind=kind, hard=hard, spans=spans, hard_spans=hard_spans)
+
+
+def introduced(body: TaskDraft, easy: str, hard: str, action: tuple[str, dict[str, JSON]]) -> TaskDraft:
+    """``body`` with a sentence before each query (``easy``, ``hard``) and ``action`` before its gold.
+
+    The sentences state ``action``'s values as slots; the spans of ``body`` move along (a user who
+    introduces themselves, then asks: the retail domain).
+
+    Raises:
+        ValueError: a value of ``action`` is not slotted in a sentence.
+    """
+    gold = [action, *body.gold]
+    stated_later = {(i, p) for i, (_, args) in enumerate(gold) for p in args if i > 0}
+
+    def joined(intro: str, text: str, spans: Sequence[Span]) -> tuple[str, tuple[Span, ...]]:
+        clean, own = _spans(body.template, intro, gold, stated_later)
+        shift = len(clean) + 1
+        moved = (replace(s, start=s.start + shift, end=s.end + shift, action=s.action + 1) for s in spans)
+        return f"{clean} {text}", (*own, *moved)
+
+    query, spans = joined(easy, body.query, body.spans)
+    full_hard, hard_spans = joined(hard, body.hard or "", body.hard_spans)
+    return replace(body, query=query, gold=gold, hard=full_hard, spans=spans, hard_spans=hard_spans)
+
+
+def _spans(template: str, marked: str, gold: Gold, exempt: set[tuple[int, str]]) -> tuple[str, tuple[Span, ...]]:
+    """The query ``marked`` renders and the spans of its slots.
+
+    Raises:
+        ValueError: a slot is no gold value, or a gold value (not ``exempt``: an earlier reply
+            supplies it) is not slotted.
+    """
+    text, found = unmark(marked)
+    spans = bind(found, gold)
+    missing = unslotted(spans, gold, exempt)
+    if missing:
+        raise ValueError(f"{template}: gold values neither slotted nor replied in {text!r}: {', '.join(missing)}")
+    return text, tuple(spans)
 
 
 # --- grounding: every gold value is recoverable from the query --------------------------------
@@ -250,4 +312,15 @@ def kinds(tasks: Iterable[Task]) -> dict[str, int]:
     return counts
 
 
-__all__ = ["CHATTER", "Request", "draft", "kinds", "reachable", "request", "surface_forms", "ungrounded"]
+__all__ = [
+    "CHATTER",
+    "Request",
+    "Span",
+    "draft",
+    "introduced",
+    "kinds",
+    "reachable",
+    "request",
+    "surface_forms",
+    "ungrounded",
+]

@@ -1,54 +1,40 @@
 """Family B, user intent: the request the model reads is rewritten (ToolRobustBench, B1-B4).
 
-Rewrites work on the query text and on where the gold values appear in it (the same surface
-forms the grounding check uses), so every change is recorded with the words it replaced.
+Rewrites work on the query text and on where the gold values appear in it: the spans recorded
+when the query was written (:attr:`~toolprism.domains.Task.spans`: slots of the phrasing, or for
+imported packs the values found once at load), so every change is recorded with the words it
+replaced.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
-from toolprism.domains import CHATTER, Task, reachable, surface_forms
+from toolprism.domains import CHATTER, Span, Task, reachable
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace
 
 
-@dataclass(frozen=True)
-class Mention:
-    """Where a gold value is written in the query."""
-
-    action: int
-    param: str
-    value: Any
-    start: int
-    end: int
-
-
-def mentions(task: Task) -> list[Mention]:
-    """Gold values written verbatim in the request (first occurrence of each, chatter sentences
-    skipped: the "on" of "I rely on this assistant" is not a value), in text order."""
-    found: dict[tuple[int, str], Mention] = {}
-    lowered = task.query.lower()
-    for sentence in CHATTER:  # blanked to the same length, so spans still index the query
-        lowered = lowered.replace(sentence.lower(), " " * len(sentence))
-    for index, action in enumerate(task.gold):
-        for name, value in action.arguments.items():
-            if isinstance(value, (dict, list)):
-                continue
-            for form in sorted(surface_forms(value)[0], key=len, reverse=True):
-                match = re.search(rf"(?<![\w.]){re.escape(form)}(?!\w)", lowered)
-                if match and (index, name) not in found:
-                    found[(index, name)] = Mention(index, name, value, match.start(), match.end())
-    spans = sorted(found.values(), key=lambda m: m.start)
+def mentions(task: Task) -> list[Span]:
+    """The gold values the query states, from its recorded spans (:attr:`Task.spans`): the
+    first span of each scalar argument, in text order, none overlapping an earlier one."""
+    first: dict[tuple[int, str], Span] = {}
+    for span in sorted(task.spans, key=lambda s: s.start):
+        if not isinstance(task.gold[span.action].arguments.get(span.param), (dict, list)):
+            first.setdefault((span.action, span.param), span)
+    spans = sorted(first.values(), key=lambda s: s.start)
     return [m for i, m in enumerate(spans) if all(m.end <= o.start or m.start >= o.end for o in spans[:i])]
 
 
-def decoy(space: ActionSpace, task: Task, mention: Mention, rng: random.Random) -> Any | None:
+def stated_at(task: Task, mention: Span) -> list[list[int]]:
+    """Every ``[start, end]`` where the query states ``mention``'s argument (it may say it twice)."""
+    return sorted({(s.start, s.end) for s in task.spans if (s.action, s.param) == (mention.action, mention.param)})
+
+
+def decoy(space: ActionSpace, task: Task, mention: Span, rng: random.Random) -> Any | None:
     """Another legal value for the mentioned argument (another enum value, or a nearby integer
     in range), or None."""
     param = space.get(task.gold[mention.action].op).param(mention.param)
@@ -114,11 +100,12 @@ class IndirectRequest(_Intent):
 
 @register
 class Ambiguity(_Intent):
-    """B2: an underspecified request: a value the gold needs is no longer given, so the right
-    action is to ask. Every action the left-out value made possible leaves the expected gold: the
-    one it was written for, any other that carries it, and any later one whose values came from a
-    reply of a dropped step (:func:`toolprism.domains._phrasing.reachable`). Policy order (a
-    retail write that needs the user authenticated first) is not modelled."""
+    """B2: an underspecified request: a value the gold needs is no longer given (blanked at
+    every span that states it), so the right action is to ask. Every action the left-out value
+    made possible leaves the expected gold: the one it was written for, any other that carries
+    it, and any later one whose values came from a reply of a dropped step
+    (:func:`toolprism.domains._phrasing.reachable`). Policy order (a retail write that needs the
+    user authenticated first) is not modelled."""
 
     id = "B2"
     name = "ambiguity"
@@ -140,7 +127,7 @@ class Ambiguity(_Intent):
         if severity == "heavy":
             others = [m for m in found if m.action != chosen[0].action]
             chosen += [rng.choice(others)] if others else []
-        spans = [[m.start, m.end] for m in chosen]
+        spans = [list(at) for m in chosen for at in stated_at(task, m)]
         # every step the left-out values made possible leaves the expected gold: the chosen actions,
         # and any later one whose values (the same id, or a reply of a dropped step) are now unknown
         lost = Counter(task.gold[m.action] for m in chosen)
@@ -239,7 +226,7 @@ class Noise(_Intent):
     }
 
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
-        spans = [(m.start, m.end) for m in mentions(task)]
+        spans = [(m.start, m.end) for m in task.spans]
         safe, position = [], 0
         for i, word in enumerate(task.query.split(" ")):
             start, end = position, position + len(word)

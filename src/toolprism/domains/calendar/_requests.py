@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.calendar._state import (
     DAY_END_MINUTE,
@@ -45,18 +46,18 @@ def words(name: str) -> str:
 
 
 def at(hour: int) -> str:
-    """A whole hour on a 24-hour clock (``9`` → ``"9:00"``)."""
-    return f"{hour}:00"
+    """A whole hour on a 24-hour clock, the hour a slot (``9`` → ``"9:00"``)."""
+    return f"{slot(hour)}:00"
 
 
 def day_name(day: Day) -> str:
-    """A day as a query writes it (``"monday"`` → ``"Monday"``)."""
-    return day.capitalize()
+    """A day as a query writes it, a slot (``"monday"`` → ``"Monday"``)."""
+    return slot(day, day.capitalize())
 
 
 def names(guests: list[Guest]) -> str:
-    """Guests as a query lists them (``"Bob, Carol and Dave"``)."""
-    shown = [g.capitalize() for g in guests]
+    """Guests as a query lists them, each a slot (``"Bob, Carol and Dave"``)."""
+    shown = [slot(g, g.capitalize()) for g in guests]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
@@ -134,7 +135,7 @@ def move(plan: Plan, most: int) -> Request | None:
     if name is None or (where := plan.slot(name, plan.state.events[name].minutes)) is None:
         return None
     day, hour = where
-    e, d, t = words(name), day_name(day), at(hour)
+    e, d, t = slot(name), day_name(day), at(hour)
     return request(
         (f"move the {e} to {d} at {t}", f"reschedule the {e} for {d} at {t}", f"shift the {e} to {t} on {d}"),
         (
@@ -152,7 +153,7 @@ def add(plan: Plan, most: int) -> Request | None:
     if name is None or (where := plan.slot(name, minutes)) is None:
         return None
     day, hour = where
-    e, d, t, m = words(name), day_name(day), at(hour), f"{minutes} minutes"
+    e, d, t, m = slot(name), day_name(day), at(hour), f"{slot(minutes)} minutes"
     return request(
         (
             f"add the {e} on {d} at {t} for {m}",
@@ -172,7 +173,7 @@ def cancel(plan: Plan, most: int) -> Request | None:
     name = plan.event(lambda e: e.scheduled)
     if name is None:
         return None
-    e = words(name)
+    e = slot(name)
     return request(
         (f"cancel the {e}", f"delete the {e} from my calendar", f"take the {e} off my calendar"),
         (f"clear the {e} away, it isn't happening this week", f"drop the {e} from my week since it was called off"),
@@ -196,7 +197,7 @@ def duration(plan: Plan, most: int) -> Request | None:
         return None
     minutes = plan.rng.choice(options)
     plan.slots.append((event.day, start, start + minutes))
-    e, m = words(name), f"{minutes} minutes"
+    e, m = slot(name), f"{slot(minutes)} minutes"
     reason = (
         f"give the {e} {m} in total, it always runs over"
         if minutes > event.minutes
@@ -218,16 +219,16 @@ def reminder(plan: Plan, most: int) -> Request | None:
     if name is None:
         return None
     lead, method = new_reminder(plan.rng, plan.state.events[name])
-    e, r = words(name), f"{words(lead)} before"
+    e, r, by = slot(name), f"{slot(lead)} before", slot(method)
     return request(
         (
-            f"set a reminder {r} the {e} by {method}",
-            f"remind me {r} the {e} by {method}",
-            f"change the {e} reminder to {r}, by {method}",
+            f"set a reminder {r} the {e} by {by}",
+            f"remind me {r} the {e} by {by}",
+            f"change the {e} reminder to {r}, by {by}",
         ),
         (
-            f"make sure I get a reminder by {method} {r} the {e}, I keep forgetting it",
-            f"nudge me by {method} {r} the {e} so I don't miss it",
+            f"make sure I get a reminder by {by} {r} the {e}, I keep forgetting it",
+            f"nudge me by {by} {r} the {e} so I don't miss it",
         ),
         ("set_reminder", {"event": name, "lead": lead, "method": method}),
     )
@@ -250,7 +251,7 @@ def preset(plan: Plan, most: int) -> Request | None:
         return None
     chosen = plan.rng.choice(options)
     plan.slots.append((event.day, start, start + plan.state.presets[chosen].minutes))
-    e, p = words(name), words(chosen)
+    e, p = slot(name), slot(chosen)
     return request(
         (f"apply the {p} preset to the {e}", f"use the {p} preset for the {e}", f"give the {e} the {p} preset"),
         (f"set the {e} up like my usual {p}, using that preset", f"treat the {e} as a {p} and use that preset"),
@@ -269,7 +270,7 @@ def invite(plan: Plan, most: int) -> Request | None:
     event = plan.state.events[name]
     count = plan.rng.randint(1, min(2, most, MAX_GUESTS - len(event.guests)))
     guests = plan.rng.sample([g for g in GUESTS if g not in event.guests], count)
-    e, g = words(name), names(guests)
+    e, g = slot(name), names(guests)
     return request(
         (f"invite {g} to the {e}", f"add {g} to the guest list of the {e}", f"send {g} an invitation to the {e}"),
         (f"get {g} along to the {e} as well, they should be there", f"bring {g} into the {e}, they need to hear it"),
@@ -283,7 +284,7 @@ def uninvite(plan: Plan, most: int) -> Request | None:
     if name is None:
         return None
     guest = plan.rng.choice(plan.state.events[name].guests)
-    e, g = words(name), names([guest])
+    e, g = slot(name), names([guest])
     return request(
         (f"remove {g} from the {e}", f"take {g} off the {e} guest list", f"uninvite {g} from the {e}"),
         (f"let {g} off the hook for the {e}, they can't make it", f"drop {g} from the {e} because they are away"),
@@ -297,14 +298,14 @@ def visibility(plan: Plan, most: int) -> Request | None:
     if name is None:
         return None
     value = "public" if plan.state.events[name].visibility == "private" else "private"
-    e = words(name)
+    e, v = slot(name), slot(value)
     indirect = (
-        (f"keep the {e} to myself by making it private", f"hide the {e} from colleagues, private is fine")
+        (f"keep the {e} to myself by making it {v}", f"hide the {e} from colleagues, {v} is fine")
         if value == "private"
-        else (f"let colleagues see the {e}, it can be public", f"open up the {e} so it is public for the team")
+        else (f"let colleagues see the {e}, it can be {v}", f"open up the {e} so it is {v} for the team")
     )
     return request(
-        (f"make the {e} {value}", f"set the {e} to {value}", f"change the visibility of the {e} to {value}"),
+        (f"make the {e} {v}", f"set the {e} to {v}", f"change the visibility of the {e} to {v}"),
         indirect,
         ("set_visibility", {"event": name, "visibility": value}),
     )
@@ -313,10 +314,10 @@ def visibility(plan: Plan, most: int) -> Request | None:
 # --- availability ------------------------------------------------------------------------------
 
 _MODE_REASONS = {
-    "available": "show me as available again, I'm back at my desk",
-    "busy": "mark me as busy, I'm swamped today",
-    "do_not_disturb": "put me on do not disturb so I can concentrate",
-    "out_of_office": "set me to out of office, I'm off on holiday",
+    "available": "show me as {} again, I'm back at my desk",
+    "busy": "mark me as {}, I'm swamped today",
+    "do_not_disturb": "put me on {} so I can concentrate",
+    "out_of_office": "set me to {}, I'm off on holiday",
 }
 
 
@@ -325,10 +326,10 @@ def mode(plan: Plan, most: int) -> Request | None:
     if not plan.key("mode"):
         return None
     value = plan.rng.choice([m for m in MODES if m != plan.state.mode])
-    m = words(value)
+    m = slot(value)
     return request(
         (f"set my status to {m}", f"change my availability to {m}", f"switch my mode to {m}"),
-        (_MODE_REASONS[value], f"let people know I'm {m} from now on"),
+        (_MODE_REASONS[value].format(m), f"let people know I'm {m} from now on"),
         ("set_mode", {"mode": value}),
     )
 

@@ -10,11 +10,13 @@ Per seed: 8 questions, 20 single writes, 72 compound and 24 compositional drafts
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Drafts
+from toolprism.domains._drafting import MAX_CALLS, Candidate
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Rotation, draft_plan
 from toolprism.domains.calendar._requests import (
     WRITES,
     Maker,
@@ -24,7 +26,6 @@ from toolprism.domains.calendar._requests import (
     names,
     new_reminder,
     valid_reminders,
-    words,
 )
 from toolprism.domains.calendar._state import DAYS, GUESTS, MAX_GUESTS, MODES, CalendarState, Day, span
 
@@ -40,7 +41,7 @@ def ask_event(plan: Plan) -> list[Request] | None:
     name = plan.event(lambda e: e.scheduled)
     if name is None:
         return None
-    e = words(name)
+    e = slot(name)
     return [
         request(
             (f"tell me when the {e} is", f"show me the details of the {e}", f"look up the {e} for me"),
@@ -112,7 +113,7 @@ def copy_guests(plan: Plan) -> list[Request] | None:
     )
     if target is None:
         return None
-    s, t = words(source), words(target)
+    s, t = slot(source), slot(target)
     return [
         request(
             (
@@ -121,7 +122,7 @@ def copy_guests(plan: Plan) -> list[Request] | None:
             ),
             f"make sure everyone coming to the {s} is also invited to the {t}",
             ("get_event", {"event": source}),
-            *[("invite_guest", {"event": target, "guest": g}) for g in guests],
+            *[("invite_guest", {"event": target, "guest": replied(g)}) for g in guests],
         )
     ]
 
@@ -140,7 +141,7 @@ def same_day(plan: Plan) -> list[Request] | None:
     if (where := plan.slot(name, minutes, days=(day,))) is None:
         return None
     hour = where[1]
-    a, e, t, m = words(anchor), words(name), at(hour), f"{minutes} minutes"
+    a, e, t, m = slot(anchor), slot(name), at(hour), f"{slot(minutes)} minutes"
     read = request(
         (f"look up which day the {a} is on", f"check the day of the {a}"),
         (f"find out which day the {a} falls on", f"see what day I have the {a}"),
@@ -150,13 +151,13 @@ def same_day(plan: Plan) -> list[Request] | None:
         act = request(
             (f"move the {e} to that same day at {t}", f"reschedule the {e} for that day at {t}"),
             f"line the {e} up on that day too, at {t}, so both happen together",
-            ("move_event", {"event": name, "day": day, "hour": hour}),
+            ("move_event", {"event": name, "day": replied(day), "hour": hour}),
         )
     else:
         act = request(
             (f"add the {e} on that same day at {t} for {m}", f"put the {e} on that day at {t}, {m} long"),
             f"fit the {e} in on that day too, at {t} for {m}, so I only travel once",
-            ("add_event", {"event": name, "day": day, "hour": hour, "minutes": minutes}),
+            ("add_event", {"event": name, "day": replied(day), "hour": hour, "minutes": minutes}),
         )
     return [read, act]
 
@@ -182,15 +183,15 @@ def first_of_day(plan: Plan) -> list[Request] | None:
         act = request(
             (f"cancel the {which} event of the day", f"cancel whichever event comes {which}"),
             f"clear out the {which} event of that day, I can't fit it in",
-            ("cancel_event", {"event": name}),
+            ("cancel_event", {"event": replied(name)}),
         )
     else:
         lead, method = new_reminder(plan.rng, plan.state.events[name])
-        r = f"{words(lead)} before by {method}"
+        r = f"{slot(lead)} before by {slot(method)}"
         act = request(
             (f"set a reminder {r} on the {which} event of the day", f"remind me {r} for the {which} event there"),
             f"make sure the {which} event that day reminds me {r}",
-            ("set_reminder", {"event": name, "lead": lead, "method": method}),
+            ("set_reminder", {"event": replied(name), "lead": lead, "method": method}),
         )
     return [read, act]
 
@@ -205,8 +206,8 @@ def same_reminder(plan: Plan) -> list[Request] | None:
     targets = [t for t in targets if t is not None]
     if not targets:
         return None
-    s = words(source)
-    t = " and the ".join(words(n) for n in targets)
+    s = slot(source)
+    t = " and the ".join(slot(n) for n in targets)
     return [
         request(
             (
@@ -215,7 +216,10 @@ def same_reminder(plan: Plan) -> list[Request] | None:
             ),
             f"copy the reminder of the {s} over to the {t} so they match",
             ("get_event", {"event": source}),
-            *[("set_reminder", {"event": n, "lead": copied.lead, "method": copied.method}) for n in targets],
+            *[
+                ("set_reminder", {"event": n, "lead": replied(copied.lead), "method": replied(copied.method)})
+                for n in targets
+            ],
         )
     ]
 
@@ -228,7 +232,7 @@ def copy_hours(plan: Plan) -> list[Request] | None:
     if not others:
         return None
     targets: list[Day] = sorted(plan.rng.sample(others, min(len(others), plan.rng.choice((1, 1, 2)))), key=DAYS.index)
-    s, t = day_name(source), " and ".join(day_name(d) for d in targets)
+    s, t = source.capitalize(), " and ".join(day_name(d) for d in targets)
     start, end = hours[source].start, hours[source].end
     return [
         request(
@@ -238,7 +242,7 @@ def copy_hours(plan: Plan) -> list[Request] | None:
             ),
             f"line up {t} with {s} so my working hours match",
             ("get_status", {}),
-            *[("set_schedule", {"day": d, "start": start, "end": end}) for d in targets],
+            *[("set_schedule", {"day": d, "start": replied(start), "end": replied(end)}) for d in targets],
         )
     ]
 
@@ -251,7 +255,8 @@ def add_with_reminder(plan: Plan) -> list[Request] | None:
         return None
     day, hour = where
     lead, method = new_reminder(plan.rng, plan.state.events[name])
-    e, d, t, m, r = words(name), day_name(day), at(hour), f"{minutes} minutes", f"{words(lead)} before by {method}"
+    e, d, t, m = slot(name), day_name(day), at(hour), f"{slot(minutes)} minutes"
+    r = f"{slot(lead)} before by {slot(method)}"
     return [
         request(
             (f"add the {e} on {d} at {t} for {m}", f"put the {e} on my calendar for {d} at {t}, {m} long"),
@@ -272,11 +277,11 @@ def publish_and_invite(plan: Plan) -> list[Request] | None:
     if name is None:
         return None
     guests = plan.rng.sample(GUESTS, plan.rng.randint(1, 3))
-    e, g = words(name), names(guests)
+    e, g, public = slot(name), names(guests), slot("public")
     return [
         request(
-            (f"make the {e} public and then invite {g}", f"switch the {e} to public, then send {g} an invitation"),
-            f"open the {e} up as a public event so that {g} can come, and invite them",
+            (f"make the {e} {public} and then invite {g}", f"switch the {e} to {public}, then send {g} an invitation"),
+            f"open the {e} up as a {public} event so that {g} can come, and invite them",
             ("set_visibility", {"event": name, "visibility": "public"}),
             *[("invite_guest", {"event": name, "guest": guest}) for guest in guests],
         )
@@ -289,7 +294,7 @@ def if_missing(plan: Plan) -> list[Request] | None:
         name = plan.event(lambda e: e.scheduled and e.reminder is None)
         if name is not None:
             lead, method = plan.rng.choice(valid_reminders())
-            e, r = words(name), f"{words(lead)} before by {method}"
+            e, r = slot(name), f"{slot(lead)} before by {slot(method)}"
             return [
                 request(
                     (
@@ -304,14 +309,14 @@ def if_missing(plan: Plan) -> list[Request] | None:
     name = plan.event(lambda e: e.visibility == "private")
     if name is None:
         return None
-    e = words(name)
+    e, public = slot(name), slot("public")
     return [
         request(
             (
-                f"check the {e} and, if it is private, make it public",
-                f"look at the {e} and make it public if it is private",
+                f"check the {e} and, if it is private, make it {public}",
+                f"look at the {e} and make it {public} if it is private",
             ),
-            f"find out whether the {e} is hidden from colleagues and if it is private, make it public",
+            f"find out whether the {e} is hidden from colleagues and if it is private, make it {public}",
             ("get_event", {"event": name}),
             ("set_visibility", {"event": name, "visibility": "public"}),
         )
@@ -334,7 +339,7 @@ def preset_by_length(plan: Plan) -> list[Request] | None:
         return None
     targets = sorted(plan.rng.sample(candidates, min(len(candidates), plan.rng.choice((1, 1, 2)))))
     plan.events.update(targets)
-    t, m = " and the ".join(words(n) for n in targets), f"{minutes} minutes"
+    t, m = " and the ".join(slot(n) for n in targets), f"{minutes} minutes"
     return [
         request(
             (
@@ -343,7 +348,7 @@ def preset_by_length(plan: Plan) -> list[Request] | None:
             ),
             f"find the preset that runs for {m} and use it on the {t}",
             ("list_presets", {}),
-            *[("apply_preset", {"event": n, "preset": chosen}) for n in targets],
+            *[("apply_preset", {"event": n, "preset": replied(chosen)}) for n in targets],
         )
     ]
 
@@ -353,16 +358,17 @@ def clear_guests(plan: Plan) -> list[Request] | None:
     name = plan.event(lambda e: bool(e.guests))
     if name is None:
         return None
-    e = words(name)
+    e, private = slot(name), slot("private")
     return [
         request(
             (
-                f"look up who is invited to the {e}, remove all of them and make it private",
-                f"check the guest list of the {e}, take everyone off it and then make it private",
+                f"look up who is invited to the {e}, remove all of them and make it {private}",
+                f"check the guest list of the {e}, take everyone off it and then make it {private}",
             ),
-            f"turn the {e} into a private event, taking everyone off its guest list first and then making it private",
+            f"turn the {e} into a {private} event, taking everyone off its guest list first and then making it "
+            f"{private}",
             ("get_event", {"event": name}),
-            *[("remove_guest", {"event": name, "guest": g}) for g in plan.state.events[name].guests],
+            *[("remove_guest", {"event": name, "guest": replied(g)}) for g in plan.state.events[name].guests],
             ("set_visibility", {"event": name, "visibility": "private"}),
         )
     ]
@@ -381,7 +387,7 @@ def right_after(plan: Plan) -> list[Request] | None:
     minutes = event.minutes if event.scheduled else plan.rng.choice((30, 45, 60))
     if not plan.free(day, end, end + minutes, ignore=name):
         return None
-    a, e, m = words(anchor), words(name), f"{minutes} minutes"
+    a, e, m = slot(anchor), slot(name), f"{slot(minutes)} minutes"
     if event.scheduled:
         return [
             request(
@@ -391,7 +397,7 @@ def right_after(plan: Plan) -> list[Request] | None:
                 ),
                 f"line the {e} up straight after the {a} so I have no gap in between",
                 ("get_event", {"event": anchor}),
-                ("move_event", {"event": name, "day": day, "hour": end // 60}),
+                ("move_event", {"event": name, "day": replied(day), "hour": replied(end // 60)}),
             )
         ]
     return [
@@ -402,7 +408,7 @@ def right_after(plan: Plan) -> list[Request] | None:
             ),
             f"fit the {e} in straight after the {a} ends, for {m}, so I have no gap",
             ("get_event", {"event": anchor}),
-            ("add_event", {"event": name, "day": day, "hour": end // 60, "minutes": minutes}),
+            ("add_event", {"event": name, "day": replied(day), "hour": replied(end // 60), "minutes": minutes}),
         )
     ]
 
@@ -410,7 +416,7 @@ def right_after(plan: Plan) -> list[Request] | None:
 def mode_unless(plan: Plan) -> list[Request] | None:
     """Check the availability mode and change it when it is not the stated one."""
     value = plan.rng.choice([m for m in MODES if m != plan.state.mode])
-    m = words(value)
+    m = slot(value)
     return [
         request(
             (
@@ -481,19 +487,23 @@ def _single(name: str, maker: Maker) -> Composer:
 # --- assembly ----------------------------------------------------------------------------------
 
 
+def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
+    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
+    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
+
+
+PLAN = (
+    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
+    Rotation(_planned({name: _single(name, maker) for name, maker in WRITES.items()}), SINGLES, "single"),
+    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
+    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
+
+
 def drafts(state: CalendarState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed`` (deterministic, 124 drafts).
 
     The task RNG is ``random.Random(f"calendar/tasks/{world_seed}")``, apart from the world's.
     """
-    rng = random.Random(f"calendar/tasks/{world_seed}")
-    singles = {name: _single(name, maker) for name, maker in WRITES.items()}
-    out = Drafts(rng)
-    for templates, count, kind in (
-        (QUESTION_TEMPLATES, QUESTIONS, "single"),
-        (singles, SINGLES, "single"),
-        ({"compound": compound}, COMPOUNDS, "compound"),
-        (COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional"),
-    ):
-        out.rotate(list(templates), lambda name, t=templates: t[name](Plan(state, rng)), count, kind)
-    return out.items
+    return draft_plan(random.Random(f"calendar/tasks/{world_seed}"), state, PLAN)

@@ -14,9 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose_families, shuffled_compound
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
 from toolprism.domains.car_cabin._ops import OPERATIONS
 from toolprism.domains.car_cabin._state import (
     CHILD_SAFE_POSITIONS,
@@ -44,10 +47,6 @@ COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 """Number of requests in a compound task → relative weight."""
 
 
-def _words(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _other(rng: random.Random, values: tuple | range, current: object) -> object:
     return rng.choice([v for v in values if v != current])
 
@@ -61,14 +60,14 @@ _CLIMATE = ("power.climate", "climate.mode")
 # --- single-call requests, each phrased from the current state --------------------------------
 
 _POWER_GOALS = {
-    ("climate", "on"): "get the climate turned on, the air in here is stale and stuffy",
-    ("climate", "off"): "switch the climate off, nobody needs heating or cooling right now",
-    ("ambient_lighting", "on"): "turn on the ambient lighting, the cabin feels gloomy after dark",
-    ("ambient_lighting", "off"): "turn the ambient lighting off, it's distracting me",
-    ("rear_defroster", "on"): "turn on the rear defroster, I can't see a thing out of the back window",
-    ("rear_defroster", "off"): "let the rear defroster go off now that the back window is clear",
-    ("steering_heater", "on"): "switch the steering heater on because my hands are freezing on the wheel",
-    ("steering_heater", "off"): "turn the steering heater off, the wheel is getting too hot to hold",
+    ("climate", "on"): "get the {system} turned {power}, the air in here is stale and stuffy",
+    ("climate", "off"): "switch the {system} {power}, nobody needs heating or cooling right now",
+    ("ambient_lighting", "on"): "turn {power} the {system}, the cabin feels gloomy after dark",
+    ("ambient_lighting", "off"): "turn the {system} {power}, it's distracting me",
+    ("rear_defroster", "on"): "turn {power} the {system}, I can't see a thing out of the back window",
+    ("rear_defroster", "off"): "let the {system} go {power} now that the back window is clear",
+    ("steering_heater", "on"): "switch the {system} {power} because my hands are freezing on the wheel",
+    ("steering_heater", "off"): "turn the {system} {power}, the wheel is getting too hot to hold",
 }
 
 
@@ -85,21 +84,21 @@ def _power(rng: random.Random, state: CabinState, system: str, new: str | None =
     new = new or ("off" if _power_of(state, system) == "on" else "on")
     if _power_of(state, system) == new:
         return None
-    name = _words(system)
+    name, power = slot(system), slot(new)
     return _ask(
         "set_power",
-        (f"turn {new} the {name}", f"switch the {name} {new}"),
-        _POWER_GOALS[(system, new)],
+        (f"turn {power} the {name}", f"switch the {name} {power}"),
+        _POWER_GOALS[(system, new)].format(system=name, power=power),
         [("set_power", {"system": system, "power": new})],
         [f"power.{system}"],
     )
 
 
 _MODE_GOALS = {
-    "auto": "let the car work it out by itself and put the climate in auto mode",
-    "cool": "switch the climate to cool mode, it's boiling in here",
-    "heat": "put the climate in heat mode because I'm shivering",
-    "fan_only": "just move some air with fan only mode on the climate, no heating or cooling",
+    "auto": "let the car work it out by itself and put the climate in {} mode",
+    "cool": "switch the climate to {} mode, it's boiling in here",
+    "heat": "put the climate in {} mode because I'm shivering",
+    "fan_only": "just move some air with {} mode on the climate, no heating or cooling",
 }
 
 
@@ -108,10 +107,11 @@ def _mode(rng: random.Random, state: CabinState, choices: tuple = MODES) -> Ask 
     if state.climate.power == "off" or not options:
         return None
     new = rng.choice(options)
+    m = slot(new)
     return _ask(
         "set_mode",
-        (f"set the climate to {_words(new)} mode", f"switch the climate mode to {_words(new)}"),
-        _MODE_GOALS[new],
+        (f"set the climate to {m} mode", f"switch the climate mode to {m}"),
+        _MODE_GOALS[new].format(m),
         [("set_mode", {"mode": new})],
         ["climate.mode"],
         ["power.climate"],
@@ -122,22 +122,23 @@ def _temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None
     if state.climate.power == "off" or state.climate.mode == "fan_only":
         return None
     current = state.climate.targets[zone]
-    t = _other(rng, range(17, 29), current)
-    if t > current:
+    degrees = _other(rng, range(17, 29), current)
+    z, t = slot(zone), slot(degrees)
+    if degrees > current:
         indirect = (
-            f"warm the {zone} zone up to {t} degrees, it's too chilly there",
-            f"bring the {zone} zone up to {t} degrees for whoever is cold there",
+            f"warm the {z} zone up to {t} degrees, it's too chilly there",
+            f"bring the {z} zone up to {t} degrees for whoever is cold there",
         )
     else:
         indirect = (
-            f"cool the {zone} zone down to {t} degrees, it's too warm there",
-            f"bring the {zone} zone down to {t} degrees since it's stuffy there",
+            f"cool the {z} zone down to {t} degrees, it's too warm there",
+            f"bring the {z} zone down to {t} degrees since it's stuffy there",
         )
     return _ask(
         "set_temperature",
-        (f"set the {zone} zone to {t} degrees", f"change the {zone} zone temperature to {t} degrees"),
+        (f"set the {z} zone to {t} degrees", f"change the {z} zone temperature to {t} degrees"),
         indirect,
-        [("set_temperature", {"zone": zone, "temperature": t})],
+        [("set_temperature", {"zone": zone, "temperature": degrees})],
         [f"temp.{zone}"],
         _CLIMATE,
     )
@@ -148,13 +149,14 @@ def _fan(rng: random.Random, state: CabinState) -> Ask | None:
         return None
     current = state.climate.fan_speed
     speed = _other(rng, FAN_SPEEDS, current)
+    v = slot(speed)
     if FAN_SPEEDS.index(speed) > FAN_SPEEDS.index(current):
-        indirect = f"turn the fan up to {speed} because I can barely feel any air"
+        indirect = f"turn the fan up to {v} because I can barely feel any air"
     else:
-        indirect = f"turn the fan down to {speed}, the blower is so loud I can't hear the radio"
+        indirect = f"turn the fan down to {v}, the blower is so loud I can't hear the radio"
     return _ask(
         "set_fan_speed",
-        (f"set the fan speed to {speed}", f"put the fan on {speed}"),
+        (f"set the fan speed to {v}", f"put the fan on {v}"),
         indirect,
         [("set_fan_speed", {"speed": speed})],
         ["climate.fan"],
@@ -175,16 +177,16 @@ def _seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tupl
     if not options:
         return None
     level = rng.choice(options)
-    where = f"{_words(seat)} seat"
+    where, v = f"{slot(seat)} seat", slot(level)
     if level == "off":
-        direct = (f"turn off the {where} heating", f"switch the {where} heating off")
-        indirect = f"let the {where} heating go off, the seat is warm enough now"
+        direct = (f"turn {v} the {where} heating", f"switch the {where} heating {v}")
+        indirect = f"let the {where} heating go {v}, the seat is warm enough now"
     else:
-        direct = (f"set the {where} heating to {level}", f"put the {where} heating on {level}")
+        direct = (f"set the {where} heating to {v}", f"put the {where} heating on {v}")
         if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"warm up the {where} by putting its heating on {level}, it feels cold"
+            indirect = f"warm up the {where} by putting its heating on {v}, it feels cold"
         else:
-            indirect = f"lower the {where} heating to {level}, it's getting too hot"
+            indirect = f"lower the {where} heating to {v}, it's getting too hot"
     return _ask(
         "set_seat_heating",
         direct,
@@ -203,16 +205,16 @@ def _seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: 
     if not options:
         return None
     level = rng.choice(options)
-    where = f"{_words(seat)} seat"
+    where, v = f"{slot(seat)} seat", slot(level)
     if level == "off":
-        direct = (f"turn off the {where} ventilation", f"switch the {where} ventilation off")
-        indirect = f"let the {where} ventilation go off, the seat doesn't need cooling any more"
+        direct = (f"turn {v} the {where} ventilation", f"switch the {where} ventilation {v}")
+        indirect = f"let the {where} ventilation go {v}, the seat doesn't need cooling any more"
     else:
-        direct = (f"set the {where} ventilation to {level}", f"put the {where} ventilation on {level}")
+        direct = (f"set the {where} ventilation to {v}", f"put the {where} ventilation on {v}")
         if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"cool my back in the {where} with its ventilation on {level}"
+            indirect = f"cool my back in the {where} with its ventilation on {v}"
         else:
-            indirect = f"turn the {where} ventilation down to {level}, it's too chilly"
+            indirect = f"turn the {where} ventilation down to {v}, it's too chilly"
     return _ask(
         "set_seat_ventilation",
         direct,
@@ -223,18 +225,22 @@ def _seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: 
     )
 
 
-_WINDOW_DIRECT = {
-    "closed": ("close the {} window", "shut the {} window"),
-    "vent": ("open the {} window to vent", "set the {} window to vent"),
-    "half": ("open the {} window half way", "put the {} window half open"),
-    "open": ("open the {} window fully", "open the {} window all the way"),
-}
-_WINDOW_GOALS = {
-    "closed": "get the {} window shut, it's getting noisy in here",
-    "vent": "let just a little air in through the {} window, a vent is enough",
-    "half": "have the {} window half open so we get some fresh air",
-    "open": "open the {} window all the way, I want to feel the breeze",
-}
+WINDOW = AskKind(
+    "set_window",
+    {
+        "closed": ("{position:close} the {window} window", "{position:shut} the {window} window"),
+        "vent": ("open the {window} window to {position}", "set the {window} window to {position}"),
+        "half": ("open the {window} window {position} way", "put the {window} window {position} open"),
+        "open": ("{position} the {window} window fully", "{position} the {window} window all the way"),
+    },
+    {
+        "closed": "get the {window} window {position:shut}, it's getting noisy in here",
+        "vent": "let just a little air in through the {window} window, a {position} is enough",
+        "half": "have the {window} window {position} open so we get some fresh air",
+        "open": "{position} the {window} window all the way, I want to feel the breeze",
+    },
+    key="position",
+)
 
 
 def _window(rng: random.Random, state: CabinState, name: str, positions: tuple | None = None) -> Ask | None:
@@ -242,53 +248,43 @@ def _window(rng: random.Random, state: CabinState, name: str, positions: tuple |
     options = [p for p in (positions or allowed) if p in allowed and p != state.openings.windows[name]]
     if not options:
         return None
-    position = rng.choice(options)
-    where = _words(name)
-    return _ask(
-        "set_window",
-        tuple(p.format(where) for p in _WINDOW_DIRECT[position]),
-        _WINDOW_GOALS[position].format(where),
-        [("set_window", {"window": name, "position": position})],
-        [f"window.{name}"],
-        [f"child.{name}"] if name in REAR_DOORS else [],
-    )
+    reads = [f"child.{name}"] if name in REAR_DOORS else []
+    asked = WINDOW.request(window=name, position=rng.choice(options))
+    return Ask(asked, frozenset({f"window.{name}"}), frozenset(reads), "set_window")
 
 
-_SUNROOF_DIRECT = {
-    "closed": ("close the sunroof", "shut the sunroof"),
-    "tilt": ("tilt the sunroof", "set the sunroof to tilt"),
-    "open": ("open the sunroof", "slide the sunroof open"),
-}
-_SUNROOF_GOALS = {
-    "closed": "close the sunroof, the wind noise from the roof is too loud",
-    "tilt": "tilt the sunroof to let the hot air escape through the roof",
-    "open": "open the sunroof, it's a lovely day for some sky",
-}
+SUNROOF = AskKind(
+    "set_sunroof",
+    {
+        "closed": ("{position:close} the sunroof", "{position:shut} the sunroof"),
+        "tilt": ("{position} the sunroof", "set the sunroof to {position}"),
+        "open": ("{position} the sunroof", "slide the sunroof {position}"),
+    },
+    {
+        "closed": "{position:close} the sunroof, the wind noise from the roof is too loud",
+        "tilt": "{position} the sunroof to let the hot air escape through the roof",
+        "open": "{position} the sunroof, it's a lovely day for some sky",
+    },
+    key="position",
+)
 
 
 def _sunroof(rng: random.Random, state: CabinState) -> Ask | None:
     allowed = ("closed", "tilt") if state.openings.rain_sensor == "raining" else SUNROOF_POSITIONS
-    position = _other(rng, allowed, state.openings.sunroof)
-    return _ask(
-        "set_sunroof",
-        _SUNROOF_DIRECT[position],
-        _SUNROOF_GOALS[position],
-        [("set_sunroof", {"position": position})],
-        ["sunroof"],
-        ["rain"],
-    )
+    asked = SUNROOF.request(position=_other(rng, allowed, state.openings.sunroof))
+    return Ask(asked, frozenset({"sunroof"}), frozenset({"rain"}), "set_sunroof")
 
 
 def _child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
     new = "off" if state.child_locks[door] == "on" else "on"
-    where = _words(door)
+    where, v = slot(door), slot(new)
     if new == "on":
-        indirect = f"turn on the {where} child lock since the kids are riding in the back"
+        indirect = f"turn {v} the {where} child lock since the kids are riding in the back"
     else:
-        indirect = f"switch the {where} child lock off, an adult is sitting in the {where} seat now"
+        indirect = f"switch the {where} child lock {v}, an adult is sitting in the {where} seat now"
     return _ask(
         "set_child_lock",
-        (f"turn {new} the {where} child lock", f"switch the {where} child lock {new}"),
+        (f"turn {v} the {where} child lock", f"switch the {where} child lock {v}"),
         indirect,
         [("set_child_lock", {"door": door, "setting": new})],
         [f"child.{door}"],
@@ -299,8 +295,9 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
     current = state.lighting.brightness
-    b = _other(rng, range(10, 101, 10), current)
-    if b > current:
+    level = _other(rng, range(10, 101, 10), current)
+    b = slot(level)
+    if level > current:
         indirect = f"brighten the ambient lighting to {b}% so I can see the console"
     else:
         indirect = f"dim the ambient lighting to {b}%, it glares in the dark"
@@ -308,7 +305,7 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
         "set_brightness",
         (f"set the ambient lighting brightness to {b}%", f"change the ambient lighting to {b}% brightness"),
         indirect,
-        [("set_brightness", {"brightness": b})],
+        [("set_brightness", {"brightness": level})],
         ["light.brightness"],
         ["power.ambient_lighting"],
     )
@@ -317,7 +314,8 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
 def _color(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
-    c = _other(rng, COLORS, state.lighting.color)
+    color = _other(rng, COLORS, state.lighting.color)
+    c = slot(color)
     return _ask(
         "set_ambient_color",
         (f"change the ambient lighting color to {c}", f"make the ambient lighting {c}"),
@@ -325,28 +323,28 @@ def _color(rng: random.Random, state: CabinState) -> Ask | None:
             f"make the ambient lighting {c} for a calmer mood",
             f"go {c} on the ambient lighting, I'm bored of the current look",
         ),
-        [("set_ambient_color", {"color": c})],
+        [("set_ambient_color", {"color": color})],
         ["light.color"],
         ["power.ambient_lighting"],
     )
 
 
 _PRESET_GOALS = {
-    "winter_morning": "warm the car up with the winter morning preset, it's a frosty start",
-    "summer_cooling": "bring out the summer cooling preset, it's a scorcher today",
-    "night_drive": "set things up with the night drive preset since we're heading out after dark",
-    "fresh_air": "air the cabin out with the fresh air preset, it smells stale",
+    "winter_morning": "warm the car up with the {} preset, it's a frosty start",
+    "summer_cooling": "bring out the {} preset, it's a scorcher today",
+    "night_drive": "set things up with the {} preset since we're heading out after dark",
+    "fresh_air": "air the cabin out with the {} preset, it smells stale",
 }
 
 
 def _preset(rng: random.Random, state: CabinState, name: str) -> Ask | None:
     if state.active_preset == name:
         return None
-    where = _words(name)
+    where = slot(name)
     return _ask(
         "apply_preset",
         (f"apply the {where} preset", f"switch to the {where} preset"),
-        _PRESET_GOALS[name],
+        _PRESET_GOALS[name].format(where),
         [("apply_preset", {"preset": name})],
         ["*"],
     )
@@ -375,25 +373,26 @@ def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
 
 def questions() -> list[Request]:
     """Read-only questions: one per status section, one per seat, and the preset list."""
+    climate, windows, lighting, doors = (slot(s) for s in ("climate", "windows", "lighting", "doors"))
     out = [
         request(
-            ("what is the climate set to right now?", "how is the climate configured at the moment?"),
-            "tell me how the climate is set, I'm wondering whether I need my jacket",
+            (f"what is the {climate} set to right now?", f"how is the {climate} configured at the moment?"),
+            f"tell me how the {climate} is set, I'm wondering whether I need my jacket",
             ("get_status", {"section": "climate"}),
         ),
         request(
-            ("which windows are open right now?", "what position are the windows and the sunroof in?"),
-            "check whether any windows or the sunroof are open, I think rain is coming",
+            (f"which {windows} are open right now?", f"what position are the {windows} and the sunroof in?"),
+            f"check whether any {windows} or the sunroof are open, I think rain is coming",
             ("get_status", {"section": "windows"}),
         ),
         request(
-            ("what color and brightness is the ambient lighting?", "is the ambient lighting on?"),
-            "tell me what the ambient lighting is doing right now, I'm curious about the mood light",
+            (f"what color and brightness is the ambient {lighting}?", f"is the ambient {lighting} on?"),
+            f"tell me what the ambient {lighting} is doing right now, I'm curious about the mood light",
             ("get_status", {"section": "lighting"}),
         ),
         request(
-            ("are the child locks on for the rear doors?", "what are the rear doors' child lock settings?"),
-            "check how the child lock on each of the doors is set, the kids are getting in the back",
+            (f"are the child locks on for the rear {doors}?", f"what are the rear {doors}' child lock settings?"),
+            f"check how the child lock on each of the {doors} is set, the kids are getting in the back",
             ("get_status", {"section": "doors"}),
         ),
         request(
@@ -403,7 +402,7 @@ def questions() -> list[Request]:
         ),
     ]
     for seat in SEATS:
-        where = f"{_words(seat)} seat"
+        where = f"{slot(seat)} seat"
         out.append(
             request(
                 (f"how are the {where} heating and ventilation set?", f"what level is the {where} heating on?"),
@@ -472,17 +471,18 @@ def copy_temperature(rng: random.Random, state: CabinState) -> Plan | None:
     if not targets:
         return None
     targets = rng.sample(targets, rng.randint(1, len(targets)))
-    names = " and ".join(f"the {z} zone" for z in targets)
+    names = " and ".join(f"the {slot(z)} zone" for z in targets)
     gold = [("get_status", {"section": "climate"})] + [
-        ("set_temperature", {"zone": z, "temperature": t}) for z in targets
+        ("set_temperature", {"zone": z, "temperature": replied(t)}) for z in targets
     ]
+    climate = slot("climate")
     s.add(
         request(
             (
-                f"check the climate and set {names} to the same temperature as the {source} zone",
-                f"look up the climate settings and give {names} the {source} zone's temperature",
+                f"check the {climate} and set {names} to the same temperature as the {source} zone",
+                f"look up the {climate} settings and give {names} the {source} zone's temperature",
             ),
-            f"check the climate and match {names} to the {source} zone, which feels just right",
+            f"check the {climate} and match {names} to the {source} zone, which feels just right",
             *gold,
         )
     )
@@ -498,7 +498,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
     s = Scratch(SIM, state)
     if level != "off" and state.seats[target].ventilation not in (None, "off"):
         s.add(_seat_ventilation(rng, s.state, target, ("off",)))
-    src, dst = f"{_words(source)} seat", f"{_words(target)} seat"
+    src, dst = f"{slot(source)} seat", f"{slot(target)} seat"
     s.add(
         request(
             (
@@ -507,7 +507,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
             ),
             f"look up the {src} and copy its heating level over to the {dst} so both feel the same",
             ("get_seat_status", {"seat": source}),
-            ("set_seat_heating", {"seat": target, "level": level}),
+            ("set_seat_heating", {"seat": target, "level": replied(level)}),
         )
     )
     return s.plan
@@ -548,13 +548,15 @@ def rain_sunroof(rng: random.Random, state: CabinState) -> Plan | None:
     target = "tilt" if state.openings.rain_sensor == "raining" else "open"
     if state.openings.sunroof == target:
         return None
+    sensor = slot("windows", "rain sensor")
+    opened, tilt = (slot(p) if p == target else p for p in ("open", "tilt"))
     return [
         request(
             (
-                "check the rain sensor and open the sunroof if it's dry, or tilt it if it's raining",
-                "look at the rain sensor: if it's raining tilt the sunroof, otherwise open it",
+                f"check the {sensor} and {opened} the sunroof if it's dry, or {tilt} it if it's raining",
+                f"look at the {sensor}: if it's raining {tilt} the sunroof, otherwise {opened} it",
             ),
-            "check the rain sensor and open the sunroof if it's dry but only tilt it if it's raining, "
+            f"check the {sensor} and {opened} the sunroof if it's dry but only {tilt} it if it's raining, "
             "I'd love some air from the roof",
             ("get_status", {"section": "windows"}),
             ("set_sunroof", {"position": target}),
@@ -566,15 +568,16 @@ def toggle_child_lock(rng: random.Random, state: CabinState) -> Plan | None:
     """Check a rear child lock and switch it to the other setting."""
     door = rng.choice(REAR_DOORS)
     new = "off" if state.child_locks[door] == "on" else "on"
-    where = _words(door)
+    where, lock = slot(door), slot("doors", "child lock")
+    off, on = (slot(v) if v == new else v for v in ("off", "on"))
     return [
         request(
             (
-                f"check the {where} child lock and flip it: if it's on turn it off, if it's off turn it on",
-                f"look up the {where} child lock and toggle it, off if it's on or on if it's off",
+                f"check the {where} {lock} and flip it: if it's on turn it {off}, if it's off turn it {on}",
+                f"look up the {where} {lock} and toggle it, {off} if it's on or {on} if it's off",
             ),
-            f"look up how the {where} child lock is set and switch it to the other setting, off if it's on "
-            "and on if it's off, I can never remember which it is",
+            f"look up how the {where} {lock} is set and switch it to the other setting, {off} if it's on "
+            f"and {on} if it's off, I can never remember which it is",
             ("get_status", {"section": "doors"}),
             ("set_child_lock", {"door": door, "setting": new}),
         )
@@ -618,34 +621,25 @@ def _compound(rng: random.Random, state: CabinState, size: int) -> list[Ask] | N
     return shuffled_compound(rng, write_asks(rng, state), size)
 
 
+def _single_asks(rng: random.Random, state: CabinState) -> list[Ask]:
+    return write_asks(rng, state) + [a for p in PRESETS if (a := _preset(rng, state, p))]
+
+
+def _sized_compound(rng: random.Random, state: CabinState) -> list[Request] | None:
+    return requests_of(_compound(rng, state, rng.choices(*zip(*COMPOUND_SIZES.items(), strict=True))[0]))
+
+
+PLAN = (
+    Each("question", lambda rng, s: [[q] for q in questions()], "single"),
+    Rounds(_single_asks, SINGLE_WRITES),
+    Quota("compound", _sized_compound, COMPOUND, "compound", tries=20),
+    Quota("", _compositional, COMPOSITIONAL, "compositional", tries=40),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones."""
+
+
 def drafts(state: CabinState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``: 29 single, 76 compound and 25
     compositional drafts (fewer only if the world runs out of distinct requests), deterministic.
     """
-    rng = random.Random(f"car_cabin/tasks/{world_seed}")
-    out = Drafts(rng)
-    for question in questions():
-        out.offer("question", [question], "single")
-    singles = 0
-    for _ in range(20):
-        pool = write_asks(rng, state) + [a for p in PRESETS if (a := _preset(rng, state, p))]
-        rng.shuffle(pool)
-        for ask in pool:
-            if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):
-                singles += 1
-    compounds = 0
-    sizes, weights = zip(*COMPOUND_SIZES.items(), strict=True)
-    for _ in range(COMPOUND * 20):
-        if compounds == COMPOUND:
-            break
-        chosen = _compound(rng, state, rng.choices(sizes, weights)[0])
-        if chosen and out.offer("compound", [a.request for a in chosen], "compound"):
-            compounds += 1
-    made = 0
-    for _ in range(COMPOSITIONAL * 40):
-        if made == COMPOSITIONAL:
-            break
-        built = _compositional(rng, state)
-        if built and out.offer(*built, "compositional"):
-            made += 1
-    return out.items
+    return draft_plan(random.Random(f"car_cabin/tasks/{world_seed}"), state, PLAN)

@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 
 from toolprism.domains._drafting import Ask
+from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import request
 from toolprism.domains.kitchen._state import (
     BURNER_LEVELS,
@@ -81,12 +82,12 @@ _POWER_WHY = {
 
 def power(appliance: str, value: str) -> Ask:
     """Switch ``appliance`` on or off."""
-    name = words(appliance)
+    name, v = slot(appliance), slot(value)
     return ask(
-        (f"turn {value} the {name}", f"switch the {name} {value}"),
+        (f"turn {v} the {name}", f"switch the {name} {v}"),
         (
-            f"switch the {name} {value}, {_POWER_WHY[appliance, value]}",
-            f"get the {name} {value} since {_POWER_WHY[appliance, value]}",
+            f"switch the {name} {v}, {_POWER_WHY[appliance, value]}",
+            f"get the {name} {v} since {_POWER_WHY[appliance, value]}",
         ),
         (("set_power", {"appliance": appliance, "power": value}),),
         {appliance},
@@ -125,9 +126,10 @@ _DISH = {
 
 def oven_mode(mode: str) -> Ask:
     """Switch the (on) oven to ``mode``."""
+    oven, m = slot("oven"), slot(mode)
     return ask(
-        (f"set the oven to {mode} mode", f"switch the oven to {mode}"),
-        f"put the oven on {mode}, {_OVEN_MODE_WHY[mode]}",
+        (f"set the {oven} to {m} mode", f"switch the {oven} to {m}"),
+        f"put the {oven} on {m}, {_OVEN_MODE_WHY[mode]}",
         (("set_mode", {"appliance": "oven", "mode": mode}),),
         {"oven"},
     )
@@ -136,9 +138,10 @@ def oven_mode(mode: str) -> Ask:
 def oven_temperature(temperature: int, hotter: bool) -> Ask:
     """Set the (on) oven's temperature; ``hotter`` says which way it moves (for the goal)."""
     why = "the recipe wants a hotter oven" if hotter else "the top is browning too fast"
+    oven, t = slot("oven"), slot(temperature)
     return ask(
-        (f"set the oven to {temperature} degrees", f"change the oven temperature to {temperature} degrees"),
-        f"bring the oven to {temperature} degrees, {why}",
+        (f"set the {oven} to {t} degrees", f"change the {oven} temperature to {t} degrees"),
+        f"bring the {oven} to {t} degrees, {why}",
         (("set_temperature", {"appliance": "oven", "temperature": temperature}),),
         {"oven"},
     )
@@ -146,9 +149,10 @@ def oven_temperature(temperature: int, hotter: bool) -> Ask:
 
 def oven_mode_temperature(mode: str, temperature: int) -> Ask:
     """Set the (on) oven's mode, then its temperature."""
+    oven, m, t = slot("oven"), slot(mode), slot(temperature)
     return ask(
-        (f"set the oven to {mode} at {temperature} degrees", f"put the oven on {mode} mode at {temperature} degrees"),
-        f"get the oven ready for {_DISH[mode]}, {mode} at {temperature} degrees",
+        (f"set the {oven} to {m} at {t} degrees", f"put the {oven} on {m} mode at {t} degrees"),
+        f"get the {oven} ready for {_DISH[mode]}, {m} at {t} degrees",
         (
             ("set_mode", {"appliance": "oven", "mode": mode}),
             ("set_temperature", {"appliance": "oven", "temperature": temperature}),
@@ -159,7 +163,7 @@ def oven_mode_temperature(mode: str, temperature: int) -> Ask:
 
 def preset(name: str, appliance: str) -> Ask:
     """Apply the oven or microwave preset ``name``."""
-    text = words(name)
+    text = slot(name)
     return ask(
         (f"apply the {text} preset on the {appliance}", f"use the {appliance}'s {text} preset"),
         f"set the {appliance} up with its {text} preset, it has just the settings I want",
@@ -217,9 +221,10 @@ _FRIDGE_MODE_WHY = {
 
 def fridge_mode(mode: str) -> Ask:
     """Switch the fridge to ``mode``."""
+    fridge, m = slot("fridge"), slot(mode)
     return ask(
-        (f"switch the fridge to {words(mode)} mode", f"set the fridge to {words(mode)}"),
-        f"put the fridge in {words(mode)} mode, {_FRIDGE_MODE_WHY[mode]}",
+        (f"switch the {fridge} to {m} mode", f"set the {fridge} to {m}"),
+        f"put the {fridge} in {m} mode, {_FRIDGE_MODE_WHY[mode]}",
         (("set_mode", {"appliance": "fridge", "mode": mode}),),
         {"fridge_mode"},
     )
@@ -229,22 +234,20 @@ def compartment_temperature(compartment: str, temperature: int, colder: bool) ->
     """Set the fridge's or the freezer's temperature; ``colder`` says which way it moves."""
     if compartment == "fridge":
         why = (
-            "turn the fridge down to {} degrees, the milk keeps going off"
+            "turn the {c} down to {t} degrees, the milk keeps going off"
             if colder
-            else ("let the fridge warm up to {} degrees, the lettuce is freezing at the back")
+            else ("let the {c} warm up to {t} degrees, the lettuce is freezing at the back")
         )
     else:
         why = (
-            "make the freezer colder, {} degrees, the ice cream is too soft"
+            "make the {c} colder, {t} degrees, the ice cream is too soft"
             if colder
-            else ("raise the freezer to {} degrees, it's colder than it needs to be")
+            else ("raise the {c} to {t} degrees, it's colder than it needs to be")
         )
+    c, t = slot(compartment), slot(temperature)
     return ask(
-        (
-            f"set the {compartment} to {temperature} degrees",
-            f"change the {compartment} temperature to {temperature} degrees",
-        ),
-        why.format(temperature),
+        (f"set the {c} to {t} degrees", f"change the {c} temperature to {t} degrees"),
+        why.format(c=c, t=t),
         (("set_temperature", {"appliance": compartment, "temperature": temperature}),),
         {compartment},
     )
@@ -273,9 +276,10 @@ def kettle_temperature(temperature: int) -> Ask:
     why = "it's for green tea" if temperature <= 80 else "it's for the pour-over coffee"
     if temperature == 100:
         why = "it's for black tea"
+    kettle, t = slot("kettle"), slot(temperature)
     return ask(
-        (f"set the kettle to {temperature} degrees", f"change the kettle temperature to {temperature} degrees"),
-        f"heat the kettle to {temperature} degrees, {why}",
+        (f"set the {kettle} to {t} degrees", f"change the {kettle} temperature to {t} degrees"),
+        f"heat the {kettle} to {t} degrees, {why}",
         (("set_temperature", {"appliance": "kettle", "temperature": temperature}),),
         {"kettle"},
     )
@@ -300,13 +304,13 @@ _BURNER_WHY = {
 
 def burner(name: str, level: str) -> Ask:
     """Set burner ``name`` to ``level`` (the child lock must be off)."""
-    where = words(name)
+    where, v = slot(name), slot(level)
     if level == "off":
-        direct = (f"turn off the {where} burner", f"switch the {where} burner off")
-        indirect = f"switch the {where} burner off, {_BURNER_WHY[level]}"
+        direct = (f"turn {v} the {where} burner", f"switch the {where} burner {v}")
+        indirect = f"switch the {where} burner {v}, {_BURNER_WHY[level]}"
     else:
-        direct = (f"set the {where} burner to {level}", f"turn the {where} burner to {level}")
-        indirect = f"put the {where} burner on {level}, {_BURNER_WHY[level]}"
+        direct = (f"set the {where} burner to {v}", f"turn the {where} burner to {v}")
+        indirect = f"put the {where} burner on {v}, {_BURNER_WHY[level]}"
     return ask(direct, indirect, (("set_burner", {"burner": name, "level": level}),), {name})
 
 
@@ -324,9 +328,10 @@ def pick_burner(rng: random.Random, s: KitchenState) -> Ask | None:
 def child_lock(value: str) -> Ask:
     """Turn the cooktop's child lock on or off."""
     why = "my nephew is visiting and loves pressing buttons" if value == "on" else "I need to use the cooktop"
+    v = slot(value)
     return ask(
-        (f"turn {value} the child lock", f"switch the cooktop child lock {value}"),
-        f"switch the child lock {value}, {why}",
+        (f"turn {v} the child lock", f"switch the cooktop child lock {v}"),
+        f"switch the child lock {v}, {why}",
         (("set_child_lock", {"lock": value}),),
         {"lock", *BURNERS},
     )
@@ -352,26 +357,29 @@ TIMER_MINUTES = {
 
 def timer(label: str, minutes: int, running: bool) -> Ask:
     """Start the ``label`` timer, or reset it when it is ``running``."""
+    gold = (("set_timer", {"label": label, "minutes": minutes}),)
+    what, m = slot(label), slot(minutes)
     if running:
         return ask(
-            (f"change the {label} timer to {minutes} minutes", f"reset the {label} timer to {minutes} minutes"),
-            f"give the {label} {minutes} minutes on its timer instead, I misjudged it",
-            (("set_timer", {"label": label, "minutes": minutes}),),
+            (f"change the {what} timer to {m} minutes", f"reset the {what} timer to {m} minutes"),
+            f"give the {what} {m} minutes on its timer instead, I misjudged it",
+            gold,
             {f"timer:{label}"},
         )
     return ask(
-        (f"set a {label} timer for {minutes} minutes", f"start a {minutes} minute timer for the {label}"),
-        f"remind me in {minutes} minutes to check on the {label}",
-        (("set_timer", {"label": label, "minutes": minutes}),),
+        (f"set a {what} timer for {m} minutes", f"start a {m} minute timer for the {what}"),
+        f"remind me in {m} minutes to check on the {what}",
+        gold,
         {f"timer:{label}", "timers"},
     )
 
 
 def cancel(label: str) -> Ask:
     """Cancel the running ``label`` timer."""
+    said = slot(label)
     return ask(
-        (f"cancel the {label} timer", f"stop the {label} timer"),
-        f"cancel the {label} timer, the {label} came off early",
+        (f"cancel the {said} timer", f"stop the {said} timer"),
+        f"cancel the {said} timer, the {said} came off early",
         (("cancel_timer", {"label": label}),),
         {f"timer:{label}", "timers"},
     )
@@ -395,12 +403,13 @@ def pick_cancel(rng: random.Random, s: KitchenState) -> Ask:
 
 def microwave(level: str, seconds: int) -> Ask:
     """Program the microwave (it must not be running)."""
+    lv, sec = slot(level), slot(seconds)
     return ask(
         (
-            f"set the microwave to {words(level)} power for {seconds} seconds",
-            f"program the microwave for {seconds} seconds at {words(level)} power",
+            f"set the microwave to {lv} power for {sec} seconds",
+            f"program the microwave for {sec} seconds at {lv} power",
         ),
-        f"set the microwave up to warm my soup, {words(level)} power for {seconds} seconds",
+        f"set the microwave up to warm my soup, {lv} power for {sec} seconds",
         (("set_microwave", {"power_level": level, "seconds": seconds}),),
         {"microwave"},
     )
@@ -437,20 +446,22 @@ _PAUSE_WHY = {"microwave": "I need to stir the food", "dishwasher": "I forgot a 
 
 def start(appliance: str, paused: bool) -> Ask:
     """Start the microwave or dishwasher, or resume it when ``paused``."""
+    a = slot(appliance)
     if paused:
-        direct = (f"resume the {appliance}", f"restart the paused {appliance}")
-        indirect = f"start the {appliance} again, {_RESUME_WHY[appliance]}"
+        direct = (f"resume the {a}", f"restart the paused {a}")
+        indirect = f"start the {a} again, {_RESUME_WHY[appliance]}"
     else:
-        direct = (f"start the {appliance}", f"run the {appliance}")
-        indirect = f"get the {appliance} going, {_START_WHY[appliance]}"
+        direct = (f"start the {a}", f"run the {a}")
+        indirect = f"get the {a} going, {_START_WHY[appliance]}"
     return ask(direct, indirect, (("start", {"appliance": appliance}),), {appliance})
 
 
 def pause(appliance: str) -> Ask:
     """Pause the running microwave or dishwasher."""
+    a = slot(appliance)
     return ask(
-        (f"pause the {appliance}", f"put the {appliance} on pause"),
-        f"pause the {appliance} for a moment, {_PAUSE_WHY[appliance]}",
+        (f"pause the {a}", f"put the {a} on pause"),
+        f"pause the {a} for a moment, {_PAUSE_WHY[appliance]}",
         (("pause", {"appliance": appliance}),),
         {appliance},
     )
@@ -490,9 +501,10 @@ _PROGRAM_WHY = {
 
 def dishwasher_program(program: str) -> Ask:
     """Select the dishwasher's program (it must be on and not running)."""
+    dw, p = slot("dishwasher"), slot(program)
     return ask(
-        (f"set the dishwasher to the {program} program", f"switch the dishwasher to {program}"),
-        f"pick the {program} program on the dishwasher, {_PROGRAM_WHY[program]}",
+        (f"set the {dw} to the {p} program", f"switch the {dw} to {p}"),
+        f"pick the {p} program on the {dw}, {_PROGRAM_WHY[program]}",
         (("set_mode", {"appliance": "dishwasher", "mode": program}),),
         {"dishwasher"},
     )
@@ -510,7 +522,7 @@ def pick_dishwasher_program(rng: random.Random, s: KitchenState) -> Ask | None:
 
 def brew(drink: str, size: str, strength: str) -> Ask:
     """Brew one coffee (the coffee maker must be on)."""
-    d, z, st = words(drink), size, words(strength)
+    d, z, st = slot(drink), slot(size), slot(strength)
     return ask(
         (f"make a {z} {st} {d}", f"brew a {z} {d} at {st} strength"),
         f"make me a {z} {d}, {st}, I really need waking up",
@@ -532,13 +544,13 @@ def pick_brew(rng: random.Random, s: KitchenState) -> Ask | None:
 # --- questions ---------------------------------------------------------------------------------
 
 _STATUS_INDIRECT = {
-    "oven": "check whether the oven is hot yet",
-    "cooktop": "tell me which burners on the cooktop are still on",
-    "microwave": "check whether the microwave has finished",
-    "fridge": "tell me what temperature the fridge is keeping",
-    "dishwasher": "find out if the dishwasher is done",
-    "kettle": "check if the kettle is on",
-    "coffee_maker": "check whether the coffee maker is switched on",
+    "oven": "check whether the {} is hot yet",
+    "cooktop": "tell me which burners on the {} are still on",
+    "microwave": "check whether the {} has finished",
+    "fridge": "tell me what temperature the {} is keeping",
+    "dishwasher": "find out if the {} is done",
+    "kettle": "check if the {} is on",
+    "coffee_maker": "check whether the {} is switched on",
 }
 
 
@@ -547,18 +559,19 @@ def question(rng: random.Random, s: KitchenState) -> Ask:
     kind = rng.choice(("status", "status", "status", "presets", "timers"))
     if kind == "status":
         appliance = rng.choice(sorted(_STATUS_INDIRECT))
-        name = words(appliance)
+        name = slot(appliance)
         return ask(
             (f"check the status of the {name}", f"tell me how the {name} is set", f"show me the {name} settings"),
-            _STATUS_INDIRECT[appliance],
+            _STATUS_INDIRECT[appliance].format(name),
             (("get_status", {"appliance": appliance}),),
             set(),
         )
     if kind == "presets":
         appliance = rng.choice(("oven", "microwave"))
+        a = slot(appliance)
         return ask(
-            (f"list the {appliance} presets", f"tell me which presets the {appliance} has"),
-            f"show me the {appliance} presets, I'm looking for ideas",
+            (f"list the {a} presets", f"tell me which presets the {a} has"),
+            f"show me the {a} presets, I'm looking for ideas",
             (("list_presets", {"appliance": appliance}),),
             set(),
         )

@@ -13,15 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import (
-    Ask,
-    Drafts,
-    Simulator,
-    joined_chains,
-    replayable_compound,
-    requests_of,
-)
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Ask, Simulator
+from toolprism.domains._grammar import replied, slot
+from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
 from toolprism.domains.kitchen._requests import ask, other, words
@@ -77,13 +72,14 @@ def _threshold(appliance: str, reads: str, temperature: int, current: int) -> As
     """Read ``reads`` and move ``appliance`` to ``temperature`` if it is on the other side of it
     (the template picks ``temperature`` so that it is)."""
     side, verb = ("below", "raise it to") if temperature > current else ("above", "bring it down to")
-    name = words(reads) if appliance == reads else f"{reads}'s {appliance}"
+    name = slot(reads) if appliance == reads else f"{slot(reads)}'s {slot(appliance)}"
+    t = slot(temperature)
     return ask(
         (
-            f"check the {name} and if it is {side} {temperature} degrees, {verb} {temperature}",
-            f"look at the {name} temperature and, if it's {side} {temperature} degrees, set it to {temperature}",
+            f"check the {name} and if it is {side} {t} degrees, {verb} {t}",
+            f"look at the {name} temperature and, if it's {side} {t} degrees, set it to {t}",
         ),
-        f"make sure the {name} isn't {side} {temperature} degrees, and if it is, set it to {temperature}",
+        f"make sure the {name} isn't {side} {t} degrees, and if it is, set it to {t}",
         (
             ("get_status", {"appliance": reads}),
             ("set_temperature", {"appliance": appliance, "temperature": temperature}),
@@ -101,10 +97,11 @@ def oven_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
         return [_threshold("oven", "oven", temperature, s.oven.temperature)]
     if s.oven.power == "on":
         change = r.choose_oven_mode_temperature(rng, s).request
+        oven = slot("oven")
         return [
             ask(
-                tuple(f"check the oven and if it is in {s.oven.mode} mode, {d}" for d in change.direct),
-                f"see whether the oven is on {s.oven.mode}, and if so {change.indirect[0]}",
+                tuple(f"check the {oven} and if it is in {s.oven.mode} mode, {d}" for d in change.direct),
+                f"see whether the {oven} is on {s.oven.mode}, and if so {change.indirect[0]}",
                 (("get_status", {"appliance": "oven"}), *change.gold),
                 {"oven"},
             )
@@ -147,14 +144,15 @@ def cooktop_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
         return [r.child_lock("off"), *(r.choose_burner(rng, s, b) for b in burners)]
     name = rng.choice(r.BURNERS)
     current, level = s.cooktop.burners[name], other(rng, r.BURNER_LEVELS, s.cooktop.burners[name])
-    where, change = words(name), "turn it off" if level == "off" else f"set it to {level}"
+    where, cooktop = slot(name), slot("cooktop")
+    change = f"turn it {slot(level)}" if level == "off" else f"set it to {slot(level)}"
     return [
         ask(
             (
-                f"check the cooktop and if the {where} burner is {current}, {change}",
-                f"look at the cooktop and, if the {where} burner is at {current}, {change}",
+                f"check the {cooktop} and if the {where} burner is {current}, {change}",
+                f"look at the {cooktop} and, if the {where} burner is at {current}, {change}",
             ),
-            f"see whether the {where} burner on the cooktop is {current}, and if so {change}",
+            f"see whether the {where} burner on the {cooktop} is {current}, and if so {change}",
             (("get_status", {"appliance": "cooktop"}), ("set_burner", {"burner": name, "level": level})),
             {name},
         )
@@ -167,10 +165,11 @@ def coffee_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
         return [r.power("coffee_maker", "on"), *(r.choose_brew(rng) for _ in range(rng.choice((1, 1, 2))))]
     coffee = r.choose_brew(rng).request
     action = coffee.gold[0]
+    maker = slot("coffee_maker")
     return [
         ask(
-            tuple(f"check that the coffee maker is on and if it is, {d}" for d in coffee.direct),
-            f"see whether the coffee maker is on and, if so, {coffee.indirect[0]}",
+            tuple(f"check that the {maker} is on and if it is, {d}" for d in coffee.direct),
+            f"see whether the {maker} is on and, if so, {coffee.indirect[0]}",
             (("get_status", {"appliance": "coffee_maker"}), action),
             {"coffee"},
         )
@@ -180,26 +179,31 @@ def coffee_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
 def kettle_chain(rng: random.Random, s: KitchenState) -> list[Ask]:
     """Read the kettle; if it is off, set a temperature and switch it on; if on, switch it off."""
     read = ("get_status", {"appliance": "kettle"})
+    kettle, off, on = slot("kettle"), slot("off"), slot("on")
     if s.kettle.power == "on":
         return [
             ask(
-                ("check the kettle and if it is on, turn it off", "look at the kettle and switch it off if it's on"),
-                "see if the kettle is on, and if it is, switch it off, nobody wants tea now",
+                (
+                    f"check the {kettle} and if it is on, turn it {off}",
+                    f"look at the {kettle} and switch it {off} if it's on",
+                ),
+                f"see if the {kettle} is on, and if it is, switch it {off}, nobody wants tea now",
                 (read, ("set_power", {"appliance": "kettle", "power": "off"})),
                 {"kettle"},
             )
         ]
-    t = other(rng, r.KETTLE_TEMPERATURES, s.kettle.temperature)
+    degrees = other(rng, r.KETTLE_TEMPERATURES, s.kettle.temperature)
+    t = slot(degrees)
     return [
         ask(
             (
-                f"check the kettle and if it is off, set it to {t} degrees and switch it on",
-                f"look at the kettle and, if it's off, heat it to {t} degrees and turn it on",
+                f"check the {kettle} and if it is off, set it to {t} degrees and switch it {on}",
+                f"look at the {kettle} and, if it's off, heat it to {t} degrees and turn it {on}",
             ),
-            f"see whether the kettle is off, and if so get it on at {t} degrees for a pot of tea",
+            f"see whether the {kettle} is off, and if so get it {on} at {t} degrees for a pot of tea",
             (
                 read,
-                ("set_temperature", {"appliance": "kettle", "temperature": t}),
+                ("set_temperature", {"appliance": "kettle", "temperature": degrees}),
                 ("set_power", {"appliance": "kettle", "power": "on"}),
             ),
             {"kettle"},
@@ -219,14 +223,15 @@ def timer_copy_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
     if not targets:
         return None
     target = rng.choice(targets)
+    said = slot(target)
     return [
         ask(
             (
-                f"check the timers and set a {target} timer for as long as the {source} timer has left",
-                f"look at the {source} timer and give the {target} a timer with the same minutes",
+                f"check the timers and set a {said} timer for as long as the {source} timer has left",
+                f"look at the {source} timer and give the {said} a timer with the same minutes",
             ),
-            f"time the {target} to finish together with the {source}, using what the {source} timer has left",
-            (("list_timers", {}), ("set_timer", {"label": target, "minutes": minutes})),
+            f"time the {said} to finish together with the {source}, using what the {source} timer has left",
+            (("list_timers", {}), ("set_timer", {"label": target, "minutes": replied(minutes)})),
             {f"timer:{target}", "timers"},
         )
     ]
@@ -245,7 +250,7 @@ def timer_shortest_chain(rng: random.Random, s: KitchenState) -> list[Ask] | Non
                 "look at the running timers and cancel whichever is closest to done",
             ),
             "find the timer that's nearly finished among the running timers and cancel it, it isn't needed",
-            (("list_timers", {}), ("cancel_timer", {"label": label})),
+            (("list_timers", {}), ("cancel_timer", {"label": replied(label)})),
             {f"timer:{label}", "timers"},
         )
     ]
@@ -262,16 +267,17 @@ def preset_copy_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
         if not names:
             return None
         name = rng.choice(names)
+        oven, preset, degrees = slot("oven"), words(name), s.oven_presets[name].temperature
         return [
             ask(
                 (
-                    f"look up the oven's {words(name)} preset and set the oven to its temperature, keeping the mode",
-                    f"check the {words(name)} preset and heat the oven to the same temperature in its current mode",
+                    f"look up the {oven}'s {preset} preset and set the {oven} to its temperature, keeping the mode",
+                    f"check the {preset} preset and heat the {oven} to the same temperature in its current mode",
                 ),
-                f"the {words(name)} preset has the right heat, so give the oven that temperature but keep its mode",
+                f"the {preset} preset has the right heat, so give the {oven} that temperature but keep its mode",
                 (
                     ("list_presets", {"appliance": "oven"}),
-                    ("set_temperature", {"appliance": "oven", "temperature": s.oven_presets[name].temperature}),
+                    ("set_temperature", {"appliance": "oven", "temperature": replied(degrees)}),
                 ),
                 {"oven"},
             )
@@ -281,16 +287,17 @@ def preset_copy_chain(rng: random.Random, s: KitchenState) -> list[Ask] | None:
     name = rng.choice(r.MICROWAVE_PRESETS)
     seconds = s.microwave_presets[name].seconds
     level = other(rng, r.MICROWAVE_LEVELS, s.microwave_presets[name].power_level)
+    microwave, preset, lv = slot("microwave"), words(name), slot(level)
     return [
         ask(
             (
-                f"look up the microwave's {words(name)} preset and program the same time at {words(level)} power",
-                f"check the {words(name)} preset and set the microwave for that long at {words(level)} power",
+                f"look up the {microwave}'s {preset} preset and program the same time at {lv} power",
+                f"check the {preset} preset and set the {microwave} for that long at {lv} power",
             ),
-            f"use the {words(name)} preset's time on the microwave, but at {words(level)} power",
+            f"use the {preset} preset's time on the {microwave}, but at {lv} power",
             (
                 ("list_presets", {"appliance": "microwave"}),
-                ("set_microwave", {"power_level": level, "seconds": seconds}),
+                ("set_microwave", {"power_level": level, "seconds": replied(seconds)}),
             ),
             {"microwave"},
         )
@@ -313,48 +320,14 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
-PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
-"""Drafts per seed by template family (126 in all)."""
-_COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
-"""Requests per compound task and their weights."""
-
-
-def _compound(rng: random.Random, s: KitchenState) -> list[Ask] | None:
-    """Independent asks of :data:`COMPOUND_PICKERS` that also replay in reverse order (None: none fit)."""
-    return replayable_compound(rng, SIM, s, lambda rng, s: rng.choice(COMPOUND_PICKERS)(rng, s), _COMPOUND_SIZES)
-
-
-def _compositional(rng: random.Random, s: KitchenState) -> list[Ask] | None:
-    """One to three independent :data:`CHAINS` joined (None: not posable here)."""
-    return joined_chains(rng, s, CHAINS)
-
-
-def _single(rng: random.Random, s: KitchenState) -> list[Ask] | None:
-    picked = rng.choice(PICKERS)(rng, s)
-    return [picked] if picked is not None else None
-
-
-def _question(rng: random.Random, s: KitchenState) -> list[Ask]:
-    return [r.question(rng, s)]
-
-
-_FAMILIES: dict[str, tuple[Callable[[random.Random, KitchenState], list[Ask] | None], TaskKind]] = {
-    "question": (_question, "single"),
-    "single": (_single, "single"),
-    "compound": (_compound, "compound"),
-    "compositional": (_compositional, "compositional"),
-}
+PLAN = family_plan(SIM, r.question, PICKERS, COMPOUND_PICKERS, CHAINS)
+"""Drafts per seed by template family (:data:`~toolprism.domains._plan.FAMILY_COUNTS`, 126 in all)."""
 
 
 def drafts(state: KitchenState, world_seed: int) -> list[TaskDraft]:
     """The kitchen's drafts on the fresh world ``state`` of ``world_seed``, family by family.
 
     Deterministic: one RNG seeded with ``"kitchen/tasks/{world_seed}"``. Yields :data:`PLAN`'s
-    counts unless a family runs out of distinct candidates (it does not for seeds 0-99).
+    counts unless a family runs out of distinct candidates.
     """
-    rng = random.Random(f"kitchen/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold) and len(d.hard or "") > len(d.query))
-    for family, want in PLAN.items():
-        make, kind = _FAMILIES[family]
-        out.fill(family, lambda make=make: requests_of(make(rng, state)), want, kind, tries=40)
-    return out.items
+    return draft_plan(random.Random(f"kitchen/tasks/{world_seed}"), state, PLAN, accept=replays_growing(SIM, state))

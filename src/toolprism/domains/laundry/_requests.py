@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 
 from toolprism.domains._drafting import Ask
+from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import request
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
@@ -82,9 +83,10 @@ _POWER_WHY = {
 
 def power(machine: str, value: str) -> Ask:
     """Switch ``machine`` on or off."""
+    m, v = slot(machine), slot(value)
     return ask(
-        (f"turn {value} the {machine}", f"switch the {machine} {value}"),
-        f"switch the {machine} {value}, {_POWER_WHY[machine, value]}",
+        (f"turn {v} the {m}", f"switch the {m} {v}"),
+        f"switch the {m} {v}, {_POWER_WHY[machine, value]}",
         (("set_power", {"machine": machine, "power": value}),),
         parts(machine),
     )
@@ -92,20 +94,22 @@ def power(machine: str, value: str) -> Ask:
 
 def start(machine: str, paused: bool) -> Ask:
     """Start ``machine``, or resume it when ``paused`` (the child lock must be off)."""
+    m = slot(machine)
     if paused:
-        direct = (f"resume the {machine}", f"restart the paused {machine}")
-        indirect = f"get the {machine} going again, I've added the sock I forgot"
+        direct = (f"resume the {m}", f"restart the paused {m}")
+        indirect = f"get the {m} going again, I've added the sock I forgot"
     else:
-        direct = (f"start the {machine}", f"run the {machine}")
-        indirect = f"get the {machine} going, it's all loaded up"
+        direct = (f"start the {m}", f"run the {m}")
+        indirect = f"get the {m} going, it's all loaded up"
     return ask(direct, indirect, (("start", {"machine": machine}),), parts(machine) | {"lock"})
 
 
 def pause(machine: str) -> Ask:
     """Pause the running ``machine``."""
+    m = slot(machine)
     return ask(
-        (f"pause the {machine}", f"put the {machine} on pause"),
-        f"pause the {machine} for a moment, I want to add something",
+        (f"pause the {m}", f"put the {m} on pause"),
+        f"pause the {m} for a moment, I want to add something",
         (("pause", {"machine": machine}),),
         parts(machine),
     )
@@ -114,9 +118,10 @@ def pause(machine: str) -> Ask:
 def child_lock(value: str) -> Ask:
     """Turn the child lock on or off."""
     why = "the grandchildren are coming round" if value == "on" else "I need to start a load"
+    v = slot(value)
     return ask(
-        (f"turn {value} the child lock", f"switch the laundry child lock {value}"),
-        f"switch the child lock {value}, {why}",
+        (f"turn {v} the child lock", f"switch the laundry child lock {v}"),
+        f"switch the child lock {v}, {why}",
         (("set_child_lock", {"lock": value}),),
         {"lock"},
     )
@@ -176,9 +181,10 @@ _CYCLE_WHY = {
 
 def cycle(name: str) -> Ask:
     """Set the washer's cycle."""
+    washer, c = slot("washer"), slot(name)
     return ask(
-        (f"set the washer to the {words(name)} cycle", f"switch the washer to {words(name)}"),
-        f"choose the {words(name)} cycle on the washer, {_CYCLE_WHY[name]}",
+        (f"set the {washer} to the {c} cycle", f"switch the {washer} to {c}"),
+        f"choose the {c} cycle on the {washer}, {_CYCLE_WHY[name]}",
         (("set_mode", {"machine": "washer", "mode": name}),),
         parts("washer", "cycle", "temperature", "spin", "prewash"),
     )
@@ -186,12 +192,10 @@ def cycle(name: str) -> Ask:
 
 def cycle_temperature(name: str, temperature: int) -> Ask:
     """Set the washer's cycle, then its temperature."""
+    washer, c, t = slot("washer"), slot(name), slot(temperature)
     return ask(
-        (
-            f"set the washer to {words(name)} at {temperature} degrees",
-            f"put the washer on the {words(name)} cycle at {temperature} degrees",
-        ),
-        f"put this load through the washer on {words(name)} at {temperature} degrees, {_CYCLE_WHY[name]}",
+        (f"set the {washer} to {c} at {t} degrees", f"put the {washer} on the {c} cycle at {t} degrees"),
+        f"put this load through the {washer} on {c} at {t} degrees, {_CYCLE_WHY[name]}",
         (
             ("set_mode", {"machine": "washer", "mode": name}),
             ("set_temperature", {"temperature": temperature}),
@@ -203,9 +207,10 @@ def cycle_temperature(name: str, temperature: int) -> Ask:
 def temperature(value: int, hotter: bool) -> Ask:
     """Set the washer's temperature; ``hotter`` says which way it moves (for the goal)."""
     why = "this load is dirtier than I thought" if hotter else "I don't want the colours to run"
+    t = slot(value)
     return ask(
-        (f"set the washer to {value} degrees", f"change the wash temperature to {value} degrees"),
-        f"wash at {value} degrees instead, {why}",
+        (f"set the washer to {t} degrees", f"change the wash temperature to {t} degrees"),
+        f"wash at {t} degrees instead, {why}",
         (("set_temperature", {"temperature": value}),),
         parts("washer", "temperature"),
     )
@@ -222,9 +227,10 @@ _SPIN_WHY = {
 
 def spin(speed: str) -> Ask:
     """Set the washer's spin speed."""
-    text = "no spin" if speed == "no_spin" else f"{speed} spin"
+    said = slot(speed)
+    text = said if speed == "no_spin" else f"{said} spin"
     return ask(
-        (f"set the washer to {text}", f"change the spin speed to {words(speed)}"),
+        (f"set the washer to {text}", f"change the spin speed to {said}"),
         f"use {text} on the washer, {_SPIN_WHY[speed]}",
         (("set_spin", {"speed": speed}),),
         parts("washer", "spin"),
@@ -233,9 +239,10 @@ def spin(speed: str) -> Ask:
 
 def detergent(name: str, dose: str) -> Ask:
     """Choose the washer's detergent and dose."""
+    d, z = slot(name), slot(dose)
     return ask(
-        (f"set the detergent to {words(name)} with a {dose} dose", f"use {words(name)} detergent at a {dose} dose"),
-        f"switch the washer's dispenser to {words(name)} detergent, {dose} dose, it suits this load",
+        (f"set the detergent to {d} with a {z} dose", f"use {d} detergent at a {z} dose"),
+        f"switch the washer's dispenser to {d} detergent, {z} dose, it suits this load",
         (("set_detergent", {"detergent": name, "dose": dose}),),
         parts("washer", "detergent"),
     )
@@ -302,9 +309,10 @@ _DRYNESS_WHY = {"iron_dry": "I'll iron them after", "cupboard_dry": "they go str
 
 def program(name: str) -> Ask:
     """Set the dryer's program."""
+    dryer, p = slot("dryer"), slot(name)
     return ask(
-        (f"set the dryer to the {name} program", f"switch the dryer to {name}"),
-        f"choose the {name} program on the dryer, {_PROGRAM_WHY[name]}",
+        (f"set the {dryer} to the {p} program", f"switch the {dryer} to {p}"),
+        f"choose the {p} program on the {dryer}, {_PROGRAM_WHY[name]}",
         (("set_mode", {"machine": "dryer", "mode": name}),),
         parts("dryer", "program", "heat"),
     )
@@ -312,9 +320,10 @@ def program(name: str) -> Ask:
 
 def dryer_levels(dryness: str, heat: str) -> Ask:
     """Set the dryer's dryness target and heat."""
+    d, h = slot(dryness), slot(heat)
     return ask(
-        (f"set the dryer to {words(dryness)} at {heat} heat", f"dry to {words(dryness)} on {heat} heat"),
-        f"make the dryer go for {words(dryness)} on {heat} heat, {_DRYNESS_WHY[dryness]}",
+        (f"set the dryer to {d} at {h} heat", f"dry to {d} on {h} heat"),
+        f"make the dryer go for {d} on {h} heat, {_DRYNESS_WHY[dryness]}",
         (("set_dryer", {"dryness": dryness, "heat": heat}),),
         parts("dryer", "heat"),
     )
@@ -354,10 +363,10 @@ _OPTION_WHY = {
 
 def option(machine: str, name: str, setting: str) -> Ask:
     """Turn ``machine``'s option ``name`` on or off."""
-    text = words(name)
+    text, v, m = slot(name), slot(setting), slot(machine)
     return ask(
-        (f"turn {setting} {text} on the {machine}", f"switch the {machine}'s {text} option {setting}"),
-        f"switch {text} {setting} on the {machine}, {_OPTION_WHY[name, setting]}",
+        (f"turn {v} {text} on the {m}", f"switch the {m}'s {text} option {v}"),
+        f"switch {text} {v} on the {m}, {_OPTION_WHY[name, setting]}",
         (("set_option", {"machine": machine, "option": name, "setting": setting}),),
         parts(machine, name),
     )
@@ -383,10 +392,10 @@ def pick_option(machine: str):
 
 def schedule(machine: str, hours: int) -> Ask:
     """Set ``machine``'s start delay."""
-    unit = "hour" if hours == 1 else "hours"
+    unit, m, h = "hour" if hours == 1 else "hours", slot(machine), slot(hours)
     return ask(
-        (f"delay the {machine} by {hours} {unit}", f"set the {machine}'s start delay to {hours} {unit}"),
-        f"hold the {machine} back {hours} {unit} after I press start, electricity is cheaper later",
+        (f"delay the {m} by {h} {unit}", f"set the {m}'s start delay to {h} {unit}"),
+        f"hold the {m} back {h} {unit} after I press start, electricity is cheaper later",
         (("set_schedule", {"machine": machine, "hours": hours}),),
         parts(machine, "schedule"),
     )
@@ -408,9 +417,10 @@ def pick_schedule(machine: str):
 def preset(name: str, machine: str) -> Ask:
     """Apply ``machine``'s preset ``name``."""
     touched = ("cycle", "temperature", "spin", "prewash") if machine == "washer" else ("program", "heat")
+    p = slot(name)
     return ask(
-        (f"apply the {words(name)} preset on the {machine}", f"use the {machine}'s {words(name)} preset"),
-        f"set the {machine} up with its {words(name)} preset, that's what's going in",
+        (f"apply the {p} preset on the {machine}", f"use the {machine}'s {p} preset"),
+        f"set the {machine} up with its {p} preset, that's what's going in",
         (("apply_preset", {"preset": name}),),
         parts(machine, *touched),
     )
@@ -436,31 +446,33 @@ def pick_preset(machine: str):
 
 # --- questions ---------------------------------------------------------------------------------
 
-_STATUS_INDIRECT = {"washer": "check whether the washer has finished", "dryer": "find out if the dryer is done yet"}
+_STATUS_INDIRECT = {"washer": "check whether the {} has finished", "dryer": "find out if the {} is done yet"}
 
 
 def question(rng: random.Random, s: LaundryState) -> Ask:
     """A read-only question: a machine's status, its presets, or a washer cycle's limits."""
     kind = rng.choice(("status", "presets", "limits", "limits"))
     machine = rng.choice(("washer", "dryer"))
+    m = slot(machine)
     if kind == "status":
         return ask(
-            (f"check the status of the {machine}", f"tell me how the {machine} is set"),
-            _STATUS_INDIRECT[machine],
+            (f"check the status of the {m}", f"tell me how the {m} is set"),
+            _STATUS_INDIRECT[machine].format(m),
             (("get_status", {"machine": machine}),),
             set(),
         )
     if kind == "presets":
         return ask(
-            (f"list the {machine} presets", f"tell me which presets the {machine} has"),
-            f"show me the {machine} presets, I'm not sure which one suits this load",
+            (f"list the {m} presets", f"tell me which presets the {m} has"),
+            f"show me the {m} presets, I'm not sure which one suits this load",
             (("list_presets", {"machine": machine}),),
             set(),
         )
     name = rng.choice(WASH_CYCLES)
+    c = slot(name)
     return ask(
-        (f"tell me the limits of the {words(name)} cycle", f"look up how hot and fast the {words(name)} cycle can go"),
-        f"find out how hot I can wash on the {words(name)} cycle",
+        (f"tell me the limits of the {c} cycle", f"look up how hot and fast the {c} cycle can go"),
+        f"find out how hot I can wash on the {c} cycle",
         (("get_cycle_limits", {"cycle": name}),),
         set(),
     )

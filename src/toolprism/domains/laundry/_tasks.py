@@ -13,15 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import (
-    Ask,
-    Drafts,
-    Simulator,
-    joined_chains,
-    replayable_compound,
-    requests_of,
-)
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Ask, Simulator
+from toolprism.domains._grammar import replied, slot
+from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.laundry import _requests as r
 from toolprism.domains.laundry._ops import OPERATIONS
 from toolprism.domains.laundry._requests import ask, other, parts, settable, words
@@ -91,9 +86,10 @@ def _settings(rng: random.Random, s: LaundryState, machine: str) -> Ask | None:
 
 
 def _clear_delay(machine: str) -> Ask:
+    m, zero = slot(machine), slot(0)
     return ask(
-        (f"set the {machine}'s start delay to 0 hours", f"clear the {machine}'s delay by setting it to 0 hours"),
-        f"drop the {machine}'s delay to 0 hours, I need it done now",
+        (f"set the {m}'s start delay to {zero} hours", f"clear the {m}'s delay by setting it to {zero} hours"),
+        f"drop the {m}'s delay to {zero} hours, I need it done now",
         (("set_schedule", {"machine": machine, "hours": 0}),),
         r.parts(machine, "schedule"),
     )
@@ -131,17 +127,18 @@ def limit_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         hottest = CYCLE_LIMITS[washer.cycle].max_temperature
         if washer.temperature == hottest:
             return None
+        said = slot("washer")
         return [
             ask(
                 (
-                    "check which cycle the washer is on, look up that cycle's hottest temperature and wash at it",
-                    "find the washer's current cycle, get its limits and set the temperature to the highest allowed",
+                    f"check which cycle the {said} is on, look up that cycle's hottest temperature and wash at it",
+                    f"find the {said}'s current cycle, get its limits and set the temperature to the highest allowed",
                 ),
-                "the stains are stubborn, so wash as hot as the washer's current cycle allows, look its limits up",
+                f"the stains are stubborn, so wash as hot as the {said}'s current cycle allows, look its limits up",
                 (
                     ("get_status", {"machine": "washer"}),
-                    ("get_cycle_limits", {"cycle": washer.cycle}),
-                    ("set_temperature", {"temperature": hottest}),
+                    ("get_cycle_limits", {"cycle": replied(washer.cycle)}),
+                    ("set_temperature", {"temperature": replied(hottest)}),
                 ),
                 parts("washer", "temperature"),
             )
@@ -151,19 +148,19 @@ def limit_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     if kind == "temperature":
         if min(washer.temperature, limits.max_temperature) == limits.max_temperature:
             return None
-        last, what = ("set_temperature", {"temperature": limits.max_temperature}), "hottest temperature"
+        last, what = ("set_temperature", {"temperature": replied(limits.max_temperature)}), "hottest temperature"
     else:
         if slower(washer.spin, limits.max_spin) == limits.max_spin:
             return None
-        last, what = ("set_spin", {"speed": limits.max_spin}), "fastest spin"
-    cycle = words(name)
+        last, what = ("set_spin", {"speed": replied(limits.max_spin)}), "fastest spin"
+    cycle, said = slot(name), slot("washer")
     return [
         ask(
             (
-                f"look up the {what} the {cycle} cycle allows, then set the washer to {cycle} with it",
-                f"check the {cycle} cycle's limits and put the washer on {cycle} at its {what}",
+                f"look up the {what} the {cycle} cycle allows, then set the {said} to {cycle} with it",
+                f"check the {cycle} cycle's limits and put the {said} on {cycle} at its {what}",
             ),
-            f"run the washer on {cycle} at the {what} it allows, look the limit up first",
+            f"run the {said} on {cycle} at the {what} it allows, look the limit up first",
             (("get_cycle_limits", {"cycle": name}), ("set_mode", {"machine": "washer", "mode": name}), last),
             parts("washer", "cycle", "temperature", "spin", "prewash"),
         )
@@ -182,16 +179,17 @@ def preset_copy_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         if not names:
             return None
         name = rng.choice(names)
+        preset, washer, degrees = words(name), slot("washer"), s.washer_presets[name].temperature
         return [
             ask(
                 (
-                    f"look up the washer's {words(name)} preset and wash at its temperature, keeping the cycle",
-                    f"check the {words(name)} preset and set the washer to the same temperature without changing cycle",
+                    f"look up the {washer}'s {preset} preset and wash at its temperature, keeping the cycle",
+                    f"check the {preset} preset and set the {washer} to the same temperature without changing cycle",
                 ),
-                f"the {words(name)} preset's temperature is right, use just that on the washer and keep the cycle",
+                f"the {preset} preset's temperature is right, use just that on the {washer} and keep the cycle",
                 (
                     ("list_presets", {"machine": "washer"}),
-                    ("set_temperature", {"temperature": s.washer_presets[name].temperature}),
+                    ("set_temperature", {"temperature": replied(degrees)}),
                 ),
                 parts("washer", "temperature"),
             )
@@ -203,14 +201,15 @@ def preset_copy_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     heat = rng.choice([h for h in heats(s.dryer.program) if (dryness, h) != (s.dryer.dryness, s.dryer.heat)] or [None])
     if heat is None:
         return None
+    preset, dryer, h = words(name), slot("dryer"), slot(heat)
     return [
         ask(
             (
-                f"look up the dryer's {words(name)} preset and dry to the same dryness at {heat} heat",
-                f"check the {words(name)} preset and set the dryer to its dryness with {heat} heat",
+                f"look up the {dryer}'s {preset} preset and dry to the same dryness at {h} heat",
+                f"check the {preset} preset and set the {dryer} to its dryness with {h} heat",
             ),
-            f"have the dryer dry as much as its {words(name)} preset does, but on {heat} heat",
-            (("list_presets", {"machine": "dryer"}), ("set_dryer", {"dryness": dryness, "heat": heat})),
+            f"have the {dryer} dry as much as its {preset} preset does, but on {h} heat",
+            (("list_presets", {"machine": "dryer"}), ("set_dryer", {"dryness": replied(dryness), "heat": heat})),
             parts("dryer", "heat"),
         )
     ]
@@ -230,17 +229,18 @@ def check_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
         name = rng.choice(names)
         current = device.options[name]
         setting = r.flip(current)
-        condition, act = f"has {words(name)} {current}", f"turn {words(name)} {setting}"
+        condition, act = f"has {slot(name)} {current}", f"turn {slot(name)} {slot(setting)}"
         gold = ("set_option", {"machine": machine, "option": name, "setting": setting})
     else:
         return None
+    m = slot(machine)
     return [
         ask(
             (
-                f"check the {machine} and if it {condition}, {act}",
-                f"look at the {machine} and, if it {condition}, {act}",
+                f"check the {m} and if it {condition}, {act}",
+                f"look at the {m} and, if it {condition}, {act}",
             ),
-            f"see whether the {machine} {condition}, and if so {act}",
+            f"see whether the {m} {condition}, and if so {act}",
             (read, gold),
             parts(machine) | ({"lock"} if gold[0] == "start" else set()),
         )
@@ -251,13 +251,14 @@ def lock_chain(rng: random.Random, s: LaundryState) -> list[Ask] | None:
     """Locked: unlock, then start or resume the machines that can start. Unlocked: read a machine
     and lock if the lock is off."""
     if s.child_lock == "off":
+        washer, on = slot("washer"), slot("on")
         return [
             ask(
                 (
-                    "check the washer and if the child lock is off, turn it on",
-                    "look at the washer and switch the child lock on if it's off",
+                    f"check the {washer} and if the child lock is off, turn it {on}",
+                    f"look at the {washer} and switch the child lock {on} if it's off",
                 ),
-                "see whether the child lock is off on the washer, and if so turn it on, the kids are visiting",
+                f"see whether the child lock is off on the {washer}, and if so turn it {on}, the kids are visiting",
                 (("get_status", {"machine": "washer"}), ("set_child_lock", {"lock": "on"})),
                 {"lock"},
             )
@@ -294,37 +295,8 @@ CHAINS: tuple[Chain, ...] = (
 
 # --- drafting ----------------------------------------------------------------------------------
 
-PLAN: dict[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
-"""Drafts per seed by template family (126 in all)."""
-_COMPOUND_SIZES = ((2, 3, 4, 5), (28, 34, 26, 12))
-"""Requests per compound task and their weights."""
-
-
-def _compound(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    """Independent asks of :data:`COMPOUND_PICKERS` that also replay in reverse order (None: none fit)."""
-    return replayable_compound(rng, SIM, s, lambda rng, s: rng.choice(COMPOUND_PICKERS)(rng, s), _COMPOUND_SIZES)
-
-
-def _compositional(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    """One to three independent :data:`CHAINS` joined (None: not posable here)."""
-    return joined_chains(rng, s, CHAINS)
-
-
-def _single(rng: random.Random, s: LaundryState) -> list[Ask] | None:
-    picked = rng.choice(PICKERS)(rng, s)
-    return [picked] if picked is not None else None
-
-
-def _question(rng: random.Random, s: LaundryState) -> list[Ask]:
-    return [r.question(rng, s)]
-
-
-_FAMILIES: dict[str, tuple[Callable[[random.Random, LaundryState], list[Ask] | None], TaskKind]] = {
-    "question": (_question, "single"),
-    "single": (_single, "single"),
-    "compound": (_compound, "compound"),
-    "compositional": (_compositional, "compositional"),
-}
+PLAN = family_plan(SIM, r.question, PICKERS, COMPOUND_PICKERS, CHAINS)
+"""Drafts per seed by template family (:data:`~toolprism.domains._plan.FAMILY_COUNTS`, 126 in all)."""
 
 
 def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
@@ -333,9 +305,4 @@ def drafts(state: LaundryState, world_seed: int) -> list[TaskDraft]:
     Deterministic: one RNG seeded with ``"laundry/tasks/{world_seed}"``. Yields :data:`PLAN`'s
     counts unless a family runs out of distinct candidates.
     """
-    rng = random.Random(f"laundry/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold) and len(d.hard or "") > len(d.query))
-    for family, want in PLAN.items():
-        make, kind = _FAMILIES[family]
-        out.fill(family, lambda make=make: requests_of(make(rng, state)), want, kind, tries=40)
-    return out.items
+    return draft_plan(random.Random(f"laundry/tasks/{world_seed}"), state, PLAN, accept=replays_growing(SIM, state))

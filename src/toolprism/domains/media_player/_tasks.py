@@ -19,12 +19,14 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Drafts, Simulator, compound, extend, requests_of
+from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
+from toolprism.domains._drafting import Simulator
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, draft_plan
 from toolprism.domains.media_player._ops import OPERATIONS
 from toolprism.domains.media_player._state import (
     BANDS,
@@ -41,113 +43,43 @@ from toolprism.domains.media_player._state import (
 ALL_SLOTS = frozenset({"power", "volume", "bass", "treble", "playback", "repeat", "timer"})
 
 
-@dataclass(frozen=True)
-class Ask:
-    """A request on one zone and the zone settings it touches (asks sharing none are independent)."""
-
-    request: Request
-    zone: Zone
-    slots: frozenset[str]
-
-    def independent_of(self, other: Ask) -> bool:
-        return self.zone != other.zone or not self.slots & other.slots
-
-
-Atom = Callable[[random.Random, MediaState, Zone], Ask | None]
-
-
-def _w(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def _ask(zone: Zone, slots: set[str] | frozenset[str], direct: list[str], indirect: list[str], *gold) -> Ask:
-    return Ask(request(direct, indirect, *gold), zone, frozenset(slots))
-
-
 def _volume_cap(zone: Zone) -> int:
     return PATIO_MAX_VOLUME if zone == "patio" else 100
 
 
-# --- atoms: one write on one zone, phrased from its current state ------------------------------
+# --- ask kinds: one write on one zone ----------------------------------------------------------
 
-
-def _power(rng: random.Random, s: MediaState, zone: Zone) -> Ask:
-    z = _w(zone)
-    if s.zones[zone].power == "off":
-        direct = [f"turn on the {z} player", f"switch the {z} speakers on"]
-        indirect = [
-            f"switch the {z} player on because I want some music in there",
-            f"get some music going in the {z} by turning its player on",
-        ]
-        return _ask(zone, ALL_SLOTS, direct, indirect, ("set_power", {"zone": zone, "power": "on"}))
-    direct = [f"turn off the {z} player", f"switch the {z} speakers off"]
-    indirect = [
-        f"switch the {z} player off since nobody is in there anymore",
-        f"let the {z} go quiet and turn its player off",
-    ]
-    return _ask(zone, ALL_SLOTS, direct, indirect, ("set_power", {"zone": zone, "power": "off"}))
-
-
-def _volume(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
-    p = s.zones[zone]
-    if p.power == "off":
-        return None
-    level = rng.choice([v for v in range(10, _volume_cap(zone) + 1, 5) if v != p.volume])
-    z = _w(zone)
-    direct = [f"set the {z} volume to {level}", f"change the volume in the {z} to {level}%"]
-    if level > p.volume:
-        indirect = [
-            f"bring the {z} up to {level} as I can hardly hear the music in there",
-            f"make the {z} louder at {level} percent",
-        ]
-    else:
-        indirect = [
-            f"take the {z} down to {level} because it is far too loud",
-            f"lower the {z} to {level} so we can hear each other talk",
-        ]
-    return _ask(zone, {"volume"}, direct, indirect, ("set_volume", {"zone": zone, "volume": level}))
-
-
-_TONE_GOAL = {
-    ("bass", True): "give the {z} more bass at {level} because it sounds thin",
-    ("bass", False): "bring the {z} bass down to {level} since it is too boomy",
-    ("treble", True): "raise the {z} treble to {level} since it sounds muffled",
-    ("treble", False): "lower the {z} treble to {level} because it sounds harsh",
-}
-
-
-def _tone(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
-    p = s.zones[zone]
-    if p.power == "off":
-        return None
-    band = rng.choice(BANDS)
-    current = getattr(p, band)
-    level = rng.choice([v for v in range(-8, 9) if v != current])
-    z = _w(zone)
-    direct = [f"set the {z} {band} to {level}", f"adjust the {band} in the {z} to {level}"]
-    indirect = [_TONE_GOAL[band, level > current].format(z=z, level=level)]
-    return _ask(zone, {band}, direct, indirect, ("set_tone", {"zone": zone, "band": band, "level": level}))
-
-
-_SOURCE_GOAL = {
-    "streaming": "switch the {z} to streaming so I get my playlists back",
-    "radio": "change the {z} to radio so I can hear something live",
-    "bluetooth": "put the {z} on bluetooth so I can play something from my phone",
-    "aux": "switch the {z} to aux since the record player is plugged in there",
-}
-
-
-def _source(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
-    p = s.zones[zone]
-    if p.power == "off":
-        return None
-    source = rng.choice([x for x in _SOURCE_GOAL if x != p.source])
-    z = _w(zone)
-    direct = [f"switch the {z} to {source}", f"set the {z} source to {source}"]
-    indirect = [_SOURCE_GOAL[source].format(z=z)]
-    return _ask(zone, {"playback", "repeat"}, direct, indirect, ("set_source", {"zone": zone, "source": source}))
-
-
+POWER = AskKind(
+    "set_power",
+    ("turn {power} the {zone} player", "switch the {zone} speakers {power}"),
+    {
+        "on": (
+            "switch the {zone} player {power} because I want some music in there",
+            "get some music going in the {zone} by turning its player {power}",
+        ),
+        "off": (
+            "switch the {zone} player {power} since nobody is in there anymore",
+            "let the {zone} go quiet and turn its player {power}",
+        ),
+    },
+    key="power",
+)
+SOURCE = AskKind(
+    "set_source",
+    ("switch the {zone} to {source}", "set the {zone} source to {source}"),
+    {
+        "streaming": "switch the {zone} to {source} so I get my playlists back",
+        "radio": "change the {zone} to {source} so I can hear something live",
+        "bluetooth": "put the {zone} on {source} so I can play something from my phone",
+        "aux": "switch the {zone} to {source} since the record player is plugged in there",
+    },
+    key="source",
+)
+PLAYLIST = AskKind(
+    "play_playlist",
+    ("play the {playlist} playlist in the {zone} {order}", "put on {playlist} {order} in the {zone}"),
+    "play {playlist} {order} in the {zone} since {goal}",
+)
 _PLAYLIST_GOAL = {
     "morning_coffee": "I'm easing into the day",
     "workout": "I'm about to exercise",
@@ -158,40 +90,154 @@ _PLAYLIST_GOAL = {
     "party_mix": "the guests are arriving",
     "sleep_sounds": "I'm getting ready for bed",
 }
+RADIO = AskKind(
+    "tune_radio",
+    ("tune the {zone} to {station}", "put {station} on in the {zone}"),
+    "change the station in the {zone} to {station} for something different",
+)
+PAUSE = AskKind(
+    "pause",
+    ("pause the music in the {zone}", "pause the {zone}"),
+    (
+        "hold the music in the {zone} for now because I have to take a call",
+        "keep my place in the {zone} but give me a moment of quiet",
+    ),
+)
+RESUME = AskKind(
+    "resume",
+    ("resume the music in the {zone}", "unpause the {zone}"),
+    (
+        "pick the music in the {zone} back up where it left off now that I'm off the phone",
+        "carry on from where the {zone} stopped",
+    ),
+)
+REPEAT = AskKind(
+    "set_repeat",
+    {
+        "off": ("turn repeat {repeat} in the {zone}", "set the {zone} repeat to {repeat}"),
+        "one": ("set the {zone} to repeat {repeat}", "put the {zone} on repeat {repeat}"),
+        "all": ("set the {zone} to repeat {repeat}", "turn on repeat {repeat} in the {zone}"),
+    },
+    {
+        "off": "stop the loops in the {zone} with repeat {repeat}",
+        "one": "keep the {zone} on this song with repeat {repeat}",
+        "all": "keep the {zone} looping with repeat {repeat}",
+    },
+    key="repeat",
+)
+PRESET = AskKind(
+    "apply_preset",
+    ("apply the {preset} preset in the {zone}", "use the {preset} sound preset in the {zone}"),
+    {
+        "party": "switch the {zone} to the {preset} preset since we're having people over",
+        "late_night": "give the {zone} the {preset} preset because everyone else is asleep",
+        "background": "use the {preset} preset in the {zone} for some quiet music behind me",
+        "voice": "apply the {preset} preset in the {zone} for the talk shows I'm listening to",
+        "movie": "apply the {preset} preset in the {zone} since we're watching a film",
+    },
+    key="preset",
+)
+TIMER = AskKind(
+    "set_timer",
+    ("set a sleep timer for {minutes} minutes in the {zone}", "set the {zone} sleep timer to {minutes} minutes"),
+    "let the music in the {zone} stop by itself after {minutes} minutes in case I doze off",
+    key="minutes",
+)
+CANCEL_TIMER = AskKind(
+    "cancel_timer",
+    ("cancel the {zone} sleep timer", "clear the sleep timer in the {zone}"),
+    "stop the {zone} from cutting out on me by getting rid of its sleep timer",
+)
 
 
-def _playlist_words(rng: random.Random, s: MediaState, zone: Zone) -> tuple[str, str, str, str, dict] | None:
-    """A playlist different from the one the zone plays: (zone, playlist, order words, goal, args)."""
+# --- atoms: one write on one zone, phrased from its current state ------------------------------
+
+
+def _power(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk:
+    return DeviceAsk(POWER.request(zone=zone, power="on" if s.zones[zone].power == "off" else "off"), zone, ALL_SLOTS)
+
+
+def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
+    p = s.zones[zone]
+    if p.power == "off":
+        return None
+    level = rng.choice([v for v in range(10, _volume_cap(zone) + 1, 5) if v != p.volume])
+    z, v = slot(zone), slot(level)
+    direct = [f"set the {z} volume to {v}", f"change the volume in the {z} to {v}%"]
+    if level > p.volume:
+        indirect = [
+            f"bring the {z} up to {v} as I can hardly hear the music in there",
+            f"make the {z} louder at {v} percent",
+        ]
+    else:
+        indirect = [
+            f"take the {z} down to {v} because it is far too loud",
+            f"lower the {z} to {v} so we can hear each other talk",
+        ]
+    return device_ask(zone, {"volume"}, request(direct, indirect, ("set_volume", {"zone": zone, "volume": level})))
+
+
+_TONE_GOAL = {
+    ("bass", True): "give the {z} more {band} at {level} because it sounds thin",
+    ("bass", False): "bring the {z} {band} down to {level} since it is too boomy",
+    ("treble", True): "raise the {z} {band} to {level} since it sounds muffled",
+    ("treble", False): "lower the {z} {band} to {level} because it sounds harsh",
+}
+
+
+def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
+    p = s.zones[zone]
+    if p.power == "off":
+        return None
+    band = rng.choice(BANDS)
+    current = getattr(p, band)
+    level = rng.choice([v for v in range(-8, 9) if v != current])
+    z, b, v = slot(zone), slot(band), slot(level)
+    direct = [f"set the {z} {b} to {v}", f"adjust the {b} in the {z} to {v}"]
+    indirect = [_TONE_GOAL[band, level > current].format(z=z, band=b, level=v)]
+    gold = ("set_tone", {"zone": zone, "band": band, "level": level})
+    return device_ask(zone, {band}, request(direct, indirect, gold))
+
+
+def _source(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
+    p = s.zones[zone]
+    if p.power == "off":
+        return None
+    source = rng.choice([x for x in SOURCE.indirect if x != p.source])
+    return device_ask(zone, {"playback", "repeat"}, SOURCE.request(zone=zone, source=source))
+
+
+def _playlist_args(rng: random.Random, s: MediaState, zone: Zone) -> dict:
+    """A playlist different from the one the zone plays, and an order: ``play_playlist`` arguments."""
     p = s.zones[zone]
     choices = [x for x in PLAYLISTS if x != p.playlist or p.playback != "playing"]
     playlist, order = rng.choice(choices), rng.choice(ORDERS)
-    args = {"zone": zone, "playlist": playlist, "order": order}
-    return _w(zone), _w(playlist), _w(order), _PLAYLIST_GOAL[playlist], args
+    return {"zone": zone, "playlist": playlist, "order": order}
 
 
-def _playlist(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _playlist(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "streaming":
         return None
-    z, name, order, goal, args = _playlist_words(rng, s, zone)
-    direct = [f"play the {name} playlist in the {z} {order}", f"put on {name} {order} in the {z}"]
-    indirect = [f"play {name} {order} in the {z} since {goal}"]
-    return _ask(zone, {"playback"}, direct, indirect, ("play_playlist", args))
+    args = _playlist_args(rng, s, zone)
+    return device_ask(zone, {"playback"}, PLAYLIST.request({"goal": _PLAYLIST_GOAL[args["playlist"]]}, **args))
 
 
-def _switch_and_play(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _switch_and_play(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     """Two dependent calls: switch to streaming, then play (compositional chains only)."""
     p = s.zones[zone]
     if p.power == "off" or p.source == "streaming":
         return None
-    z, name, order, goal, args = _playlist_words(rng, s, zone)
+    args = _playlist_args(rng, s, zone)
+    z, name, order, streaming = slot(zone), slot(args["playlist"]), slot(args["order"]), slot("streaming")
     direct = [
-        f"switch the {z} to streaming and play {name} {order}",
-        f"change the {z} source to streaming and put on the {name} playlist {order}",
+        f"switch the {z} to {streaming} and play {name} {order}",
+        f"change the {z} source to {streaming} and put on the {name} playlist {order}",
     ]
-    indirect = [f"move the {z} over to streaming and play {name} {order} there since {goal}"]
+    goal = _PLAYLIST_GOAL[args["playlist"]]
+    indirect = [f"move the {z} over to {streaming} and play {name} {order} there since {goal}"]
     gold = (("set_source", {"zone": zone, "source": "streaming"}), ("play_playlist", args))
-    return _ask(zone, {"playback", "repeat"}, direct, indirect, *gold)
+    return device_ask(zone, {"playback", "repeat"}, request(direct, indirect, *gold))
 
 
 def _station_choice(rng: random.Random, s: MediaState, zone: Zone) -> str:
@@ -199,89 +245,48 @@ def _station_choice(rng: random.Random, s: MediaState, zone: Zone) -> str:
     return rng.choice([x for x in STATIONS if x != p.station or p.playback != "playing"])
 
 
-def _radio(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _radio(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "radio":
         return None
-    station = _station_choice(rng, s, zone)
-    z, name = _w(zone), _w(station)
-    direct = [f"tune the {z} to {name}", f"put {name} on in the {z}"]
-    indirect = [f"change the station in the {z} to {name} for something different"]
-    return _ask(zone, {"playback"}, direct, indirect, ("tune_radio", {"zone": zone, "station": station}))
+    return device_ask(zone, {"playback"}, RADIO.request(zone=zone, station=_station_choice(rng, s, zone)))
 
 
-def _switch_and_tune(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _switch_and_tune(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     """Two dependent calls: switch to radio, then tune (compositional chains only)."""
     p = s.zones[zone]
     if p.power == "off" or p.source == "radio":
         return None
     station = _station_choice(rng, s, zone)
-    z, name = _w(zone), _w(station)
-    direct = [f"switch the {z} to radio and tune it to {name}", f"change the {z} source to radio and put on {name}"]
-    indirect = [f"move the {z} over to radio and tune in to {name} because I'd like to hear it"]
+    z, name, radio = slot(zone), slot(station), slot("radio")
+    direct = [f"switch the {z} to {radio} and tune it to {name}", f"change the {z} source to {radio} and put on {name}"]
+    indirect = [f"move the {z} over to {radio} and tune in to {name} because I'd like to hear it"]
     gold = (("set_source", {"zone": zone, "source": "radio"}), ("tune_radio", {"zone": zone, "station": station}))
-    return _ask(zone, {"playback", "repeat"}, direct, indirect, *gold)
+    return device_ask(zone, {"playback", "repeat"}, request(direct, indirect, *gold))
 
 
-def _pause(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _pause(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.playback != "playing":
         return None
-    z = _w(zone)
-    direct = [f"pause the music in the {z}", f"pause the {z}"]
-    indirect = [
-        f"hold the music in the {z} for now because I have to take a call",
-        f"keep my place in the {z} but give me a moment of quiet",
-    ]
-    return _ask(zone, {"playback"}, direct, indirect, ("pause", {"zone": zone}))
+    return device_ask(zone, {"playback"}, PAUSE.request(zone=zone))
 
 
-def _resume(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _resume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.playback != "paused":
         return None
-    z = _w(zone)
-    direct = [f"resume the music in the {z}", f"unpause the {z}"]
-    indirect = [
-        f"pick the music in the {z} back up where it left off now that I'm off the phone",
-        f"carry on from where the {z} stopped",
-    ]
-    return _ask(zone, {"playback"}, direct, indirect, ("resume", {"zone": zone}))
+    return device_ask(zone, {"playback"}, RESUME.request(zone=zone))
 
 
-_REPEAT_WORDS = {
-    "off": (["turn repeat off in the {z}", "set the {z} repeat to off"], "stop the loops in the {z} with repeat off"),
-    "one": (["set the {z} to repeat one", "put the {z} on repeat one"], "keep the {z} on this song with repeat one"),
-    "all": (["set the {z} to repeat all", "turn on repeat all in the {z}"], "keep the {z} looping with repeat all"),
-}
-
-
-def _repeat(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _repeat(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.source != "streaming":
         return None
-    mode = rng.choice([m for m in _REPEAT_WORDS if m != p.repeat])
-    direct, indirect = _REPEAT_WORDS[mode]
-    z = _w(zone)
-    return _ask(
-        zone,
-        {"repeat"},
-        [d.format(z=z) for d in direct],
-        [indirect.format(z=z)],
-        ("set_repeat", {"zone": zone, "repeat": mode}),
-    )
+    return device_ask(zone, {"repeat"}, REPEAT.draw(rng, list(REPEAT.indirect), p.repeat, zone=zone))
 
 
-_PRESET_GOAL = {
-    "party": "switch the {z} to the party preset since we're having people over",
-    "late_night": "give the {z} the late night preset because everyone else is asleep",
-    "background": "use the background preset in the {z} for some quiet music behind me",
-    "voice": "apply the voice preset in the {z} for the talk shows I'm listening to",
-    "movie": "apply the movie preset in the {z} since we're watching a film",
-}
-
-
-def _preset(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _preset(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
@@ -292,33 +297,21 @@ def _preset(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
         if (s.presets[name].volume, s.presets[name].bass, s.presets[name].treble) != current
         and s.presets[name].volume <= _volume_cap(zone)
     ]
-    preset = rng.choice(choices)
-    z = _w(zone)
-    direct = [f"apply the {_w(preset)} preset in the {z}", f"use the {_w(preset)} sound preset in the {z}"]
-    indirect = [_PRESET_GOAL[preset].format(z=z)]
-    slots = {"volume", "bass", "treble"}
-    return _ask(zone, slots, direct, indirect, ("apply_preset", {"zone": zone, "preset": preset}))
+    return device_ask(zone, {"volume", "bass", "treble"}, PRESET.request(zone=zone, preset=rng.choice(choices)))
 
 
-def _timer(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
-    minutes = rng.choice([m for m in (15, 20, 30, 45, 60, 90) if m != p.sleep_timer_min])
-    z = _w(zone)
-    direct = [f"set a sleep timer for {minutes} minutes in the {z}", f"set the {z} sleep timer to {minutes} minutes"]
-    indirect = [f"let the music in the {z} stop by itself after {minutes} minutes in case I doze off"]
-    return _ask(zone, {"timer"}, direct, indirect, ("set_timer", {"zone": zone, "minutes": minutes}))
+    return device_ask(zone, {"timer"}, TIMER.draw(rng, (15, 20, 30, 45, 60, 90), p.sleep_timer_min, zone=zone))
 
 
-def _cancel_timer(rng: random.Random, s: MediaState, zone: Zone) -> Ask | None:
+def _cancel_timer(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off" or p.sleep_timer_min is None:
         return None
-    z = _w(zone)
-    direct = [f"cancel the {z} sleep timer", f"clear the sleep timer in the {z}"]
-    indirect = [f"stop the {z} from cutting out on me by getting rid of its sleep timer"]
-    return _ask(zone, {"timer"}, direct, indirect, ("cancel_timer", {"zone": zone}))
+    return device_ask(zone, {"timer"}, CANCEL_TIMER.request(zone=zone))
 
 
 SINGLE_ATOMS: tuple[Atom, ...] = (
@@ -341,46 +334,57 @@ SINGLE_ATOMS: tuple[Atom, ...] = (
 """One-call asks, weighted by repetition (power changes are rarer than volume changes)."""
 CHAIN_ATOMS: tuple[Atom, ...] = tuple(a for a in SINGLE_ATOMS if a is not _power) + (_switch_and_play, _switch_and_tune)
 """Asks that may follow in a chain on one zone (the two-call switches only make sense there)."""
+DEVICES = Devices(
+    simulator=Simulator(OPERATIONS),
+    names=ZONES,
+    singles=SINGLE_ATOMS,
+    chained=CHAIN_ATOMS,
+    power=_power,
+    powered_off=lambda s: [z for z in ZONES if s.zones[z].power == "off"],
+)
 
 
 # --- questions (one read) ----------------------------------------------------------------------
 
+QUESTIONS_BY_TOPIC = {
+    "presets": AskKind(
+        "list_presets",
+        ("which sound presets do I have?", "list the sound presets"),
+        "show me what each sound preset sets so I can pick a sound for tonight",
+    ),
+    "favorites": AskKind(
+        "list_favorites",
+        ("what are my favourites?", "list my favourite stations and playlists"),
+        "remind me which stations and playlists I saved as favourites",
+    ),
+    "volume": AskKind(
+        "get_status",
+        ("what is the volume in the {zone}?", "how loud is the {zone} set right now?"),
+        "tell me what volume the {zone} is at so I don't disturb anyone",
+    ),
+    "playing": AskKind(
+        "get_status",
+        ("what is playing in the {zone}?", "is anything playing in the {zone}?"),
+        "check what the {zone} player is doing because I can hear something faint",
+    ),
+    "timer": AskKind(
+        "get_status",
+        ("is there a sleep timer running in the {zone}?", "when will the {zone} switch itself off?"),
+        "tell me whether a sleep timer is set in the {zone} so it won't cut out mid-song",
+    ),
+    "source": AskKind(
+        "get_status",
+        ("which source is the {zone} on?", "what input is the {zone} using?"),
+        "check which source the {zone} is set to, my phone won't play through it",
+    ),
+}
+
 
 def _question(rng: random.Random, s: MediaState) -> Request:
     topic = rng.choice(("volume", "playing", "timer", "source", "presets", "favorites"))
-    if topic == "presets":
-        return request(
-            ["which sound presets do I have?", "list the sound presets"],
-            ["show me what each sound preset sets so I can pick a sound for tonight"],
-            ("list_presets", {}),
-        )
-    if topic == "favorites":
-        return request(
-            ["what are my favourites?", "list my favourite stations and playlists"],
-            ["remind me which stations and playlists I saved as favourites"],
-            ("list_favorites", {}),
-        )
-    zone = rng.choice(ZONES)
-    z = _w(zone)
-    direct, indirect = {
-        "volume": (
-            [f"what is the volume in the {z}?", f"how loud is the {z} set right now?"],
-            [f"tell me what volume the {z} is at so I don't disturb anyone"],
-        ),
-        "playing": (
-            [f"what is playing in the {z}?", f"is anything playing in the {z}?"],
-            [f"check what the {z} player is doing because I can hear something faint"],
-        ),
-        "timer": (
-            [f"is there a sleep timer running in the {z}?", f"when will the {z} switch itself off?"],
-            [f"tell me whether a sleep timer is set in the {z} so it won't cut out mid-song"],
-        ),
-        "source": (
-            [f"which source is the {z} on?", f"what input is the {z} using?"],
-            [f"check which source the {z} is set to, my phone won't play through it"],
-        ),
-    }[topic]
-    return request(direct, indirect, ("get_status", {"zone": zone}))
+    if topic in ("presets", "favorites"):
+        return QUESTIONS_BY_TOPIC[topic].request()
+    return QUESTIONS_BY_TOPIC[topic].request(zone=rng.choice(ZONES))
 
 
 # --- compositional: reads whose replies supply later values -------------------------------------
@@ -395,7 +399,7 @@ def _match(rng: random.Random, s: MediaState) -> Request | None:
     p, q = s.zones[zone], s.zones[other]
     if p.power == "off":
         return None
-    z, o = _w(zone), _w(other)
+    z, o = slot(zone), slot(other)
     if rng.random() < 0.5:
         if q.volume == p.volume or q.volume > _volume_cap(zone):
             return None
@@ -403,16 +407,17 @@ def _match(rng: random.Random, s: MediaState) -> Request | None:
             [f"set the {z} volume to match the {o}", f"make the {z} as loud as the {o} is right now"],
             [f"bring the {z} to the same volume as the {o} since that sounds about right"],
             ("get_status", {"zone": other}),
-            ("set_volume", {"zone": zone, "volume": q.volume}),
+            ("set_volume", {"zone": zone, "volume": replied(q.volume)}),
         )
     band = rng.choice(BANDS)
     if getattr(q, band) == getattr(p, band):
         return None
+    b = slot(band)
     return request(
-        [f"give the {z} the same {band} level as the {o}", f"copy the {o} {band} setting to the {z}"],
-        [f"set the {z} {band} to whatever the {o} uses because I like how the {o} sounds"],
+        [f"give the {z} the same {b} level as the {o}", f"copy the {o} {b} setting to the {z}"],
+        [f"set the {z} {b} to whatever the {o} uses because I like how the {o} sounds"],
         ("get_status", {"zone": other}),
-        ("set_tone", {"zone": zone, "band": band, "level": getattr(q, band)}),
+        ("set_tone", {"zone": zone, "band": band, "level": replied(getattr(q, band))}),
     )
 
 
@@ -423,9 +428,9 @@ def _copy_playlist(rng: random.Random, s: MediaState) -> Request | None:
         return None
     if p.source == "streaming" and p.playback == "playing" and (p.playlist, p.order) == (q.playlist, q.order):
         return None
-    switch = [("set_source", {"zone": zone, "source": "streaming"})] if p.source != "streaming" else []
-    play = ("play_playlist", {"zone": zone, "playlist": q.playlist, "order": q.order})
-    z, o = _w(zone), _w(other)
+    switch = [("set_source", {"zone": zone, "source": replied("streaming")})] if p.source != "streaming" else []
+    play = ("play_playlist", {"zone": zone, "playlist": replied(q.playlist), "order": replied(q.order)})
+    z, o = slot(zone), slot(other)
     return request(
         [f"play whatever the {o} is playing in the {z} too, in the same order", f"put the {o} playlist on in the {z}"],
         [f"have the {z} play the same playlist the same way as the {o} since I'm moving over there"],
@@ -439,20 +444,20 @@ def _favorite(rng: random.Random, s: MediaState) -> Request | None:
     zone = rng.choice(_on_zones(s))
     fav = rng.choice(s.favorites)
     p = s.zones[zone]
-    switch = [("set_source", {"zone": zone, "source": fav.source})] if p.source != fav.source else []
-    z, n = _w(zone), fav.slot
+    switch = [("set_source", {"zone": zone, "source": replied(fav.source)})] if p.source != fav.source else []
+    z, n = slot(zone), fav.slot
     if fav.source == "radio":
         if p.source == "radio" and p.playback == "playing" and p.station == fav.name:
             return None
-        play = ("tune_radio", {"zone": zone, "station": fav.name})
+        play = ("tune_radio", {"zone": zone, "station": replied(fav.name)})
         direct = [f"play my favourite number {n} in the {z}", f"put favourite {n} on in the {z}"]
         indirect = [f"play my number {n} favourite in the {z} because I'm in the mood for it"]
     else:
         order = rng.choice(ORDERS)
         if p.source == "streaming" and p.playback == "playing" and (p.playlist, p.order) == (fav.name, order):
             return None
-        play = ("play_playlist", {"zone": zone, "playlist": fav.name, "order": order})
-        o = _w(order)
+        play = ("play_playlist", {"zone": zone, "playlist": replied(fav.name), "order": order})
+        o = slot(order)
         direct = [f"play my favourite number {n} in the {z} {o}", f"put favourite {n} on in the {z} {o}"]
         indirect = [f"play my number {n} favourite {o} in the {z} because I'm in the mood for it"]
     return request(direct, indirect, ("list_favorites", {}), *switch, play)
@@ -461,18 +466,18 @@ def _favorite(rng: random.Random, s: MediaState) -> Request | None:
 def _preset_level(rng: random.Random, s: MediaState) -> Request | None:
     zone, preset = rng.choice(_on_zones(s)), rng.choice(PRESETS)
     p, values = s.zones[zone], s.presets[preset]
-    z, name = _w(zone), _w(preset)
+    z, name = slot(zone), preset.replace("_", " ")
     setting = rng.choice(("volume", *BANDS))
     level = getattr(values, setting)
     if level == getattr(p, setting) or (setting == "volume" and level > _volume_cap(zone)):
         return None
     if setting == "volume":
-        write = ("set_volume", {"zone": zone, "volume": level})
+        said, write = setting, ("set_volume", {"zone": zone, "volume": replied(level)})
     else:
-        write = ("set_tone", {"zone": zone, "band": setting, "level": level})
+        said, write = slot(setting), ("set_tone", {"zone": zone, "band": setting, "level": replied(level)})
     return request(
-        [f"set the {z} {setting} to the level the {name} preset uses", f"give the {z} the {name} preset's {setting}"],
-        [f"set just the {z} {setting} to match the {name} preset because that's the part of it I like"],
+        [f"set the {z} {said} to the level the {name} preset uses", f"give the {z} the {name} preset's {said}"],
+        [f"set just the {z} {said} to match the {name} preset because that's the part of it I like"],
         ("list_presets", {}),
         write,
     )
@@ -480,7 +485,7 @@ def _preset_level(rng: random.Random, s: MediaState) -> Request | None:
 
 def _conditional(rng: random.Random, s: MediaState) -> Request | None:
     zone = rng.choice(_on_zones(s))
-    p, z = s.zones[zone], _w(zone)
+    p, z = s.zones[zone], slot(zone)
     read = ("get_status", {"zone": zone})
     options = []
     if p.playback == "playing":
@@ -515,39 +520,7 @@ def _conditional(rng: random.Random, s: MediaState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-SIM = Simulator(OPERATIONS)
-
-
-def _compound(rng: random.Random, s: MediaState, size: int) -> list[Request] | None:
-    """``size`` independent one-call asks on the fresh world (no two touch a setting of one zone)."""
-    return requests_of(compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(ZONES)), size, tries=40 * size))
-
-
-def _chain(rng: random.Random, s: MediaState, first: Ask, calls: int) -> list[Request] | None:
-    """``first`` on its zone, then asks on the state it leaves until the gold has ``calls`` calls."""
-    return extend(SIM, s, first, lambda after: rng.choice(CHAIN_ATOMS)(rng, after, first.zone), calls)
-
-
-def _power_chain(rng: random.Random, s: MediaState, calls: int) -> list[Request] | None:
-    off = [u for u in ZONES if s.zones[u].power == "off"]
-    first = _power(rng, s, rng.choice(off))
-    return _chain(rng, s, Ask(first.request, first.zone, frozenset({"power"})), calls)
-
-
-def _source_chain(rng: random.Random, s: MediaState, calls: int) -> list[Request] | None:
-    zone = rng.choice(_on_zones(s))
-    first = rng.choice((_switch_and_play, _switch_and_tune))(rng, s, zone)
-    return None if first is None else _chain(rng, s, first, calls)
-
-
-COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
-POWER_CHAIN_CALLS = (3, 4, 5, 6, 2)
-"""Gold lengths of the power chains (up to 6: under ``transaction`` the oracle needs three turns a call
-plus one to answer, 19 turns, within the episode limit of 20)."""
-SOURCE_CHAIN_CALLS = (2, 3, 4, 5, 3)
-SINGLE_WRITES = 20
-QUESTIONS = 8
-READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, MediaState], Request | None], int], ...] = (
+READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
     ("match", _match, 3),
     ("copy_playlist", _copy_playlist, 2),
     ("favorite", _favorite, 3),
@@ -555,6 +528,10 @@ READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, MediaState], Request 
     ("conditional", _conditional, 3),
 )
 """Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
+PLAN = DEVICES.plan(
+    _question, ("source_chain", (_switch_and_play, _switch_and_tune)), READ_THEN_WRITE, power_calls=(3, 4, 5, 6, 2)
+)
+"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
 
 
 def drafts(state: MediaState, world_seed: int) -> list[TaskDraft]:
@@ -562,21 +539,4 @@ def drafts(state: MediaState, world_seed: int) -> list[TaskDraft]:
 
     The task RNG is seeded from ``world_seed`` but distinct from the world's own RNG stream.
     """
-    rng = random.Random(f"media_player/tasks/{world_seed}")
-    out = Drafts(rng)
-    out.fill("question", lambda: _question(rng, state), QUESTIONS)
-    out.fill("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
-    for size in sorted(set(COMPOUND_SIZES)):
-        out.fill("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
-    for calls in POWER_CHAIN_CALLS:
-        out.fill("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
-    for calls in SOURCE_CHAIN_CALLS:
-        out.fill("source_chain", lambda calls=calls: _source_chain(rng, state, calls), 1, "compositional")
-    for template, build, count in READ_THEN_WRITE:
-        out.fill(template, lambda build=build: build(rng, state), count, "compositional")
-    # A world where some template finds too little to work with gets more of the others.
-    target = len(POWER_CHAIN_CALLS) + len(SOURCE_CHAIN_CALLS) + sum(count for _, _, count in READ_THEN_WRITE)
-    for template, build, _ in READ_THEN_WRITE * 3:
-        if out.count("compositional") < target:
-            out.fill(template, lambda build=build: build(rng, state), 1, "compositional")
-    return out.items
+    return draft_plan(random.Random(f"media_player/tasks/{world_seed}"), state, PLAN, top_up=3)

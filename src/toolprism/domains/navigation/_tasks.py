@@ -15,8 +15,10 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Drafts, Scratch, Simulator, compose_families, shuffled_compound
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
 from toolprism.domains.navigation import _ops
 from toolprism.domains.navigation._state import (
     CATEGORIES,
@@ -44,10 +46,6 @@ COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 ROUTE = ("route.status",)
 
 
-def _words(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _ask(name: str, direct, indirect, gold, writes, reads=()) -> Ask:  # noqa: ANN001
     return Ask(request(direct, indirect, *gold), frozenset(writes), frozenset(reads), name)
 
@@ -57,20 +55,20 @@ def _active(state: NavigationState) -> bool:
 
 
 PLACE_TEXT = {
-    "home": "home",
-    "work": "work",
-    "airport": "the airport",
-    "gym": "the gym",
-    "school": "school",
-    "downtown": "downtown",
-    "beach": "the beach",
+    "home": "{}",
+    "work": "{}",
+    "airport": "the {}",
+    "gym": "the {}",
+    "school": "{}",
+    "downtown": "{}",
+    "beach": "the {}",
 }
 CATEGORY_TEXT = {
-    "fuel": "fuel station",
-    "charging": "charging station",
-    "coffee": "coffee shop",
-    "parking": "parking garage",
-    "restaurant": "restaurant",
+    "fuel": "{} station",
+    "charging": "{} station",
+    "coffee": "{} shop",
+    "parking": "{} garage",
+    "restaurant": "{}",
 }
 CATEGORY_REASON = {
     "fuel": "I'm running low on fuel",
@@ -80,21 +78,42 @@ CATEGORY_REASON = {
     "restaurant": "we're getting hungry",
 }
 MODE_TEXT = {"north_up": "north up", "heading_up": "heading up", "3d": "3D", "satellite": "satellite"}
-CONTACT_TEXT = {"alex": "Alex", "jordan": "Jordan", "mom": "Mom", "team": "the team"}
+CONTACT_TEXT = {"alex": "Alex", "jordan": "Jordan", "mom": "Mom", "team": "the {team}"}
 SORT_TEXT = {"distance": ("nearest", "closest"), "rating": ("best rated", "highest rated")}
 
 
+def _place(place: str) -> str:
+    return PLACE_TEXT[place].format(slot(place))
+
+
+def _category(category: str) -> str:
+    return CATEGORY_TEXT[category].format(slot(category))
+
+
+def _sorted_by(sort: str) -> tuple[str, str]:
+    return tuple(slot(sort, text) for text in SORT_TEXT[sort])  # type: ignore[return-value]
+
+
+def _contact(contact: str) -> str:
+    text = CONTACT_TEXT[contact]
+    return text.format(team=slot(contact)) if "{" in text else slot(contact, text)
+
+
+def _language(language: str) -> str:
+    return slot(language, language.title())
+
+
 def _stop_name(stop: str) -> str:
-    return _words(stop).title()
+    return slot(stop, stop.replace("_", " ").title())
 
 
 # --- single-call requests, each phrased from the current state --------------------------------
 
 _ROUTE_GOALS = {
-    "fastest": "get me to {} by the fastest route, I'm running late",
-    "shortest": "take me to {} the shortest route, keep the distance down",
-    "eco": "guide me to {} on the eco route to save fuel",
-    "scenic": "take me to {} along the scenic route, I'm in no hurry",
+    "fastest": "get me to {where} by the {route} route, I'm running late",
+    "shortest": "take me to {where} the {route} route, keep the distance down",
+    "eco": "guide me to {where} on the {route} route to save fuel",
+    "scenic": "take me to {where} along the {route} route, I'm in no hurry",
 }
 
 
@@ -103,11 +122,11 @@ def _start_ask(rng: random.Random, state: NavigationState, exclude: tuple = ()) 
         return None
     dest = rng.choice([p for p in PLACES if p not in exclude])
     route = rng.choice(PREFERENCES)
-    where = PLACE_TEXT[dest]
+    where, r = _place(dest), slot(route)
     return _ask(
         "start",
-        (f"navigate to {where} using the {route} route", f"start navigation to {where} with the {route} route"),
-        _ROUTE_GOALS[route].format(where),
+        (f"navigate to {where} using the {r} route", f"start navigation to {where} with the {r} route"),
+        _ROUTE_GOALS[route].format(where=where, route=r),
         [("start", {"destination": dest, "route": route})],
         ["route.status", "route.destination", "route.preference", "route.waypoints"],
         ROUTE,
@@ -163,11 +182,11 @@ def _add_waypoint_ask(
     if stop in waypoints:
         return None
     position = position or rng.choice(POSITIONS)
-    name = _stop_name(stop)
+    name, at = _stop_name(stop), slot(position)
     return _ask(
         "add_waypoint",
-        (f"add {name} as the {position} stop", f"put {name} on the route as the {position} stop"),
-        f"add {name} as the {position} stop since {CATEGORY_REASON[CATEGORY_OF[stop]]}",
+        (f"add {name} as the {at} stop", f"put {name} on the route as the {at} stop"),
+        f"add {name} as the {at} stop since {CATEGORY_REASON[CATEGORY_OF[stop]]}",
         [("add_waypoint", {"stop": stop, "position": position})],
         ["route.waypoints"],
         ROUTE,
@@ -189,10 +208,10 @@ def _remove_waypoint_ask(rng: random.Random, state: NavigationState, stop: str |
 
 
 _PREFERENCE_GOALS = {
-    "fastest": "recalculate for the fastest route, I'm running late",
-    "shortest": "reroute along the shortest route to keep the distance down",
-    "eco": "switch to the eco route to save fuel",
-    "scenic": "take the scenic route instead, there's no rush",
+    "fastest": "recalculate for the {} route, I'm running late",
+    "shortest": "reroute along the {} route to keep the distance down",
+    "eco": "switch to the {} route to save fuel",
+    "scenic": "take the {} route instead, there's no rush",
 }
 
 
@@ -200,10 +219,11 @@ def _preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if not _active(state):
         return None
     route = rng.choice([p for p in PREFERENCES if p != state.route.preference])
+    r = slot(route)
     return _ask(
         "set_route_preference",
-        (f"switch to the {route} route", f"change the route preference to {route}"),
-        _PREFERENCE_GOALS[route],
+        (f"switch to the {r} route", f"change the route preference to {r}"),
+        _PREFERENCE_GOALS[route].format(r),
         [("set_route_preference", {"route": route})],
         ["route.preference"],
         ROUTE,
@@ -211,22 +231,22 @@ def _preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
 
 
 _AVOID_GOALS = {
-    "tolls": "avoid tolls, I don't want to pay for the roads",
-    "highways": "avoid highways, I'd rather take local streets",
-    "ferries": "avoid ferries, I get seasick",
-    "unpaved_roads": "avoid unpaved roads so the car stays clean",
+    "tolls": "{setting} {what}, I don't want to pay for the roads",
+    "highways": "{setting} {what}, I'd rather take local streets",
+    "ferries": "{setting} {what}, I get seasick",
+    "unpaved_roads": "{setting} {what} so the car stays clean",
 }
 
 
 def _avoid_ask(rng: random.Random, state: NavigationState, feature: str) -> Ask:
     setting = "allow" if state.avoid[feature] == "avoid" else "avoid"
-    what = _words(feature)
+    what, v = slot(feature), slot(setting)
     if setting == "avoid":
-        direct = (f"avoid {what} on my routes", f"set the route options to avoid {what}")
-        indirect = _AVOID_GOALS[feature]
+        direct = (f"{v} {what} on my routes", f"set the route options to {v} {what}")
+        indirect = _AVOID_GOALS[feature].format(setting=v, what=what)
     else:
-        direct = (f"allow {what} on my routes", f"set the route options to allow {what}")
-        indirect = f"allow {what} again if they make the drive quicker"
+        direct = (f"{v} {what} on my routes", f"set the route options to {v} {what}")
+        indirect = f"{v} {what} again if they make the drive quicker"
     return _ask(
         "set_avoid",
         direct,
@@ -237,29 +257,29 @@ def _avoid_ask(rng: random.Random, state: NavigationState, feature: str) -> Ask:
 
 
 _MODE_GOALS = {
-    "north_up": "keep north at the top of the map with north up mode",
-    "heading_up": "turn the map with the car using heading up mode",
-    "3d": "show the buildings around me by putting the map in 3D",
-    "satellite": "show real imagery with the satellite map mode",
+    "north_up": "keep north at the top of the map with {} mode",
+    "heading_up": "turn the map with the car using {} mode",
+    "3d": "show the buildings around me by putting the map in {}",
+    "satellite": "show real imagery with the {} map mode",
 }
 
 
 def _mode_ask(rng: random.Random, state: NavigationState) -> Ask:
     mode = rng.choice([m for m in MAP_MODES if m != state.map_mode])
-    text = MODE_TEXT[mode]
+    text = slot(mode, MODE_TEXT[mode])
     return _ask(
         "set_mode",
         (f"switch the map to {text}", f"set the map mode to {text}"),
-        _MODE_GOALS[mode],
+        _MODE_GOALS[mode].format(text),
         [("set_mode", {"mode": mode})],
         ["map.mode"],
     )
 
 
 _GUIDANCE_GOALS = {
-    "full": "talk me through every turn with full voice guidance in {}",
-    "alerts_only": "only speak up for alerts, voice guidance on alerts only in {}",
-    "muted": "silence the voice guidance, mute it and keep it in {}",
+    "full": "talk me through every turn with {level} voice guidance in {lang}",
+    "alerts_only": "only speak up for alerts, voice guidance on {level} in {lang}",
+    "muted": "silence the voice guidance, {mute} it and keep it in {lang}",
 }
 
 
@@ -273,12 +293,12 @@ def _guidance_ask(
     if not options:
         return None
     level, language = rng.choice(simple or options)
-    lang = language.title()
-    text = "mute" if level == "muted" else f"set to {_words(level)}"
+    lang, said = _language(language), slot(level)
+    text = slot(level, "mute") if level == "muted" else f"set to {said}"
     return _ask(
         "set_voice_guidance",
-        (f"set the voice guidance to {_words(level)} in {lang}", f"have the voice guidance {text} in {lang}"),
-        _GUIDANCE_GOALS[level].format(lang),
+        (f"set the voice guidance to {said} in {lang}", f"have the voice guidance {text} in {lang}"),
+        _GUIDANCE_GOALS[level].format(level=said, mute=slot(level, "mute"), lang=lang),
         [("set_voice_guidance", {"level": level, "language": language})],
         ["voice.level", "voice.language"],
     )
@@ -289,13 +309,14 @@ def _volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
         return None
     current = state.voice.volume
     volume = rng.choice([v for v in range(10, 101, 10) if v != current])
+    v = slot(volume)
     if volume > current:
-        indirect = f"turn the voice guidance up to {volume}% because I can't hear the directions"
+        indirect = f"turn the voice guidance up to {v}% because I can't hear the directions"
     else:
-        indirect = f"turn the voice guidance down to {volume}%, it's far too loud"
+        indirect = f"turn the voice guidance down to {v}%, it's far too loud"
     return _ask(
         "set_volume",
-        (f"set the guidance volume to {volume}%", f"change the voice guidance volume to {volume}%"),
+        (f"set the guidance volume to {v}%", f"change the voice guidance volume to {v}%"),
         indirect,
         [("set_volume", {"volume": volume})],
         ["voice.volume"],
@@ -307,13 +328,13 @@ def _share_ask(rng: random.Random, state: NavigationState, contact: str, setting
     setting = setting or ("stop" if state.sharing[contact] == "on" else "start")
     if (setting == "start") == (state.sharing[contact] == "on") or (setting == "start" and not _active(state)):
         return None
-    who = CONTACT_TEXT[contact]
+    who, v = _contact(contact), slot(setting)
     if setting == "start":
-        direct = (f"start sharing my ETA with {who}", f"start an ETA share with {who}")
-        indirect = f"start sharing my ETA with {who} so they know when I'll arrive"
+        direct = (f"{v} sharing my ETA with {who}", f"{v} an ETA share with {who}")
+        indirect = f"{v} sharing my ETA with {who} so they know when I'll arrive"
     else:
-        direct = (f"stop sharing my ETA with {who}", f"stop the ETA share with {who}")
-        indirect = f"stop sharing my ETA with {who}, they don't need to follow my trip any more"
+        direct = (f"{v} sharing my ETA with {who}", f"{v} the ETA share with {who}")
+        indirect = f"{v} sharing my ETA with {who}, they don't need to follow my trip any more"
     return _ask(
         "share_eta",
         direct,
@@ -348,25 +369,26 @@ def write_asks(rng: random.Random, state: NavigationState) -> list[Ask]:
 
 def questions(rng: random.Random) -> list[Request]:
     """Read-only questions: one per status section, the saved places, and four place searches."""
+    route, display, voice, sharing = (slot(s) for s in ("route", "display", "voice", "sharing"))
     out = [
         request(
-            ("what is the ETA on the current route?", "where is the current route taking me?"),
-            "check the route and tell me when I'll get there",
+            (f"what is the ETA on the current {route}?", f"where is the current {route} taking me?"),
+            f"check the {route} and tell me when I'll get there",
             ("get_status", {"section": "route"}),
         ),
         request(
-            ("what mode is the map display in?", "which map mode is the display using?"),
-            "tell me how the display is showing the map, it looks different today",
+            (f"what mode is the map {display} in?", f"which map mode is the {display} using?"),
+            f"tell me how the {display} is showing the map, it looks different today",
             ("get_status", {"section": "display"}),
         ),
         request(
-            ("how is the voice guidance set?", "what language and volume is the voice guidance on?"),
-            "check the voice guidance settings, the directions sound odd",
+            (f"how is the {voice} guidance set?", f"what language and volume is the {voice} guidance on?"),
+            f"check the {voice} guidance settings, the directions sound odd",
             ("get_status", {"section": "voice"}),
         ),
         request(
-            ("who am I sharing my ETA with?", "which ETA sharing is on right now?"),
-            "tell me who can see my ETA through sharing right now",
+            (f"who am I {sharing} my ETA with?", f"which ETA {sharing} is on right now?"),
+            f"tell me who can see my ETA through {sharing} right now",
             ("get_status", {"section": "sharing"}),
         ),
         request(
@@ -376,8 +398,8 @@ def questions(rng: random.Random) -> list[Request]:
         ),
     ]
     for category, sort in rng.sample([(c, s) for c in CATEGORIES for s in SORT_KEYS], 4):
-        what = CATEGORY_TEXT[category]
-        best, other = SORT_TEXT[sort]
+        what = _category(category)
+        best, other = _sorted_by(sort)
         out.append(
             request(
                 (f"find the {best} {what}", f"which {what} is the {other} one?"),
@@ -436,16 +458,16 @@ def find_and_add(rng: random.Random, state: NavigationState) -> Plan | None:
         if top in waypoints or len(waypoints) >= MAX_WAYPOINTS:
             continue
         position = rng.choice(POSITIONS)
-        what, (best, other) = CATEGORY_TEXT[category], SORT_TEXT[sort]
+        what, (best, other), at = _category(category), _sorted_by(sort), slot(position)
         s.add(
             request(
                 (
-                    f"find the {best} {what} and add it as the {position} stop",
-                    f"look up the {other} {what} and put it on the route as the {position} stop",
+                    f"find the {best} {what} and add it as the {at} stop",
+                    f"look up the {other} {what} and put it on the route as the {at} stop",
                 ),
-                f"look for the {best} {what} and make it the {position} stop, {CATEGORY_REASON[category]}",
+                f"look for the {best} {what} and make it the {at} stop, {CATEGORY_REASON[category]}",
                 ("find_poi", {"category": category, "sort": sort}),
-                ("add_waypoint", {"stop": top, "position": position}),
+                ("add_waypoint", {"stop": replied(top), "position": position}),
             )
         )
     return s.plan if any(len(r.gold) > 1 for r in s.plan) else None
@@ -456,13 +478,14 @@ def pause_or_resume(rng: random.Random, state: NavigationState) -> Plan | None:
     if not _active(state):
         return None
     op = "resume" if state.route.status == "paused" else "pause"
+    route = slot("route")
     return [
         request(
             (
-                "check the route and resume the navigation if it's paused, or pause it if it's running",
-                "look at the route status: if navigation is paused resume it, otherwise pause it",
+                f"check the {route} and resume the navigation if it's paused, or pause it if it's running",
+                f"look at the {route} status: if navigation is paused resume it, otherwise pause it",
             ),
-            "check the route and flip the guidance, resume it if it's paused and pause it if it's running",
+            f"check the {route} and flip the guidance, resume it if it's paused and pause it if it's running",
             ("get_status", {"section": "route"}),
             (op, {}),
         )
@@ -476,7 +499,7 @@ def unmute_and_set_volume(rng: random.Random, state: NavigationState) -> Plan | 
     s = Scratch(SIM, state)
     level = rng.choice(("full", "alerts_only"))
     lang = state.voice.language
-    text = f"{_words(level)} in {lang.title()}"
+    text = f"{slot(level)} in {_language(lang)}"
     s.add(
         request(
             (f"unmute the voice guidance to {text}", f"turn the voice guidance back on at {text}"),
@@ -505,15 +528,16 @@ def nearest_saved_place(rng: random.Random, state: NavigationState) -> Plan | No
         s.add(_stop_ask(rng, s.state))
     nearest = min(PLACES, key=lambda p: state.places[p].drive_minutes)
     route = rng.choice(PREFERENCES)
+    r = slot(route)
     s.add(
         request(
             (
-                f"navigate to whichever saved place is the shortest drive away, using the {route} route",
-                f"check my saved places and start navigation to the closest one with the {route} route",
+                f"navigate to whichever saved place is the shortest drive away, using the {r} route",
+                f"check my saved places and start navigation to the closest one with the {r} route",
             ),
-            f"look through my saved places and take me to the one with the shortest drive, {route} route please",
+            f"look through my saved places and take me to the one with the shortest drive, {r} route please",
             ("list_saved_places", {}),
-            ("start", {"destination": nearest, "route": route}),
+            ("start", {"destination": replied(nearest), "route": route}),
         )
     )
     return s.plan
@@ -524,15 +548,16 @@ def stop_all_shares(rng: random.Random, state: NavigationState) -> Plan | None:
     sharing = [c for c in CONTACTS if state.sharing[c] == "on"]
     if not sharing:
         return None
+    shares, stop = slot("sharing"), slot("stop")
     return [
         request(
             (
-                "check who I'm sharing my ETA with and stop sharing with all of them",
-                "look up my ETA sharing and stop every share that is on",
+                f"check who I'm {shares} my ETA with and {stop} sharing with all of them",
+                f"look up my ETA {shares} and {stop} every share that is on",
             ),
-            "I want some privacy, so check the ETA sharing and stop sharing with everyone who can see it",
+            f"I want some privacy, so check the ETA {shares} and {stop} sharing with everyone who can see it",
             ("get_status", {"section": "sharing"}),
-            *(("share_eta", {"contact": c, "setting": "stop"}) for c in sharing),
+            *(("share_eta", {"contact": replied(c), "setting": "stop"}) for c in sharing),
         )
     ]
 
@@ -574,34 +599,21 @@ def _compound(rng: random.Random, state: NavigationState, size: int) -> list[Ask
     return shuffled_compound(rng, write_asks(rng, state), size)
 
 
+def _sized_compound(rng: random.Random, state: NavigationState) -> list[Request] | None:
+    return requests_of(_compound(rng, state, rng.choices(*zip(*COMPOUND_SIZES.items(), strict=True))[0]))
+
+
+PLAN = (
+    Each("question", lambda rng, s: [[q] for q in questions(rng)], "single"),
+    Rounds(write_asks, SINGLE_WRITES),
+    Quota("compound", _sized_compound, COMPOUND, "compound", tries=20),
+    Quota("", _compositional, COMPOSITIONAL, "compositional", tries=40),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones."""
+
+
 def drafts(state: NavigationState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed``: 29 single, 76 compound and 25
     compositional drafts (fewer only if the world runs out of distinct requests), deterministic.
     """
-    rng = random.Random(f"navigation/tasks/{world_seed}")
-    out = Drafts(rng)
-    for question in questions(rng):
-        out.offer("question", [question], "single")
-    singles = 0
-    for _ in range(20):
-        pool = write_asks(rng, state)
-        rng.shuffle(pool)
-        for ask in pool:
-            if singles < SINGLE_WRITES and out.offer(ask.name, [ask.request], "single"):
-                singles += 1
-    compounds = 0
-    sizes, weights = zip(*COMPOUND_SIZES.items(), strict=True)
-    for _ in range(COMPOUND * 20):
-        if compounds == COMPOUND:
-            break
-        chosen = _compound(rng, state, rng.choices(sizes, weights)[0])
-        if chosen and out.offer("compound", [a.request for a in chosen], "compound"):
-            compounds += 1
-    made = 0
-    for _ in range(COMPOSITIONAL * 40):
-        if made == COMPOSITIONAL:
-            break
-        built = _compositional(rng, state)
-        if built and out.offer(*built, "compositional"):
-            made += 1
-    return out.items
+    return draft_plan(random.Random(f"navigation/tasks/{world_seed}"), state, PLAN)

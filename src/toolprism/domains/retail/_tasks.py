@@ -11,12 +11,12 @@ first ``get_order_details`` at position two or later; most templates put one the
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterator
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._phrasing import Request, draft
+from toolprism.domains._grammar import slot
+from toolprism.domains._phrasing import Request, draft, introduced
 from toolprism.domains.retail import _requests as ask
 from toolprism.domains.retail._rules import paid_with, price_difference, total
 from toolprism.domains.retail._state import Order, OrderStatus, RetailState, User
@@ -57,16 +57,16 @@ def drafts(state: RetailState, world_seed: int) -> list[TaskDraft]:
 def _introduce(rng: random.Random, user: User) -> tuple[str, str, tuple[str, dict]]:
     """Easy and hard self-introductions and the lookup the policy calls for (email or name+zip)."""
     if rng.random() < 0.7:
-        easy = rng.choice([f"Hi, I'm {user.name} ({user.email}).", f"Hello, this is {user.name}, email {user.email}."])
+        email = slot(user.email)
+        easy = rng.choice([f"Hi, I'm {user.name} ({email}).", f"Hello, this is {user.name}, email {email}."])
         hard = rng.choice(
-            [f"Hey there, {user.name} writing, you'll find me under {user.email}.", f"Hi! My email is {user.email}."]
+            [f"Hey there, {user.name} writing, you'll find me under {email}.", f"Hi! My email is {email}."]
         )
         return easy, hard, ("find_user_id_by_email", {"email": user.email})
+    zip_code, name = slot(user.address.zip), f"{slot(user.first_name)} {slot(user.last_name)}"
+    easy = f"Hi, I'm {name} and my zip code is {zip_code}."
+    hard = rng.choice([f"Hello, {name} here, from zip code {zip_code}.", f"It's {name}, zip {zip_code}, checking in."])
     zip_code = user.address.zip
-    easy = f"Hi, I'm {user.name} and my zip code is {zip_code}."
-    hard = rng.choice(
-        [f"Hello, {user.name} here, from zip code {zip_code}.", f"It's {user.name}, zip {zip_code}, checking in."]
-    )
     lookup = {"first_name": user.first_name, "last_name": user.last_name, "zip": zip_code}
     return easy, hard, ("find_user_id_by_name_zip", lookup)
 
@@ -82,10 +82,7 @@ def _conversation(
     body = draft(rng, template, requests, kind=kind)  # type: ignore[arg-type]
     if len(body.gold) + 1 > MAX_GOLD:
         raise ValueError(f"{template}: {len(body.gold) + 1} gold calls, at most {MAX_GOLD}")
-    easy, hard, lookup = _introduce(rng, user)
-    return dataclasses.replace(
-        body, query=f"{easy} {body.query}", hard=f"{hard} {body.hard}", gold=[lookup, *body.gold]
-    )
+    return introduced(body, *_introduce(rng, user))
 
 
 def _orders(state: RetailState, *statuses: OrderStatus) -> list[Order]:

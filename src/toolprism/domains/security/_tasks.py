@@ -14,9 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from toolprism.domains._base import TaskDraft, TaskKind
-from toolprism.domains._drafting import Drafts, Simulator, chain
+from toolprism.domains._asks import AskKind
+from toolprism.domains._base import TaskDraft
+from toolprism.domains._drafting import Candidate, Simulator, chain
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Quota, draft_plan
 from toolprism.domains.security._ops import OPERATIONS, _arming_problem
 from toolprism.domains.security._state import (
     ARMED,
@@ -39,77 +42,91 @@ from toolprism.domains.security._state import (
 from toolprism.schema import JSON
 
 Gold = tuple[tuple[str, dict[str, JSON]], ...]
-Plan = tuple[list[Request | None] | None, TaskKind | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""
 Step = Callable[[SecurityState], Request | None]
 
 SIM = Simulator(OPERATIONS)
 
 
-def _w(value: str) -> str:
-    return value.replace("_", " ")
-
-
 # --- device requests: one change each, phrased from the current state --------------------------
 
 
+LOCK = AskKind(
+    "set_lock",
+    {
+        "locked": ("{lock:lock} the {door}", "make sure the {door} is {lock}"),
+        "unlocked": ("{lock:unlock} the {door}", "set the {door} to {lock}"),
+    },
+    {
+        "locked": (
+            "{lock:lock} the {door}, I don't want anyone wandering in",
+            "get the {door} {lock} up for the night",
+        ),
+        "unlocked": ("{lock:unlock} the {door}, a friend is dropping by", "leave the {door} {lock} for the cleaner"),
+    },
+    key="lock",
+)
+BYPASS = AskKind(
+    "set_bypass",
+    {
+        "bypassed": ("{status:bypass} the {sensor} sensor", "set the {sensor} sensor to {status}"),
+        "monitored": ("{status:monitor} the {sensor} sensor again", "set the {sensor} sensor back to {status}"),
+    },
+    {
+        "bypassed": "{status:bypass} the {sensor} sensor so it can stay open without tripping the alarm",
+        "monitored": "{status:monitor} the {sensor} sensor again, I want to know whenever it opens",
+    },
+    key="status",
+)
+
+
 def _lock(rng: random.Random, state: SecurityState, door: Door) -> Request | None:
-    d = _w(door)
     if state.doors[door].lock == "unlocked":
-        if state.sensors[door].contact == "open":
-            return None
-        return request(
-            [f"lock the {d}", f"make sure the {d} is locked"],
-            [f"lock the {d}, I don't want anyone wandering in", f"get the {d} locked up for the night"],
-            ("set_lock", {"door": door, "lock": "locked"}),
-        )
-    if state.mode in LOCKED_WHEN_ARMED:
-        return None
-    return request(
-        [f"unlock the {d}", f"set the {d} to unlocked"],
-        [f"unlock the {d}, a friend is dropping by", f"leave the {d} unlocked for the cleaner"],
-        ("set_lock", {"door": door, "lock": "unlocked"}),
-    )
+        return None if state.sensors[door].contact == "open" else LOCK.request(door=door, lock="locked")
+    return None if state.mode in LOCKED_WHEN_ARMED else LOCK.request(door=door, lock="unlocked")
 
 
 def _bypass(rng: random.Random, state: SecurityState, sensor: Sensor) -> Request | None:
     if state.mode != "disarmed":
         return None
-    s = _w(sensor)
-    if state.sensors[sensor].status == "monitored":
-        return request(
-            [f"bypass the {s} sensor", f"set the {s} sensor to bypassed"],
-            f"bypass the {s} sensor so it can stay open without tripping the alarm",
-            ("set_bypass", {"sensor": sensor, "status": "bypassed"}),
-        )
-    return request(
-        [f"monitor the {s} sensor again", f"set the {s} sensor back to monitored"],
-        f"monitor the {s} sensor again, I want to know whenever it opens",
-        ("set_bypass", {"sensor": sensor, "status": "monitored"}),
-    )
+    status = "bypassed" if state.sensors[sensor].status == "monitored" else "monitored"
+    return BYPASS.request(sensor=sensor, status=status)
+
+
+CAMERA_POWER = AskKind(
+    "set_power",
+    ("turn {power} the {camera} camera", "switch the {camera} camera {power}"),
+    {
+        "off": "switch the {camera} camera {power}, we want some privacy out there today",
+        "on": "switch the {camera} camera {power}, I want eyes on that spot",
+    },
+    key="power",
+)
 
 
 def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
     power = "off" if state.cameras[camera].power == "on" else "on"
     if power == "off" and state.mode == "away":
         return None
-    goal = (
-        f"switch the {camera} camera off, we want some privacy out there today"
-        if power == "off"
-        else f"switch the {camera} camera on, I want eyes on that spot"
-    )
-    return request(
-        [f"turn {power} the {camera} camera", f"switch the {camera} camera {power}"],
-        goal,
-        ("set_power", {"camera": camera, "power": power}),
-    )
+    return CAMERA_POWER.request(camera=camera, power=power)
 
 
-_RECORDING_GOALS = {
-    "continuous": "have the {} camera record continuous footage, I want every minute of it",
-    "motion": "have the {} camera record on motion only, to save storage",
-    "off": "set the {} camera recording to off, the storage is full",
-}
+RECORDING = AskKind(
+    "set_recording",
+    {
+        "off": ("set the {camera} camera recording to {recording}", "turn the {camera} camera recording {recording}"),
+        None: (
+            "set the {camera} camera to {recording} recording",
+            "change the {camera} camera recording to {recording}",
+        ),
+    },
+    {
+        "continuous": "have the {camera} camera record {recording} footage, I want every minute of it",
+        "motion": "have the {camera} camera record on {recording} only, to save storage",
+        "off": "set the {camera} camera recording to {recording}, the storage is full",
+    },
+    key="recording",
+)
 
 
 def _recording(rng: random.Random, state: SecurityState, camera: Camera, value: str | None = None) -> Request | None:
@@ -117,55 +134,49 @@ def _recording(rng: random.Random, state: SecurityState, camera: Camera, value: 
     if current.power == "off":
         return None
     value = value or rng.choice([r for r in RECORDINGS if r != current.recording])
-    direct = (
-        [f"set the {camera} camera recording to off", f"turn the {camera} camera recording off"]
-        if value == "off"
-        else [f"set the {camera} camera to {value} recording", f"change the {camera} camera recording to {value}"]
-    )
-    return request(
-        direct,
-        _RECORDING_GOALS[value].format(camera),
-        ("set_recording", {"camera": camera, "recording": value}),
-    )
+    return RECORDING.request(camera=camera, recording=value)
 
 
-_SENSITIVITY_GOALS = {
-    "high": "make the {} camera's sensitivity high, it missed someone yesterday",
-    "low": "turn the {} camera's sensitivity down to low, the trees keep setting it off",
-    "medium": "put the {} camera's sensitivity on medium, somewhere in between",
-}
+SENSITIVITY = AskKind(
+    "set_sensitivity",
+    (
+        "set the {camera} camera sensitivity to {sensitivity}",
+        "change the {camera} camera's motion sensitivity to {sensitivity}",
+    ),
+    {
+        "high": "make the {camera} camera's sensitivity {sensitivity}, it missed someone yesterday",
+        "low": "turn the {camera} camera's sensitivity down to {sensitivity}, the trees keep setting it off",
+        "medium": "put the {camera} camera's sensitivity on {sensitivity}, somewhere in between",
+    },
+    key="sensitivity",
+)
 
 
 def _sensitivity(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
     current = state.cameras[camera]
     if current.power == "off" or current.recording != "motion":
         return None
-    value = rng.choice([s for s in SENSITIVITIES if s != current.sensitivity])
-    return request(
-        [
-            f"set the {camera} camera sensitivity to {value}",
-            f"change the {camera} camera's motion sensitivity to {value}",
-        ],
-        _SENSITIVITY_GOALS[value].format(camera),
-        ("set_sensitivity", {"camera": camera, "sensitivity": value}),
-    )
+    return SENSITIVITY.draw(rng, SENSITIVITIES, current.sensitivity, camera=camera)
 
 
-_LIGHT_GOALS = {
-    "on": "turn on the {} floodlight, it's pitch black out there",
-    "off": "turn off the {} floodlight, it shines into the neighbours' windows",
-    "motion": "have the {} floodlight come on only with motion",
-}
+FLOODLIGHT = AskKind(
+    "set_floodlight",
+    {
+        "motion": ("set the {light} floodlight to {mode}", "switch the {light} floodlight to {mode} mode"),
+        None: ("turn {mode} the {light} floodlight", "switch the {light} floodlight {mode}"),
+    },
+    {
+        "on": "turn {mode} the {light} floodlight, it's pitch black out there",
+        "off": "turn {mode} the {light} floodlight, it shines into the neighbours' windows",
+        "motion": "have the {light} floodlight come on only with {mode}",
+    },
+    key="mode",
+)
 
 
 def _floodlight(rng: random.Random, state: SecurityState, light: Floodlight, mode: str | None = None) -> Request | None:
     mode = mode or rng.choice([m for m in ("off", "on", "motion") if m != state.floodlights[light].mode])
-    direct = (
-        [f"set the {light} floodlight to motion", f"switch the {light} floodlight to motion mode"]
-        if mode == "motion"
-        else [f"turn {mode} the {light} floodlight", f"switch the {light} floodlight {mode}"]
-    )
-    return request(direct, _LIGHT_GOALS[mode].format(light), ("set_floodlight", {"light": light, "mode": mode}))
+    return FLOODLIGHT.request(light=light, mode=mode)
 
 
 def _brightness(rng: random.Random, state: SecurityState, light: Floodlight) -> Request | None:
@@ -173,13 +184,14 @@ def _brightness(rng: random.Random, state: SecurityState, light: Floodlight) -> 
     if current.mode == "off":
         return None
     level = rng.choice([b for b in range(10, 101, 10) if b != current.brightness])
+    f, v = slot(light), slot(level)
     goal = (
-        f"brighten the {light} floodlight to {level}%, I can't see the path"
+        f"brighten the {f} floodlight to {v}%, I can't see the path"
         if level > current.brightness
-        else f"dim the {light} floodlight to {level}%, it's far too harsh"
+        else f"dim the {f} floodlight to {v}%, it's far too harsh"
     )
     return request(
-        [f"set the {light} floodlight to {level}% brightness", f"change the {light} floodlight brightness to {level}%"],
+        [f"set the {f} floodlight to {v}% brightness", f"change the {f} floodlight brightness to {v}%"],
         goal,
         ("set_brightness", {"light": light, "brightness": level}),
     )
@@ -188,15 +200,16 @@ def _brightness(rng: random.Random, state: SecurityState, light: Floodlight) -> 
 def _volume(rng: random.Random, state: SecurityState, level: int | None = None) -> Request | None:
     levels = [v for v in range(0 if state.mode == "disarmed" else 10, 101, 10) if v != state.siren_volume]
     level = rng.choice(levels) if level is None else level
+    v = slot(level)
     if level == 0:
-        direct = ["mute the siren by setting its volume to 0%", "set the siren volume to 0%"]
-        goal = "silence the siren completely, volume 0%, while we test the sensors"
+        direct = [f"mute the siren by setting its volume to {v}%", f"set the siren volume to {v}%"]
+        goal = f"silence the siren completely, volume {v}%, while we test the sensors"
     else:
-        direct = [f"set the siren volume to {level}%", f"change the siren to {level}% volume"]
+        direct = [f"set the siren volume to {v}%", f"change the siren to {v}% volume"]
         goal = (
-            f"turn the siren up to {level}% so we can hear it upstairs"
+            f"turn the siren up to {v}% so we can hear it upstairs"
             if level > state.siren_volume
-            else f"turn the siren down to {level}%, it scares the dog"
+            else f"turn the siren down to {v}%, it scares the dog"
         )
     return request(direct, goal, ("set_volume", {"volume": level}))
 
@@ -205,7 +218,7 @@ def _delay(rng: random.Random, state: SecurityState) -> Request | None:
     if state.mode != "disarmed":
         return None
     delay = rng.choice([d for d in ENTRY_DELAYS if d != state.entry_delay])
-    d = _w(delay)
+    d = slot(delay)
     longer = ENTRY_DELAYS.index(delay) > ENTRY_DELAYS.index(state.entry_delay)
     goal = (
         f"give me {d} to disarm after coming in, the keypad is far from the door"
@@ -219,31 +232,41 @@ def _delay(rng: random.Random, state: SecurityState) -> Request | None:
     )
 
 
-_SCHEDULE_GOALS = {
-    "away": "arm the house in away mode automatically on {}, nobody's home then",
-    "home": "have the alarm arm itself in home mode on {} nights",
-    "night": "arm in night mode automatically on {}, once we're asleep",
-    "off": "stop the automatic arming on {} by turning it off",
-}
+SCHEDULE = AskKind(
+    "set_schedule",
+    {
+        "off": ("set the {days} arming schedule to {mode}", "turn {mode} automatic arming on {days}"),
+        None: ("set the {days} arming schedule to {mode}", "have the alarm arm in {mode} mode automatically on {days}"),
+    },
+    {
+        "away": "arm the house in {mode} mode automatically on {days}, nobody's home then",
+        "home": "have the alarm arm itself in {mode} mode on {days} nights",
+        "night": "arm in {mode} mode automatically on {days}, once we're asleep",
+        "off": "stop the automatic arming on {days} by turning it {mode}",
+    },
+    key="mode",
+)
 
 
 def _schedule(rng: random.Random, state: SecurityState) -> Request | None:
     days = rng.choice(DAYS)
-    mode = rng.choice([m for m in SCHEDULE_MODES if m != state.schedule[days]])
-    direct = (
-        [f"set the {days} arming schedule to off", f"turn off automatic arming on {days}"]
-        if mode == "off"
-        else [f"set the {days} arming schedule to {mode}", f"have the alarm arm in {mode} mode automatically on {days}"]
-    )
-    return request(direct, _SCHEDULE_GOALS[mode].format(days), ("set_schedule", {"days": days, "mode": mode}))
+    return SCHEDULE.draw(rng, SCHEDULE_MODES, state.schedule[days], days=days)
 
 
-_MODE_GOALS = {
-    "away": "arm the alarm in away mode, we're heading out",
-    "night": "arm the alarm in night mode, we're off to bed",
-    "home": "arm the alarm in home mode, we're staying in tonight",
-    "disarmed": "disarm the alarm, we're back home",
-}
+MODE = AskKind(
+    "set_mode",
+    {
+        "disarmed": ("{mode:disarm} the alarm", "switch the alarm to {mode}"),
+        None: ("arm the alarm in {mode} mode", "set the alarm to {mode} mode"),
+    },
+    {
+        "away": "arm the alarm in {mode} mode, we're heading out",
+        "night": "arm the alarm in {mode} mode, we're off to bed",
+        "home": "arm the alarm in {mode} mode, we're staying in tonight",
+        "disarmed": "{mode:disarm} the alarm, we're back home",
+    },
+    key="mode",
+)
 
 
 def _mode(rng: random.Random, state: SecurityState, mode: str | None = None) -> Request | None:
@@ -251,12 +274,7 @@ def _mode(rng: random.Random, state: SecurityState, mode: str | None = None) -> 
     mode = mode or rng.choice(choices)
     if mode == state.mode or (mode in ARMED and _arming_problem(state, mode)):  # type: ignore[arg-type]
         return None
-    direct = (
-        ["disarm the alarm", "switch the alarm to disarmed"]
-        if mode == "disarmed"
-        else [f"arm the alarm in {mode} mode", f"set the alarm to {mode} mode"]
-    )
-    return request(direct, _MODE_GOALS[mode], ("set_mode", {"mode": mode}))
+    return MODE.request(mode=mode)
 
 
 def _status(rng: random.Random, state: SecurityState) -> Request | None:
@@ -268,9 +286,10 @@ def _status(rng: random.Random, state: SecurityState) -> Request | None:
 
 
 def _camera_status(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
+    c = slot(camera)
     return request(
-        [f"tell me how the {camera} camera is set", f"check the {camera} camera settings"],
-        [f"find out whether the {camera} camera is recording", f"look up what the {camera} camera is doing"],
+        [f"tell me how the {c} camera is set", f"check the {c} camera settings"],
+        [f"find out whether the {c} camera is recording", f"look up what the {c} camera is doing"],
         ("get_camera", {"camera": camera}),
     )
 
@@ -311,31 +330,31 @@ rules while the alarm mode stays as it is."""
 # --- templates ---------------------------------------------------------------------------------
 
 
-def _single(rng: random.Random, state: SecurityState) -> Plan:
+def _single(rng: random.Random, state: SecurityState) -> Candidate:
     if rng.random() < 0.1:
-        return [_mode(rng, state)], None
-    slot = rng.choice(list(SLOTS))
-    return [SLOTS[slot](rng, state)], None
+        return [_mode(rng, state)]
+    target = rng.choice(list(SLOTS))
+    return [SLOTS[target](rng, state)]
 
 
-def _question(rng: random.Random, state: SecurityState) -> Plan:
+def _question(rng: random.Random, state: SecurityState) -> Candidate:
     pick = rng.random()
     if pick < 0.4:
-        return [_camera_status(rng, state, rng.choice(CAMERAS))], None
-    return [_status(rng, state) if pick < 0.7 else _events(rng, state)], None
+        return [_camera_status(rng, state, rng.choice(CAMERAS))]
+    return [_status(rng, state) if pick < 0.7 else _events(rng, state)]
 
 
-def _compound(count: int) -> Callable[[random.Random, SecurityState], Plan]:
-    def template(rng: random.Random, state: SecurityState) -> Plan:
-        available = [slot for slot in SLOTS if SLOTS[slot](random.Random(0), state) is not None]
+def _compound(count: int) -> Builder:
+    def template(rng: random.Random, state: SecurityState) -> Candidate:
+        available = [target for target in SLOTS if SLOTS[target](random.Random(0), state) is not None]
         if len(available) < count:
-            return None, None
-        return [SLOTS[slot](rng, state) for slot in rng.sample(available, count)], "compound"
+            return None
+        return [SLOTS[target](rng, state) for target in rng.sample(available, count)]
 
     return template
 
 
-def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
+def _secure_and_arm(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the doors, lock the closed unlocked ones, bypass what is open, then arm away or night."""
     target = rng.choice([m for m in LOCKED_WHEN_ARMED if m != state.mode])
     if state.mode == "disarmed":
@@ -345,19 +364,21 @@ def _secure_and_arm(rng: random.Random, state: SecurityState) -> Plan:
     locks = [d for d in DOORS if state.doors[d].lock == "unlocked" and state.sensors[d].contact == "closed"]
     gold = (
         ("get_status", {}),
-        *(("set_lock", {"door": d, "lock": "locked"}) for d in locks),
-        *(("set_bypass", {"sensor": s, "status": "bypassed"}) for s in bypass),
+        *(("set_lock", {"door": replied(d), "lock": "locked"}) for d in locks),
+        *(("set_bypass", {"sensor": replied(s), "status": "bypassed"}) for s in bypass),
     )
+    lock = slot("locked", "lock") if locks else "lock"
+    by = slot("bypassed", "bypass") if bypass else "bypass"
     secure = request(
         [
-            "check the doors and windows, lock every unlocked door that is closed and bypass the sensor of "
+            f"check the doors and windows, {lock} every unlocked door that is closed and {by} the sensor of "
             "anything left open",
-            "look at the doors and windows, then lock each closed door that is unlocked and bypass any open one",
+            f"look at the doors and windows, then {lock} each closed door that is unlocked and {by} any open one",
         ],
-        "see what is open or unlocked, lock what can be locked and bypass whatever stays open",
+        f"see what is open or unlocked, {lock} what can be locked and {by} whatever stays open",
         *gold,
     )
-    return chain(SIM, state, [lambda s: secure, lambda s: _mode(rng, s, target)]), "compositional"
+    return chain(SIM, state, [lambda s: secure, lambda s: _mode(rng, s, target)])
 
 
 def _arm_step(rng: random.Random) -> Step:
@@ -370,7 +391,7 @@ def _arm_step(rng: random.Random) -> Step:
     return step
 
 
-def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
+def _alarm_change(rng: random.Random, state: SecurityState) -> Candidate:
     """Disarm, then do what only a disarmed alarm allows (maybe re-arm); or set up, bypass, then arm."""
     steps: list[Step] = []
     if state.mode != "disarmed":
@@ -384,16 +405,16 @@ def _alarm_change(rng: random.Random, state: SecurityState) -> Plan:
         steps.extend(rng.sample(options, rng.randint(1, 2)))
         if rng.random() < 0.5:
             steps.append(_arm_step(rng))
-        return chain(SIM, state, steps), "compositional"
+        return chain(SIM, state, steps)
     steps.append(lambda s: _delay(rng, s) if rng.random() < 0.5 else _volume(rng, s, rng.randrange(50, 101, 10)))
     for sensor in SENSORS:
         if state.sensors[sensor].contact == "open" and state.sensors[sensor].status == "monitored":
             steps.append(lambda s, x=sensor: _bypass(rng, s, x))
     steps.append(_arm_step(rng))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _event_response(rng: random.Random, state: SecurityState) -> Plan:
+def _event_response(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the event log, then act where the latest event happened (floodlight or camera)."""
     place = state.events[-1].source
     read = request(
@@ -405,45 +426,49 @@ def _event_response(rng: random.Random, state: SecurityState) -> Plan:
     if rng.random() < 0.5:
         light = state.floodlights[place]
         if light.mode != "on":
-            gold = (("set_floodlight", {"light": place, "mode": "on"}),)
+            gold = (("set_floodlight", {"light": replied(place), "mode": "on"}),)
+            on = slot("on")
             steps.append(
                 lambda s: request(
-                    ["turn on the floodlight where it happened", "switch on the floodlight at that spot"],
-                    "light up that spot by turning its floodlight on",
+                    [f"turn {on} the floodlight where it happened", f"switch {on} the floodlight at that spot"],
+                    f"light up that spot by turning its floodlight {on}",
                     *gold,
                 )
             )
         level = rng.choice([b for b in range(60, 101, 10) if b != light.brightness])
+        v = slot(level)
         steps.append(
             lambda s: request(
-                [f"set that floodlight to {level}% brightness", f"make that floodlight {level}% bright"],
-                f"brighten that floodlight to {level}%",
-                ("set_brightness", {"light": place, "brightness": level}),
+                [f"set that floodlight to {v}% brightness", f"make that floodlight {v}% bright"],
+                f"brighten that floodlight to {v}%",
+                ("set_brightness", {"light": replied(place), "brightness": level}),
             )
         )
     else:
         camera = state.cameras[place]
         if camera.power == "off":
-            gold_on = (("set_power", {"camera": place, "power": "on"}),)
+            gold_on = (("set_power", {"camera": replied(place), "power": "on"}),)
+            on = slot("on")
             steps.append(
                 lambda s: request(
-                    ["turn on the camera there", "switch on the camera at that spot"],
-                    "get the camera covering that spot on",
+                    [f"turn {on} the camera there", f"switch {on} the camera at that spot"],
+                    f"get the camera covering that spot {on}",
                     *gold_on,
                 )
             )
         value = rng.choice([r for r in ("continuous", "motion") if r != camera.recording])
+        v = slot(value)
         steps.append(
             lambda s: request(
-                [f"set that camera to {value} recording", f"switch the camera there to {value} recording"],
-                f"have the camera covering that spot record {value} footage",
-                ("set_recording", {"camera": place, "recording": value}),
+                [f"set that camera to {v} recording", f"switch the camera there to {v} recording"],
+                f"have the camera covering that spot record {v} footage",
+                ("set_recording", {"camera": replied(place), "recording": value}),
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _camera_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """One or two cameras: switch on if off, record on motion, set the motion sensitivity."""
     steps: list[Step] = []
     for camera in rng.sample(CAMERAS, rng.choice((1, 1, 2))):
@@ -454,17 +479,17 @@ def _camera_setup(rng: random.Random, state: SecurityState) -> Plan:
             steps.append(lambda s, c=camera: _recording(rng, s, c, "motion"))
         steps.append(lambda s, c=camera: _sensitivity(rng, s, c))
     if len(steps) < 2:
-        return None, None
-    return chain(SIM, state, steps), "compositional"
+        return None
+    return chain(SIM, state, steps)
 
 
-def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
+def _copy_camera(rng: random.Random, state: SecurityState) -> Candidate:
     """Read camera A, then give camera B the same recording (or sensitivity)."""
     source, target = rng.sample(CAMERAS, 2)
-    a = state.cameras[source]
+    a, src, dst = state.cameras[source], slot(source), slot(target)
     read = request(
-        [f"check the {source} camera settings", f"look up how the {source} camera is set"],
-        f"find out how the {source} camera is set up",
+        [f"check the {src} camera settings", f"look up how the {src} camera is set"],
+        f"find out how the {src} camera is set up",
         ("get_camera", {"camera": source}),
     )
     steps: list[Step] = [lambda s: read]
@@ -476,42 +501,42 @@ def _copy_camera(rng: random.Random, state: SecurityState) -> Plan:
         steps.append(
             lambda s: request(
                 [
-                    f"give the {target} camera the same sensitivity as the {source} camera",
-                    f"match the {target} camera's sensitivity to the {source} one",
+                    f"give the {dst} camera the same sensitivity as the {src} camera",
+                    f"match the {dst} camera's sensitivity to the {src} one",
                 ],
-                f"make the {target} camera exactly as sensitive as the {source} one",
-                ("set_sensitivity", {"camera": target, "sensitivity": a.sensitivity}),
+                f"make the {dst} camera exactly as sensitive as the {src} one",
+                ("set_sensitivity", {"camera": target, "sensitivity": replied(a.sensitivity)}),
             )
         )
     else:
         steps.append(
             lambda s: request(
                 [
-                    f"set the {target} camera to record the same way as the {source} camera",
-                    f"match the {target} camera's recording to the {source} one",
+                    f"set the {dst} camera to record the same way as the {src} camera",
+                    f"match the {dst} camera's recording to the {src} one",
                 ],
-                f"have the {target} camera record just like the {source} one does",
-                ("set_recording", {"camera": target, "recording": a.recording}),
+                f"have the {dst} camera record just like the {src} one does",
+                ("set_recording", {"camera": target, "recording": replied(a.recording)}),
             )
         )
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _floodlight_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _floodlight_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """One or two floodlights: switch on or to motion (needed when off), then set the brightness."""
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, rng.choice((1, 2))):
         mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
         steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
         steps.append(lambda s, f=light: _brightness(rng, s, f))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
+def _outdoor_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """Six calls outside: two floodlights (mode, then brightness) and a camera in two dependent steps."""
     cameras = [c for c in CAMERAS if state.cameras[c].power == "off" or state.cameras[c].recording != "motion"]
     if not cameras:
-        return None, None
+        return None
     camera = rng.choice(cameras)
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, 2):
@@ -524,72 +549,73 @@ def _outdoor_setup(rng: random.Random, state: SecurityState) -> Plan:
     else:
         steps.append(lambda s: _recording(rng, s, camera, "motion"))
         steps.append(lambda s: _sensitivity(rng, s, camera))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-def _siren_check(rng: random.Random, state: SecurityState) -> Plan:
+def _siren_check(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the alarm; if it is armed set the siren to a level, otherwise mute it."""
     level = rng.choice([v for v in range(30, 101, 10) if v != state.siren_volume])
     value = level if state.mode in ARMED else 0
     if value == state.siren_volume:
-        return None, None
+        return None
     read = request(
         ["check the alarm status", "look up whether the alarm is armed"],
         "find out whether the alarm is armed",
         ("get_status", {}),
     )
+    high, mute = (slot(v) if v == value else v for v in (level, 0))
     conditional = request(
         [
-            f"if it is armed, set the siren to {level}%, otherwise mute it at 0%",
-            f"set the siren to {level}% if the alarm is armed, or to 0% if it is disarmed",
+            f"if it is armed, set the siren to {high}%, otherwise mute it at {mute}%",
+            f"set the siren to {high}% if the alarm is armed, or to {mute}% if it is disarmed",
         ],
-        f"have the siren at {level}% when armed, and silent at 0% when disarmed",
+        f"have the siren at {high}% when armed, and silent at {mute}% when disarmed",
         ("set_volume", {"volume": value}),
     )
-    return chain(SIM, state, [lambda s: read, lambda s: conditional]), "compositional"
+    return chain(SIM, state, [lambda s: read, lambda s: conditional])
 
 
-def _lock_sweep(rng: random.Random, state: SecurityState) -> Plan:
+def _lock_sweep(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the doors and lock every unlocked one that is closed, maybe switch a floodlight to motion."""
     locks = [d for d in DOORS if state.doors[d].lock == "unlocked" and state.sensors[d].contact == "closed"]
     if not locks:
-        return None, None
+        return None
+    lock = slot("locked", "lock")
     sweep = request(
-        ["check the doors and lock every unlocked one that is closed", "lock any closed door that is still unlocked"],
-        "make sure every closed door is locked, locking the ones that are not",
+        [
+            f"check the doors and {lock} every unlocked one that is closed",
+            f"{lock} any closed door that is still unlocked",
+        ],
+        f"make sure every closed door is {slot('locked')}, locking the ones that are not",
         ("get_status", {}),
-        *(("set_lock", {"door": d, "lock": "locked"}) for d in locks),
+        *(("set_lock", {"door": replied(d), "lock": "locked"}) for d in locks),
     )
     steps: list[Step] = [lambda s: sweep]
     if rng.random() < 0.5:
         light = rng.choice(FLOODLIGHTS)
         steps.append(lambda s: _floodlight(rng, s, light, "motion"))
-    return chain(SIM, state, steps), "compositional"
+    return chain(SIM, state, steps)
 
 
-TEMPLATES: tuple[tuple[str, int, Callable[[random.Random, SecurityState], Plan]], ...] = (
-    ("single", 20, _single),
-    ("question", 8, _question),
-    ("compound_2", 20, _compound(2)),
-    ("compound_3", 25, _compound(3)),
-    ("compound_4", 20, _compound(4)),
-    ("compound_5", 11, _compound(5)),
-    ("lock_sweep", 3, _lock_sweep),
-    ("siren_check", 2, _siren_check),
-    ("secure_and_arm", 4, _secure_and_arm),
-    ("alarm_change", 4, _alarm_change),
-    ("floodlight_setup", 2, _floodlight_setup),
-    ("outdoor_setup", 2, _outdoor_setup),
-    ("event_response", 3, _event_response),
-    ("camera_setup", 3, _camera_setup),
-    ("copy_camera", 2, _copy_camera),
+PLAN = (
+    Quota("single", _single, 20),
+    Quota("question", _question, 8),
+    Quota("compound_2", _compound(2), 20, "compound"),
+    Quota("compound_3", _compound(3), 25, "compound"),
+    Quota("compound_4", _compound(4), 20, "compound"),
+    Quota("compound_5", _compound(5), 11, "compound"),
+    Quota("lock_sweep", _lock_sweep, 3, "compositional", carry=True),
+    Quota("siren_check", _siren_check, 2, "compositional", carry=True),
+    Quota("secure_and_arm", _secure_and_arm, 4, "compositional", carry=True),
+    Quota("alarm_change", _alarm_change, 4, "compositional", carry=True),
+    Quota("floodlight_setup", _floodlight_setup, 2, "compositional", carry=True),
+    Quota("outdoor_setup", _outdoor_setup, 2, "compositional", carry=True),
+    Quota("event_response", _event_response, 3, "compositional", carry=True),
+    Quota("camera_setup", _camera_setup, 3, "compositional", carry=True),
+    Quota("copy_camera", _copy_camera, 2, "compositional", carry=True),
 )
-"""Template name, drafts wanted per seed, generator of one candidate. A compositional template
+"""Template, drafts wanted per seed, builder of one candidate, kind. A compositional template
 that finds too few candidates in a world passes its shortfall on to the next one."""
-
-
-_PASS_ON = {name for name, _, _ in TEMPLATES[TEMPLATES.index(next(t for t in TEMPLATES if t[0] == "lock_sweep")) :]}
-"""The compositional templates, which pass a shortfall on (in template order)."""
 
 
 def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
@@ -600,15 +626,4 @@ def drafts(state: SecurityState, world_seed: int) -> list[TaskDraft]:
     write, and has two queries not seen before.
     """
     rng = random.Random(f"security/tasks/{world_seed}")
-    out = Drafts(rng, accept=lambda d: SIM.replays(state, d.gold))
-    shortfall = 0
-    for name, wanted, template in TEMPLATES:
-        passes_on = name in _PASS_ON
-        count = wanted + shortfall if passes_on else wanted
-        made = 0
-        for _ in range(count * 30):
-            if made == count:
-                break
-            made += out.offer(name, *template(rng, state))
-        shortfall = count - made if passes_on else 0
-    return out.items
+    return draft_plan(rng, state, PLAN, accept=lambda d: SIM.replays(state, d.gold))

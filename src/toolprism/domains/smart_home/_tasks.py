@@ -17,9 +17,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Quota, draft_plan, read_or_write
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,
@@ -47,10 +50,6 @@ Maker = Callable[[random.Random, HomeState, set[str]], Ask | None]
 """Builds one request on a device none of whose keys is in the taken set (None: no such device)."""
 
 
-def _w(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _room_keys(room: Room) -> frozenset[str]:
     return frozenset(f"{device}:{room}" for device in ("light", "blinds", "fan", "speaker"))
 
@@ -67,17 +66,43 @@ def _other(rng: random.Random, values: tuple | list, current: object) -> object:
 # --- lights ------------------------------------------------------------------------------------
 
 
+LIGHT_POWER = AskKind(
+    "set_light_power",
+    ("turn {power} the {room} light", "switch the {room} light {power}"),
+    {
+        "on": (
+            "put the {room} light {power}, I can't see a thing in there",
+            "get the {room} light {power} before it gets dark",
+        ),
+        "off": (
+            "let the {room} light go {power}, nobody is in there any more",
+            "save some power by putting the {room} light {power}",
+        ),
+    },
+    key="power",
+)
+BRIGHTNESS = AskKind(
+    "set_light_brightness",
+    ("set the {room} light to {brightness}% brightness", "{verb} the {room} light to {brightness}%"),
+    "bring the {room} light {way} to {brightness}%, {why}",
+)
+PLAY = AskKind(
+    "play_music",
+    ("play {playlist} in the {room}", "put on some {playlist} music in the {room}"),
+    (
+        "fill the {room} with some {playlist}, it's far too quiet",
+        "get some {playlist} going in the background in the {room}",
+    ),
+)
+COLOR = AskKind(
+    "set_light_color",
+    ("change the {room} light to {color}", "make the {room} light {color}"),
+    ("give the {room} a {color} glow for a change of mood", "bathe the {room} in {color} light"),
+)
+
+
 def _power_request(room: Room, power: str) -> Request:
-    r = _w(room)
-    if power == "on":
-        indirect = (f"put the {r} light on, I can't see a thing in there", f"get the {r} light on before it gets dark")
-    else:
-        indirect = (
-            f"let the {r} light go off, nobody is in there any more",
-            f"save some power by putting the {r} light off",
-        )
-    direct = (f"turn {power} the {r} light", f"switch the {r} light {power}")
-    return request(direct, indirect, ("set_light_power", {"room": room, "power": power}))
+    return LIGHT_POWER.request(room=room, power=power)
 
 
 def _light_power(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -89,21 +114,14 @@ def _light_power(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
 
 
 def _brightness_request(room: Room, level: int, current: int) -> Request:
-    r = _w(room)
-    verb = "brighten" if level > current else "dim"
-    direct = (f"set the {r} light to {level}% brightness", f"{verb} the {r} light to {level}%")
-    if level > current:
-        indirect = (f"bring the {r} light up to {level}%, it's too dark to read in there",)
-    else:
-        indirect = (f"bring the {r} light down to {level}%, it's too harsh",)
-    return request(direct, indirect, ("set_light_brightness", {"room": room, "brightness": level}))
+    up = level > current
+    why = {"verb": "brighten" if up else "dim", "way": "up" if up else "down"}
+    why["why"] = "it's too dark to read in there" if up else "it's too harsh"
+    return BRIGHTNESS.request(why, room=room, brightness=level)
 
 
 def _color_request(room: Room, color: str) -> Request:
-    r, c = _w(room), _w(color)
-    direct = (f"change the {r} light to {c}", f"make the {r} light {c}")
-    indirect = (f"give the {r} a {c} glow for a change of mood", f"bathe the {r} in {c} light")
-    return request(direct, indirect, ("set_light_color", {"room": room, "color": color}))
+    return COLOR.request(room=room, color=color)
 
 
 def _lit_rooms(state: HomeState) -> list[Room]:
@@ -129,20 +147,20 @@ def _color(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
 
 # --- blinds, fans, speakers --------------------------------------------------------------------
 
-_BLINDS = {
-    "open": (
-        ("open the {} blinds", "raise the {} blinds so they are open"),
-        ("let some daylight into the {} by having the blinds open",),
-    ),
-    "half": (
-        ("set the {} blinds half open", "move the {} blinds to half"),
-        ("cut the glare in the {} by bringing the blinds to half",),
-    ),
-    "closed": (
-        ("get the {} blinds closed", "move the {} blinds to closed"),
-        ("give me some privacy in the {} with the blinds closed",),
-    ),
-}
+BLINDS = AskKind(
+    "set_blinds",
+    {
+        "open": ("{position} the {room} blinds", "raise the {room} blinds so they are {position}"),
+        "half": ("set the {room} blinds {position} open", "move the {room} blinds to {position}"),
+        "closed": ("get the {room} blinds {position}", "move the {room} blinds to {position}"),
+    },
+    {
+        "open": "let some daylight into the {room} by having the blinds {position}",
+        "half": "cut the glare in the {room} by bringing the blinds to {position}",
+        "closed": "give me some privacy in the {room} with the blinds {position}",
+    },
+    key="position",
+)
 
 
 def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -150,11 +168,7 @@ def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None
     if room is None:
         return None
     position = _other(rng, POSITIONS, state.rooms[room].blinds)
-    direct, indirect = _BLINDS[position]
-    r = _w(room)
-    gold = ("set_blinds", {"room": room, "position": position})
-    phrased = request([d.format(r) for d in direct], [i.format(r) for i in indirect], gold)
-    return Ask(phrased, frozenset({f"blinds:{room}"}))
+    return Ask(BLINDS.request(room=room, position=position), frozenset({f"blinds:{room}"}))
 
 
 def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -163,36 +177,30 @@ def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
         return None
     current = state.rooms[room].fan
     speed = _other(rng, FAN_SPEEDS, current)
-    r = _w(room)
+    r, v = slot(room), slot(speed)
     if speed == "off":
-        direct = (f"turn off the {r} fan", f"switch the {r} fan off")
-        indirect = (f"let the {r} fan go off, it's chilly in there",)
+        direct = (f"turn {v} the {r} fan", f"switch the {r} fan {v}")
+        indirect = (f"let the {r} fan go {v}, it's chilly in there",)
     else:
-        direct = (f"set the {r} fan to {speed}", f"run the {r} fan on {speed}")
+        direct = (f"set the {r} fan to {v}", f"run the {r} fan on {v}")
         if FAN_SPEEDS.index(speed) > FAN_SPEEDS.index(current):
-            indirect = (f"get the {r} fan going on {speed}, it's stuffy in there",)
+            indirect = (f"get the {r} fan going on {v}, it's stuffy in there",)
         else:
-            indirect = (f"calm the {r} fan down to {speed}, it's too noisy",)
+            indirect = (f"calm the {r} fan down to {v}, it's too noisy",)
     return Ask(request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed})), frozenset({f"fan:{room}"}))
 
 
 def _play_request(room: Room, playlist: str) -> Request:
-    r = _w(room)
-    direct = (f"play {playlist} in the {r}", f"put on some {playlist} music in the {r}")
-    indirect = (
-        f"fill the {r} with some {playlist}, it's far too quiet",
-        f"get some {playlist} going in the background in the {r}",
-    )
-    return request(direct, indirect, ("play_music", {"room": room, "playlist": playlist}))
+    return PLAY.request(room=room, playlist=playlist)
 
 
 def _volume_request(room: Room, volume: int, current: int) -> Request:
-    r = _w(room)
-    direct = (f"set the {r} speaker volume to {volume}", f"change the volume in the {r} to {volume}%")
+    r, v = slot(room), slot(volume)
+    direct = (f"set the {r} speaker volume to {v}", f"change the volume in the {r} to {v}%")
     if volume > current:
-        indirect = (f"raise the {r} speaker to {volume}, I can barely hear it",)
+        indirect = (f"raise the {r} speaker to {v}, I can barely hear it",)
     else:
-        indirect = (f"turn the {r} speaker down to {volume}, it's too loud",)
+        indirect = (f"turn the {r} speaker down to {v}, it's too loud",)
     return request(direct, indirect, ("set_volume", {"room": room, "volume": volume}))
 
 
@@ -221,16 +229,13 @@ def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> A
     speaker = state.rooms[room].speaker
     playlist = _other(rng, PLAYLISTS, speaker.playlist)
     volume = _other(rng, range(10, 91, 5), speaker.volume)
-    r = _w(room)
     gold = (
         ("play_music", {"room": room, "playlist": playlist}),
         ("set_volume", {"room": room, "volume": volume}),
     )
-    direct = (
-        f"play {playlist} in the {r} at volume {volume}",
-        f"put on {playlist} in the {r} with the volume at {volume}",
-    )
-    indirect = (f"fill the {r} with {playlist} at a volume of {volume}",)
+    r, p, v = slot(room), slot(playlist), slot(volume)
+    direct = (f"play {p} in the {r} at volume {v}", f"put on {p} in the {r} with the volume at {v}")
+    indirect = (f"fill the {r} with {p} at a volume of {v}",)
     return Ask(request(direct, indirect, *gold), frozenset({f"speaker:{room}"}))
 
 
@@ -239,7 +244,7 @@ def _stop_music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | 
     room = _pick(rng, playing, lambda r: f"speaker:{r}", taken)
     if room is None:
         return None
-    r = _w(room)
+    r = slot(room)
     direct = (f"stop the music in the {r}", f"turn the music off in the {r}")
     indirect = (f"give me some quiet in the {r} by stopping the music there",)
     return Ask(request(direct, indirect, ("stop_music", {"room": room})), frozenset({f"speaker:{room}"}))
@@ -249,11 +254,12 @@ def _stop_music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | 
 
 
 def _temperature_request(zone: Zone, degrees: int, current: int) -> Request:
-    direct = (f"set the {zone} thermostat to {degrees} degrees", f"change the {zone} target temperature to {degrees}°C")
+    z, d = slot(zone), slot(degrees)
+    direct = (f"set the {z} thermostat to {d} degrees", f"change the {z} target temperature to {d}°C")
     if degrees > current:
-        indirect = (f"warm the {zone} up to {degrees} degrees, it's a bit cold",)
+        indirect = (f"warm the {z} up to {d} degrees, it's a bit cold",)
     else:
-        indirect = (f"bring the {zone} down to {degrees} degrees, it's too warm",)
+        indirect = (f"bring the {z} down to {d} degrees, it's too warm",)
     return request(direct, indirect, ("set_temperature", {"zone": zone, "temperature": degrees}))
 
 
@@ -271,20 +277,24 @@ def _temperature(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     return Ask(_temperature_request(zone, degrees, current), frozenset({f"thermostat:{zone}"}))
 
 
-_MODE_INDIRECT = {
-    "heat": "get the {} thermostat on heat, it's freezing",
-    "cool": "get the {} thermostat into cool mode, it's sweltering",
-    "auto": "let the {} thermostat decide by itself on auto",
-    "off": "let the {} thermostat go off, nobody will be there today",
-}
+MODE = AskKind(
+    "set_mode",
+    {
+        "off": ("turn {mode} the {zone} thermostat", "switch the {zone} thermostat {mode}"),
+        None: ("switch the {zone} thermostat to {mode} mode", "put the {zone} thermostat in {mode} mode"),
+    },
+    {
+        "heat": "get the {zone} thermostat on {mode}, it's freezing",
+        "cool": "get the {zone} thermostat into {mode} mode, it's sweltering",
+        "auto": "let the {zone} thermostat decide by itself on {mode}",
+        "off": "let the {zone} thermostat go {mode}, nobody will be there today",
+    },
+    key="mode",
+)
 
 
 def _mode_request(zone: Zone, mode: str) -> Request:
-    if mode == "off":
-        direct = (f"turn off the {zone} thermostat", f"switch the {zone} thermostat off")
-    else:
-        direct = (f"switch the {zone} thermostat to {mode} mode", f"put the {zone} thermostat in {mode} mode")
-    return request(direct, _MODE_INDIRECT[mode].format(zone), ("set_mode", {"zone": zone, "mode": mode}))
+    return MODE.request(zone=zone, mode=mode)
 
 
 def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -296,7 +306,7 @@ def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
 
 
 def _lock_request(lock: str, current: str) -> Request:
-    d = _w(lock)
+    d = slot(lock)
     if current == "unlocked":
         direct = (f"lock the {d}", f"make sure the {d} gets locked")
         indirect = (f"secure the {d}, I'm heading out soon",)
@@ -315,13 +325,18 @@ def _lock(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
 
 # --- scenes ------------------------------------------------------------------------------------
 
-_SCENE_INDIRECT = {
-    "movie_night": "set the mood for a film with movie night",
-    "good_morning": "help me wake up with good morning",
-    "good_night": "get the house ready for bed with good night",
-    "away": "get the house ready for our weekend away",
-    "dinner": "get the dinner scene going, the food is almost ready",
-}
+SCENE = AskKind(
+    "activate_scene",
+    ("activate the {scene} scene", "switch the house to the {scene} scene"),
+    {
+        "movie_night": "set the mood for a film with {scene}",
+        "good_morning": "help me wake up with {scene}",
+        "good_night": "get the house ready for bed with {scene}",
+        "away": "get the house ready for our weekend {scene}",
+        "dinner": "get the {scene} scene going, the food is almost ready",
+    },
+    key="scene",
+)
 
 
 def _scene_claims(state: HomeState, scene: str) -> frozenset[str]:
@@ -332,9 +347,7 @@ def _scene_claims(state: HomeState, scene: str) -> frozenset[str]:
 
 
 def _scene_request(scene: str) -> Request:
-    s = _w(scene)
-    direct = (f"activate the {s} scene", f"switch the house to the {s} scene")
-    return request(direct, _SCENE_INDIRECT[scene], ("activate_scene", {"scene": scene}))
+    return SCENE.request(scene=scene)
 
 
 def _scene(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -353,7 +366,7 @@ def _room_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask
     if not free:
         return None
     room = rng.choice(free)
-    r = _w(room)
+    r = slot(room)
     direct = (f"tell me what the devices in the {r} are doing", f"check the status of the {r}")
     indirect = (f"take a look at the {r}, I may have left something running",)
     return Ask(request(direct, indirect, ("get_room_status", {"room": room})), _room_keys(room))
@@ -363,8 +376,9 @@ def _thermostat_question(rng: random.Random, state: HomeState, taken: set[str]) 
     zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
     if zone is None:
         return None
-    direct = (f"tell me what the {zone} thermostat is set to", f"check the {zone} thermostat")
-    indirect = (f"see what the {zone} thermostat is aiming for, I'm curious",)
+    z = slot(zone)
+    direct = (f"tell me what the {z} thermostat is set to", f"check the {z} thermostat")
+    indirect = (f"see what the {z} thermostat is aiming for, I'm curious",)
     return Ask(request(direct, indirect, ("get_thermostat", {"zone": zone})), frozenset({f"thermostat:{zone}"}))
 
 
@@ -372,7 +386,7 @@ def _lock_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask
     lock = _pick(rng, list(LOCKS), lambda lk: f"lock:{lk}", taken)
     if lock is None:
         return None
-    d = _w(lock)
+    d = slot(lock)
     direct = (f"tell me whether the {d} is locked", f"check the {d} lock")
     indirect = (f"see whether I secured the {d}, I can't remember",)
     return Ask(request(direct, indirect, ("get_lock_status", {"lock": lock})), frozenset({f"lock:{lock}"}))
@@ -459,15 +473,16 @@ def _copy_temperature(rng: random.Random, state: HomeState) -> Chain | None:
     value, goal = state.thermostats[source].target_temperature, state.thermostats[target]
     if goal.mode == "off" or value == goal.target_temperature or value not in _temperatures(goal.mode):
         return None
+    s, t = slot(source), slot(target)
     read = request(
-        (f"check the {source} thermostat", f"look up the {source} target temperature"),
-        f"find out what the {source} thermostat is aiming for",
+        (f"check the {s} thermostat", f"look up the {s} target temperature"),
+        f"find out what the {s} thermostat is aiming for",
         ("get_thermostat", {"zone": source}),
     )
     write = request(
-        (f"set the {target} thermostat to the same target", f"give the {target} thermostat that same target"),
-        f"make the {target} thermostat match it so both floors feel the same",
-        ("set_temperature", {"zone": target, "temperature": value}),
+        (f"set the {t} thermostat to the same target", f"give the {t} thermostat that same target"),
+        f"make the {t} thermostat match it so both floors feel the same",
+        ("set_temperature", {"zone": target, "temperature": replied(value)}),
     )
     return [read, write]
 
@@ -495,7 +510,7 @@ def _copy_from_room(rng: random.Random, state: HomeState) -> Chain | None:
     if not pairs:
         return None
     source, target = rng.choice(pairs)
-    s, t = _w(source), _w(target)
+    s, t = slot(source), slot(target)
     read = request(
         (f"check the {s}", f"look at what the {s} devices are set to"),
         f"peek at the {s} first",
@@ -505,15 +520,15 @@ def _copy_from_room(rng: random.Random, state: HomeState) -> Chain | None:
     if what == "color":
         if state.rooms[target].light.power == "off":
             chain.append(_power_request(target, "on"))
-        gold = ("set_light_color", {"room": target, "color": state.rooms[source].light.color})
+        gold = ("set_light_color", {"room": target, "color": replied(state.rooms[source].light.color)})
         direct = (f"give the {t} light the same color as the {s} light", f"copy the {s} light color to the {t}")
         indirect = f"have the {t} light match the color in the {s}"
     elif what == "playlist":
-        gold = ("play_music", {"room": target, "playlist": state.rooms[source].speaker.playlist})
+        gold = ("play_music", {"room": target, "playlist": replied(state.rooms[source].speaker.playlist)})
         direct = (f"play the same playlist in the {t}", f"put whatever the {s} is playing on in the {t} too")
         indirect = f"give the {t} the same music as the {s}"
     else:
-        gold = ("set_volume", {"room": target, "volume": state.rooms[source].speaker.volume})
+        gold = ("set_volume", {"room": target, "volume": replied(state.rooms[source].speaker.volume)})
         direct = (f"set the {t} speaker to the same volume as the {s}", f"match the {t} volume to the {s} speaker")
         indirect = f"make the {t} speaker exactly as loud as the one in the {s}"
     chain.append(request(direct, indirect, gold))
@@ -528,7 +543,7 @@ def _lock_if(rng: random.Random, state: HomeState) -> Chain | None:
     if not acting or len(doors) + len(acting) > MAX_CALLS:
         return None
     op, verb, other = ("lock_door", "lock", "unlocked") if target == "locked" else ("unlock_door", "unlock", "locked")
-    names = " and the ".join(_w(d) for d in doors)
+    names = " and the ".join(slot(d) for d in doors)
     gold = [("get_lock_status", {"lock": d}) for d in doors] + [(op, {"lock": d}) for d in acting]
     if len(doors) == 1:
         read = request(f"check the {names}", f"look at the {names} first", gold[0])
@@ -548,15 +563,15 @@ def _light_if_off(rng: random.Random, state: HomeState) -> Chain | None:
     if not dark:
         return None
     room = rng.choice(dark)
-    r = _w(room)
+    r, on = slot(room), slot("on")
     read = request(
         (f"check the {r}", f"look at the {r} devices"),
         f"take a look at the {r} for me",
         ("get_room_status", {"room": room}),
     )
     act = request(
-        ("if its light is off, turn it on", "switch the light on there if it is off"),
-        "put the light on there in case it is off",
+        (f"if its light is off, turn it {on}", f"switch the light {on} there if it is off"),
+        f"put the light {on} there in case it is off",
         ("set_light_power", {"room": room, "power": "on"}),
     )
     return [read, act]
@@ -622,22 +637,18 @@ def _independent(first: Chain, second: Chain) -> bool:
     return not scenes and not (targets(first) - {"None"}) & (targets(second) - {"None"})
 
 
+PLAN = (
+    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
+    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
+    Quota("", _chain, MIX["compositional"], "compositional"),
+)
+"""Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
+
+
 def drafts(state: HomeState, world_seed: int) -> list[TaskDraft]:
     """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
 
     Deterministic in ``world_seed`` (the task RNG is ``smart_home/tasks/<seed>``, apart from the
     world's own stream). Singles come first, then compound, then compositional drafts.
     """
-    rng = random.Random(f"smart_home/tasks/{world_seed}")
-    out = Drafts(rng)
-
-    def single() -> tuple[str, Request | None]:
-        # about one question in four singles
-        name = rng.choice(sorted(QUESTIONS)) if rng.random() < 0.25 else rng.choice(sorted(WRITES))
-        ask = {**WRITES, **QUESTIONS}[name](rng, state, set())
-        return name, None if ask is None else ask.request
-
-    out.fill_named(single, MIX["single"], "single")
-    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
-    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
-    return out.items
+    return draft_plan(random.Random(f"smart_home/tasks/{world_seed}"), state, PLAN)

@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.smartwatch._state import (
     ACTIVITIES,
@@ -48,13 +49,13 @@ def words(name: str) -> str:
 
 
 def clock(hour: int, minute: str) -> str:
-    """An alarm time as a query writes it (``(6, "30")`` → ``"6:30"``)."""
-    return f"{hour}:{minute}"
+    """An alarm time as a query writes it, hour and minute slots (``(6, "30")`` → ``"6:30"``)."""
+    return f"{slot(hour)}:{slot(minute)}"
 
 
-def a_or_an(word: str) -> str:
-    """``word`` with its indefinite article."""
-    return ("an " if word[0] in "aeiou" else "a ") + word
+def article(word: str) -> str:
+    """The indefinite article of ``word``."""
+    return "an" if word[0] in "aeiou" else "a"
 
 
 @dataclass
@@ -85,10 +86,10 @@ class Plan:
 # --- display -----------------------------------------------------------------------------------
 
 _MODE_REASONS = {
-    "normal": "bring the watch back to normal mode so everything works as usual",
-    "power_saver": "stretch the battery through the day with power saver mode",
-    "theater": "get the watch ready for the show I'm heading into with theater mode",
-    "sleep": "settle the watch into sleep mode, I'm going to bed",
+    "normal": "bring the watch back to {} mode so everything works as usual",
+    "power_saver": "stretch the battery through the day with {} mode",
+    "theater": "get the watch ready for the show I'm heading into with {} mode",
+    "sleep": "settle the watch into {} mode, I'm going to bed",
 }
 
 
@@ -98,10 +99,10 @@ def mode(plan: Plan) -> Request | None:
     if not plan.claim({"workout"}, {"mode", "brightness"}):
         return None
     value = plan.rng.choice(options)
-    m = words(value)
+    m = slot(value)
     return request(
         (f"switch the watch to {m} mode", f"set the watch mode to {m}", f"put my watch in {m} mode"),
-        (_MODE_REASONS[value], f"change how the watch behaves to {m} mode"),
+        (_MODE_REASONS[value].format(m), f"change how the watch behaves to {m} mode"),
         ("set_mode", {"mode": value}),
     )
 
@@ -111,10 +112,11 @@ def brightness(plan: Plan) -> Request | None:
     if plan.state.mode == "sleep" or not plan.claim({"mode"}, {"brightness"}):
         return None
     top = POWER_SAVER_MAX_BRIGHTNESS if plan.state.mode == "power_saver" else 10
-    level = plan.rng.choice([b for b in range(1, top + 1) if b != plan.state.brightness])
+    value = plan.rng.choice([b for b in range(1, top + 1) if b != plan.state.brightness])
+    level = slot(value)
     reason = (
         f"turn the screen up to {level}, it is too dim to read outside"
-        if level > plan.state.brightness
+        if value > plan.state.brightness
         else f"bring the screen down to {level}, it is glaring at me"
     )
     return request(
@@ -124,7 +126,7 @@ def brightness(plan: Plan) -> Request | None:
             f"make the screen brightness {level}",
         ),
         (reason, f"adjust the display so its brightness sits at {level}"),
-        ("set_brightness", {"level": level}),
+        ("set_brightness", {"level": value}),
     )
 
 
@@ -139,16 +141,16 @@ def face(plan: Plan) -> Request | None:
         if (f, c) != (plan.state.face, plan.state.color)
     ]
     value, color = plan.rng.choice(options)
-    f = words(value)
+    f, c = slot(value), slot(color)
     return request(
         (
-            f"change the watch face to {f} in {color}",
-            f"switch to the {f} face with a {color} accent",
-            f"use the {f} watch face in {color}",
+            f"change the watch face to {f} in {c}",
+            f"switch to the {f} face with a {c} accent",
+            f"use the {f} watch face in {c}",
         ),
         (
-            f"give me the {f} face with {color} accents, I'm bored of the current look",
-            f"freshen up the watch with the {f} face in {color}",
+            f"give me the {f} face with {c} accents, I'm bored of the current look",
+            f"freshen up the watch with the {f} face in {c}",
         ),
         ("set_watch_face", {"face": value, "color": color}),
     )
@@ -180,13 +182,13 @@ def alarm(plan: Plan) -> Request | None:
 
 
 def when(repeat: str) -> str:
-    """A repetition as a query writes it."""
-    return {"once": "just once", "weekdays": "on weekdays", "weekends": "on weekends", "daily": "daily"}[repeat]
+    """A repetition as a query writes it, a slot (``"on weekdays"``)."""
+    return {"once": "just {}", "weekdays": "on {}", "weekends": "on {}", "daily": "{}"}[repeat].format(slot(repeat))
 
 
 def alarm_request(name: str, hour: int, minute: Minute, repeat: str) -> Request:
     """Set alarm ``name`` to ``hour:minute``, repeating ``repeat``."""
-    a, t, w = words(name), clock(hour, minute), when(repeat)
+    a, t, w = slot(name), clock(hour, minute), when(repeat)
     return request(
         (f"set the {a} alarm for {t} {w}", f"make the {a} alarm ring at {t} {w}", f"change the {a} alarm to {t}, {w}"),
         (f"have the {a} alarm go off at {t} {w} from now on", f"get the {a} alarm ringing at {t} {w}"),
@@ -203,9 +205,10 @@ def timer(plan: Plan) -> Request | None:
     plan.claim(set(), {f"timer:{label}"})
     plan.new_timers += 1
     minutes = plan.rng.choice((2, 4, 5, 8, 10, 12, 15, 20, 25, 30, 40, 45, 60, 90))
-    t, m = label, f"{minutes} minutes"
+    t, n = slot(label), slot(minutes)
+    m = f"{n} minutes"
     return request(
-        (f"set a {t} timer for {m}", f"start a {minutes}-minute timer called {t}", f"time {m} for the {t}"),
+        (f"set a {t} timer for {m}", f"start a {n}-minute timer called {t}", f"time {m} for the {t}"),
         (f"count down {m} for the {t} so I don't forget it", f"keep an eye on the {t} for me, {m} from now"),
         ("set_timer", {"label": label, "minutes": minutes}),
     )
@@ -220,15 +223,16 @@ def two_timers(plan: Plan) -> Request | None:
     plan.claim(set(), {f"timer:{t}" for t in labels})
     plan.new_timers += 2
     minutes = plan.rng.sample((2, 4, 5, 8, 10, 12, 15, 20, 25, 30, 40, 45, 60, 90), 2)
-    (a, b), (m, n) = labels, minutes
+    (la, lb), (ma, mb) = labels, minutes
+    a, b, m, n = slot(la), slot(lb), slot(ma), slot(mb)
     return request(
         (
             f"set a {a} timer for {m} minutes and a {b} timer for {n} minutes",
             f"start two timers: {a} for {m} minutes and {b} for {n} minutes",
         ),
         f"count down {m} minutes for the {a} and {n} minutes for the {b}, I'm juggling both",
-        ("set_timer", {"label": a, "minutes": m}),
-        ("set_timer", {"label": b, "minutes": n}),
+        ("set_timer", {"label": la, "minutes": ma}),
+        ("set_timer", {"label": lb, "minutes": mb}),
     )
 
 
@@ -239,11 +243,12 @@ def cancel(plan: Plan) -> Request | None:
         return None
     label = plan.rng.choice(running)
     plan.claim(set(), {f"timer:{label}"})
+    t = slot(label)
     return request(
-        (f"cancel the {label} timer", f"stop the {label} timer", f"turn off the {label} timer"),
+        (f"cancel the {t} timer", f"stop the {t} timer", f"turn off the {t} timer"),
         (
-            f"forget about the {label} timer, I already took care of it",
-            f"drop the {label} timer, it is not needed anymore",
+            f"forget about the {t} timer, I already took care of it",
+            f"drop the {t} timer, it is not needed anymore",
         ),
         ("cancel_timer", {"label": label}),
     )
@@ -281,7 +286,7 @@ def workout(plan: Plan) -> Request | None:
 
 def start_request(activity: str, goal: str) -> Request:
     """Start an ``activity`` workout with ``goal``."""
-    w, g = activity, a_or_an(f"{goal} goal")
+    w, g = slot(activity), f"{article(goal)} {slot(goal)} goal"
     return request(
         (f"start a {w} workout with {g}", f"begin a {w} session with {g}", f"start tracking a {w} with {g}"),
         (f"track the {w} I'm heading out for now, with {g}", f"log the {w} I'm about to do, with {g}"),
@@ -291,7 +296,7 @@ def start_request(activity: str, goal: str) -> Request:
 
 def stop_request(activity: str, save: str) -> Request:
     """Stop the ``activity`` workout, saving or discarding it."""
-    keep = "save it" if save == "save" else "discard it"
+    keep = f"{slot(save)} it"
     return request(
         (f"stop my workout and {keep}", f"end the {activity} workout and {keep}"),
         (
@@ -317,15 +322,16 @@ def two_goals(plan: Plan) -> Request | None:
     metrics = plan.rng.sample(METRICS, 2)
     if not plan.claim(set(), {f"goal:{m}" for m in metrics}):
         return None
-    (a, b), (x, y) = metrics, [new_goal(plan, m) for m in metrics]
+    (ma, mb), (va, vb) = metrics, [new_goal(plan, m) for m in metrics]
+    a, b, x, y = slot(ma), slot(mb), slot(va), slot(vb)
     return request(
         (
-            f"set my {words(a)} goal to {x} and my {words(b)} goal to {y}",
-            f"change my daily goals to {x} {words(a)} and {y} {words(b)}",
+            f"set my {a} goal to {x} and my {b} goal to {y}",
+            f"change my daily goals to {x} {a} and {y} {b}",
         ),
-        f"step things up by aiming for {x} {words(a)} and {y} {words(b)} a day",
-        ("set_goal", {"metric": a, "value": x}),
-        ("set_goal", {"metric": b, "value": y}),
+        f"step things up by aiming for {x} {a} and {y} {b} a day",
+        ("set_goal", {"metric": ma, "value": va}),
+        ("set_goal", {"metric": mb, "value": vb}),
     )
 
 
@@ -335,10 +341,10 @@ def goal(plan: Plan) -> Request | None:
     if not plan.claim(set(), {f"goal:{metric}"}):
         return None
     value = new_goal(plan, metric)
-    m = words(metric)
+    m, v = slot(metric), slot(value)
     return request(
-        (f"set my daily {m} goal to {value}", f"change my {m} goal to {value}", f"make my {m} target {value} a day"),
-        (f"push me to aim for {value} {m} every day", f"give me a daily target of {value} {m}"),
+        (f"set my daily {m} goal to {v}", f"change my {m} goal to {v}", f"make my {m} target {v} a day"),
+        (f"push me to aim for {v} {m} every day", f"give me a daily target of {v} {m}"),
         ("set_goal", {"metric": metric, "value": value}),
     )
 
@@ -362,15 +368,15 @@ def sleep(plan: Plan) -> Request | None:
 
 def sleep_request(days: str, bedtime: int, wake: int) -> Request:
     """Set the ``days`` sleep schedule to ``bedtime``-``wake``."""
-    b, w = f"{bedtime}:00", f"{wake}:00"
+    b, w, d = f"{slot(bedtime)}:00", f"{slot(wake)}:00", slot(days)
     return request(
         (
-            f"set my {days} sleep schedule to bedtime {b} and wake up {w}",
-            f"change my sleep schedule on {days} to {b} until {w}",
+            f"set my {d} sleep schedule to bedtime {b} and wake up {w}",
+            f"change my sleep schedule on {d} to {b} until {w}",
         ),
         (
-            f"get me to bed by {b} and up at {w} on {days}, I need a steadier routine",
-            f"help me sleep better on {days}: bed at {b}, up at {w}",
+            f"get me to bed by {b} and up at {w} on {d}, I need a steadier routine",
+            f"help me sleep better on {d}: bed at {b}, up at {w}",
         ),
         ("set_schedule", {"days": days, "bedtime": bedtime, "wake": wake}),
     )

@@ -11,11 +11,13 @@ timer is cancelled before it restarts). Per seed: 8 questions, 20 single writes,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Drafts
+from toolprism.domains._drafting import MAX_CALLS, Candidate
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, Rotation, draft_plan
 from toolprism.domains.smartwatch._requests import (
     ALARM_HOURS,
     WRITES,
@@ -126,8 +128,8 @@ def stop_then_sleep(plan: Plan) -> list[Request] | None:
     return [
         stop_request(current.activity, plan.rng.choice(("save", "discard"))),
         request(
-            ("put the watch in sleep mode", "switch the watch to sleep mode"),
-            "let the watch go into sleep mode for the night",
+            (f"put the watch in {slot('sleep')} mode", f"switch the watch to {slot('sleep')} mode"),
+            f"let the watch go into {slot('sleep')} mode for the night",
             ("set_mode", {"mode": "sleep"}),
         ),
     ]
@@ -156,15 +158,16 @@ def wake_up_watch(plan: Plan) -> list[Request] | None:
         return None
     low = 0 if plan.state.mode == "sleep" else POWER_SAVER_MAX_BRIGHTNESS
     level = plan.rng.choice([b for b in range(low + 1, 11) if b != plan.state.brightness])
+    normal, v = slot("normal"), slot(level)
     requests = [
         request(
-            ("switch the watch to normal mode", "set the watch mode back to normal"),
-            "bring the watch back to normal mode",
+            (f"switch the watch to {normal} mode", f"set the watch mode back to {normal}"),
+            f"bring the watch back to {normal} mode",
             ("set_mode", {"mode": "normal"}),
         ),
         request(
-            (f"set the brightness to {level}", f"turn the screen brightness up to {level}"),
-            f"make the screen bright enough to read, level {level}",
+            (f"set the brightness to {v}", f"turn the screen brightness up to {v}"),
+            f"make the screen bright enough to read, level {v}",
             ("set_brightness", {"level": level}),
         ),
     ]
@@ -180,7 +183,7 @@ def restart_timer(plan: Plan) -> list[Request] | None:
         return None
     labels = plan.rng.sample(running, min(len(running), plan.rng.choice((1, 1, 2))))
     minutes = [plan.rng.choice([m for m in _TIMER_MINUTES if m != plan.state.timers[t]]) for t in labels]
-    parts = " and ".join(f"the {t} timer at {m} minutes" for t, m in zip(labels, minutes, strict=True))
+    parts = " and ".join(f"the {slot(t)} timer at {slot(m)} minutes" for t, m in zip(labels, minutes, strict=True))
     return [
         request(
             (f"restart {parts}", f"cancel and start again {parts}"),
@@ -198,7 +201,7 @@ def clear_timers(plan: Plan) -> list[Request] | None:
         return None
     labels = plan.rng.sample(TIMERS, plan.rng.choice((1, 1, 2)))
     minutes = [plan.rng.choice(_TIMER_MINUTES) for _ in labels]
-    new = " and ".join(f"a {t} timer for {m} minutes" for t, m in zip(labels, minutes, strict=True))
+    new = " and ".join(f"a {slot(t)} timer for {slot(m)} minutes" for t, m in zip(labels, minutes, strict=True))
     return [
         request(
             ("check which timers are running", "look up my running timers"),
@@ -208,7 +211,7 @@ def clear_timers(plan: Plan) -> list[Request] | None:
         request(
             ("cancel all of them", "cancel every one of them"),
             "get rid of all of those countdowns",
-            *[("cancel_timer", {"label": t}) for t in running],
+            *[("cancel_timer", {"label": replied(t)}) for t in running],
         ),
         request(
             (f"start {new}", f"set {new}"),
@@ -223,13 +226,14 @@ def if_timer(plan: Plan) -> list[Request] | None:
     if not plan.state.timers:
         return None
     label = plan.rng.choice(list(plan.state.timers))
+    t = slot(label)
     return [
         request(
             (
-                f"check whether the {label} timer is running and, if so, cancel it",
-                f"look at my timers and cancel the {label} one if it's running",
+                f"check whether the {t} timer is running and, if so, cancel it",
+                f"look at my timers and cancel the {t} one if it's running",
             ),
-            f"see if the {label} timer is still going and if it is, cancel it",
+            f"see if the {t} timer is still going and if it is, cancel it",
             ("get_status", {}),
             ("cancel_timer", {"label": label}),
         )
@@ -243,13 +247,14 @@ def dim_if_bright(plan: Plan) -> list[Request] | None:
         return None
     threshold = plan.rng.randint(1, level - 1)
     target = plan.rng.randint(1, threshold)
+    v = slot(target)
     return [
         request(
             (
-                f"check the brightness and, if it is above {threshold}, turn it down to {target}",
-                f"look at the screen brightness and set it to {target} if it's higher than {threshold}",
+                f"check the brightness and, if it is above {threshold}, turn it down to {v}",
+                f"look at the screen brightness and set it to {v} if it's higher than {threshold}",
             ),
-            f"see whether the screen is brighter than {threshold} and if it is, dim it to {target}",
+            f"see whether the screen is brighter than {threshold} and if it is, dim it to {v}",
             ("get_status", {}),
             ("set_brightness", {"level": target}),
         )
@@ -272,7 +277,7 @@ def copy_alarm_time(plan: Plan) -> list[Request] | None:
     if not targets:
         return None
     target, repeat = plan.rng.choice(targets), plan.rng.choice(REPEATS)
-    s, t, w = words(source), words(target), when(repeat)
+    s, t, w = words(source), slot(target), when(repeat)
     return [
         request(
             (f"look up the time of the {s} alarm", f"check when the {s} alarm is set for"),
@@ -282,7 +287,7 @@ def copy_alarm_time(plan: Plan) -> list[Request] | None:
         request(
             (f"set the {t} alarm to that same time {w}", f"make the {t} alarm ring at that time {w}"),
             f"have the {t} alarm go off at that time {w}",
-            ("set_alarm", {"alarm": target, "hour": hour, "minute": minute, "repeat": repeat}),
+            ("set_alarm", {"alarm": target, "hour": replied(hour), "minute": replied(minute), "repeat": repeat}),
         ),
     ]
 
@@ -297,7 +302,7 @@ def alarm_if_off(plan: Plan) -> list[Request] | None:
     options = [(h, m) for h in range(low, high + 1) for m in MINUTES if plan.free_time(name, h, m)]
     hour, minute = plan.rng.choice(options)
     repeat = plan.rng.choice(REPEATS)
-    a, t, w = words(name), clock(hour, minute), when(repeat)
+    a, t, w = slot(name), clock(hour, minute), when(repeat)
     return [
         request(
             (
@@ -317,15 +322,16 @@ def copy_sleep(plan: Plan) -> list[Request] | None:
     window = plan.state.sleep[source]
     if window == plan.state.sleep[target]:
         return None
+    t = slot(target)
     return [
         request(
             (
-                f"make my {target} sleep schedule the same as on {source}",
-                f"check my {source} sleep schedule and use it on {target} too",
+                f"make my {t} sleep schedule the same as on {source}",
+                f"check my {source} sleep schedule and use it on {t} too",
             ),
-            f"line up my {target} sleep with my {source} routine",
+            f"line up my {t} sleep with my {source} routine",
             ("get_health", {}),
-            ("set_schedule", {"days": target, "bedtime": window.bedtime, "wake": window.wake}),
+            ("set_schedule", {"days": target, "bedtime": replied(window.bedtime), "wake": replied(window.wake)}),
         )
     ]
 
@@ -336,14 +342,14 @@ def goal_if_low(plan: Plan) -> list[Request] | None:
     current = plan.state.goals[metric]
     step = {"steps": 1000, "active_minutes": 10, "calories": 100, "stand_hours": 1}[metric]
     value = current - current % step + step * plan.rng.randint(1, 3)
-    m = words(metric)
+    m, v = slot(metric), slot(value)
     return [
         request(
             (
-                f"check my {m} goal and, if it is below {value}, raise it to {value}",
-                f"look at my daily {m} goal and set it to {value} if it's lower",
+                f"check my {m} goal and, if it is below {v}, raise it to {v}",
+                f"look at my daily {m} goal and set it to {v} if it's lower",
             ),
-            f"see whether my {m} target is under {value} and if so, bump it up to {value}",
+            f"see whether my {m} target is under {v} and if so, bump it up to {v}",
             ("get_health", {}),
             ("set_goal", {"metric": metric, "value": value}),
         )
@@ -408,19 +414,23 @@ def _single(maker: Callable[[Plan], Request | None]) -> Composer:
 # --- assembly ----------------------------------------------------------------------------------
 
 
+def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
+    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
+    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
+
+
+PLAN = (
+    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
+    Rotation(_planned({name: _single(maker) for name, maker in WRITES.items()}), SINGLES, "single"),
+    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
+    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
+)
+"""Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
+
+
 def drafts(state: WatchState, world_seed: int) -> list[TaskDraft]:
     """Every task on the fresh world ``state`` of ``world_seed`` (deterministic, 124 drafts).
 
     The task RNG is ``random.Random(f"smartwatch/tasks/{world_seed}")``, apart from the world's.
     """
-    rng = random.Random(f"smartwatch/tasks/{world_seed}")
-    singles = {name: _single(maker) for name, maker in WRITES.items()}
-    out = Drafts(rng)
-    for templates, count, kind in (
-        (QUESTION_TEMPLATES, QUESTIONS, "single"),
-        (singles, SINGLES, "single"),
-        ({"compound": compound}, COMPOUNDS, "compound"),
-        (COMPOSITIONAL_TEMPLATES, COMPOSITIONALS, "compositional"),
-    ):
-        out.rotate(list(templates), lambda name, t=templates: t[name](Plan(state, rng)), count, kind)
-    return out.items
+    return draft_plan(random.Random(f"smartwatch/tasks/{world_seed}"), state, PLAN)

@@ -19,12 +19,14 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Drafts, Simulator, compound, extend, requests_of
+from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
+from toolprism.domains._drafting import Simulator
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Builder, draft_plan
 from toolprism.domains.tv._ops import OPERATIONS
 from toolprism.domains.tv._state import (
     APPS,
@@ -42,29 +44,6 @@ from toolprism.domains.tv._state import (
 ALL_SLOTS = frozenset({"power", "content", "volume", "mode", "subtitles", "timer", "lock"})
 
 
-@dataclass(frozen=True)
-class Ask:
-    """A request on one set and the settings it touches (asks sharing none are independent)."""
-
-    request: Request
-    tv: TvName
-    slots: frozenset[str]
-
-    def independent_of(self, other: Ask) -> bool:
-        return self.tv != other.tv or not self.slots & other.slots
-
-
-Atom = Callable[[random.Random, TvState, TvName], Ask | None]
-
-
-def _w(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def _ask(tv: TvName, slots: set[str] | frozenset[str], direct: list[str], indirect: list[str], *gold) -> Ask:
-    return Ask(request(direct, indirect, *gold), tv, frozenset(slots))
-
-
 def _allowed_channels(s: TvState, t: Television) -> list[GuideChannel]:
     return [c for c in s.guide if t.child_lock == "off" or c.genre == "kids"]
 
@@ -73,68 +52,40 @@ def _allowed_apps(t: Television) -> list[str]:
     return [a for a in t.installed_apps if t.child_lock == "off" or a == KIDS_APP]
 
 
-# --- atoms: one write on one set, phrased from its current state --------------------------------
+# --- ask kinds: one write on one set -----------------------------------------------------------
 
-
-def _power(rng: random.Random, s: TvState, tv: TvName) -> Ask:
-    n = _w(tv)
-    if s.tvs[tv].power == "off":
-        direct = [f"turn on the {n} tv", f"switch the {n} television on"]
-        indirect = [f"get the {n} tv going by switching it on", f"switch the {n} tv on because I want to watch"]
-        return _ask(tv, ALL_SLOTS, direct, indirect, ("set_power", {"tv": tv, "power": "on"}))
-    direct = [f"turn off the {n} tv", f"switch the {n} television off"]
-    indirect = [f"switch the {n} tv off since nobody is watching it", f"save some power and turn the {n} tv off"]
-    return _ask(tv, ALL_SLOTS, direct, indirect, ("set_power", {"tv": tv, "power": "off"}))
-
-
-_INPUT_GOAL = {
-    "hdmi1": "switch the {n} tv to hdmi1 because the console is plugged in there",
-    "hdmi2": "put the {n} tv on hdmi2 so I can watch from the laptop",
-    "antenna": "switch the {n} tv back to the antenna for regular broadcast channels",
-}
-
-
-def _input(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
-    t = s.tvs[tv]
-    if t.power == "off":
-        return None
-    choices = [i for i in _INPUT_GOAL if i != t.input]
-    if t.child_lock == "on" and _genre_of(s, t.channel) != "kids":
-        choices = [i for i in choices if i != "antenna"]
-    value, n = rng.choice(choices), _w(tv)
-    direct = [f"switch the {n} tv to {value}", f"set the {n} tv input to {value}"]
-    indirect = [_INPUT_GOAL[value].format(n=n)]
-    return _ask(tv, {"content"}, direct, indirect, ("set_input", {"tv": tv, "input": value}))
-
-
-def _genre_of(s: TvState, number: int) -> str | None:
-    return next((c.genre for c in s.guide if c.number == number), None)
-
-
-def _channel(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
-    t = s.tvs[tv]
-    if t.power == "off" or t.input != "antenna":
-        return None
-    entry = rng.choice([c for c in _allowed_channels(s, t) if c.number != t.channel])
-    n, c = _w(tv), entry.number
-    direct = [f"put the {n} tv on channel {c}", f"switch the {n} tv to channel {c}"]
-    indirect = [f"put channel {c} on the {n} tv so I can catch {entry.now_showing}"]
-    return _ask(tv, {"content"}, direct, indirect, ("set_channel", {"tv": tv, "channel": c}))
-
-
-def _switch_and_tune(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
-    """Two dependent calls: switch to the antenna, then tune (compositional chains only)."""
-    t = s.tvs[tv]
-    if t.power == "off" or t.input == "antenna" or t.child_lock == "on":
-        return None
-    entry = rng.choice([c for c in s.guide if c.number != t.channel])
-    n, c = _w(tv), entry.number
-    direct = [f"switch the {n} tv to the antenna and put on channel {c}", f"set the {n} tv to antenna, channel {c}"]
-    indirect = [f"move the {n} tv over to the antenna and tune to channel {c} for {entry.now_showing}"]
-    gold = (("set_input", {"tv": tv, "input": "antenna"}), ("set_channel", {"tv": tv, "channel": c}))
-    return _ask(tv, {"content"}, direct, indirect, *gold)
-
-
+POWER = AskKind(
+    "set_power",
+    ("turn {power} the {tv} tv", "switch the {tv} television {power}"),
+    {
+        "on": ("get the {tv} tv going by switching it {power}", "switch the {tv} tv {power} because I want to watch"),
+        "off": (
+            "switch the {tv} tv {power} since nobody is watching it",
+            "save some power and turn the {tv} tv {power}",
+        ),
+    },
+    key="power",
+)
+INPUT = AskKind(
+    "set_input",
+    ("switch the {tv} tv to {input}", "set the {tv} tv input to {input}"),
+    {
+        "hdmi1": "switch the {tv} tv to {input} because the console is plugged in there",
+        "hdmi2": "put the {tv} tv on {input} so I can watch from the laptop",
+        "antenna": "switch the {tv} tv back to the {input} for regular broadcast channels",
+    },
+    key="input",
+)
+CHANNEL = AskKind(
+    "set_channel",
+    ("put the {tv} tv on channel {channel}", "switch the {tv} tv to channel {channel}"),
+    "put channel {channel} on the {tv} tv so I can catch {show}",
+)
+APP = AskKind(
+    "launch_app",
+    ("open {app} on the {tv} tv", "launch the {app} app on the {tv} tv"),
+    "start {app} on the {tv} tv {goal}",
+)
 _APP_GOAL = {
     "streamflix": "so we can watch a film",
     "vidtube": "because I want to watch some clips",
@@ -143,133 +94,192 @@ _APP_GOAL = {
     "newsnow": "so I can catch up on the news",
     "musicbox": "so we have some music videos on",
 }
+PAUSE = AskKind(
+    "pause",
+    ("pause the {tv} tv", "pause what's playing on the {tv} tv"),
+    "hold the show on the {tv} tv for a minute because the doorbell just rang",
+)
+RESUME = AskKind(
+    "resume",
+    ("resume the {tv} tv", "unpause the show on the {tv} tv"),
+    "carry on with the show on the {tv} tv now that I'm back",
+)
+MUTE = AskKind(
+    "set_mute",
+    {
+        "muted": ("{mute:mute} the {tv} tv", "set the {tv} tv to {mute}"),
+        "unmuted": ("{mute:unmute} the {tv} tv", "set the {tv} tv to {mute}"),
+    },
+    {
+        "muted": "{mute:mute} the {tv} tv while I take this phone call",
+        "unmuted": "{mute:unmute} the {tv} tv because I want to hear it again",
+    },
+    key="mute",
+)
+MODE = AskKind(
+    "set_mode",
+    ("set the {tv} tv picture mode to {mode}", "switch the {tv} tv to {mode} mode"),
+    {
+        "standard": "put the {tv} tv back to the {mode} picture mode because the colours look odd",
+        "cinema": "use the {mode} picture mode on the {tv} tv since we're settling in for a film",
+        "vivid": "switch the {tv} tv to {mode} mode because the picture looks dull",
+        "game": "set the {tv} tv to {mode} mode because I'm about to play on the console",
+        "sports": "put the {tv} tv in {mode} mode since the match is starting",
+    },
+    key="mode",
+)
+SUBTITLE = AskKind(
+    "set_subtitles",
+    {
+        "off": ("turn the subtitles {subtitles} on the {tv} tv", "set the {tv} tv subtitles to {subtitles}"),
+        None: ("turn on {subtitles} subtitles on the {tv} tv", "set the {tv} tv subtitles to {subtitles}"),
+    },
+    {
+        "off": "get rid of the text on the {tv} tv by setting the subtitles {subtitles}",
+        None: "put {subtitles} subtitles on the {tv} tv so our guest can follow along",
+    },
+    key="subtitles",
+)
+TIMER = AskKind(
+    "set_timer",
+    ("set a sleep timer for {minutes} minutes on the {tv} tv", "set the {tv} tv sleep timer to {minutes} min"),
+    "let the {tv} tv switch itself off after {minutes} minutes in case I fall asleep",
+    key="minutes",
+)
+LOCK = AskKind(
+    "set_child_lock",
+    ("turn the child lock {lock} for the {tv} tv", "set the {tv} tv child lock to {lock}"),
+    {
+        "on": "switch the child lock {lock} for the {tv} tv because the kids will be using it",
+        "off": "switch the child lock {lock} on the {tv} tv since the kids are in bed",
+    },
+    key="lock",
+)
 
 
-def _app(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+# --- atoms: one write on one set, phrased from its current state --------------------------------
+
+
+def _power(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
+    return DeviceAsk(POWER.request(tv=tv, power="on" if s.tvs[tv].power == "off" else "off"), tv, ALL_SLOTS)
+
+
+def _input(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
+    t = s.tvs[tv]
+    if t.power == "off":
+        return None
+    choices = [i for i in INPUT.indirect if i != t.input]
+    if t.child_lock == "on" and _genre_of(s, t.channel) != "kids":
+        choices = [i for i in choices if i != "antenna"]
+    return device_ask(tv, {"content"}, INPUT.request(tv=tv, input=rng.choice(choices)))
+
+
+def _genre_of(s: TvState, number: int) -> str | None:
+    return next((c.genre for c in s.guide if c.number == number), None)
+
+
+def _channel(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
+    t = s.tvs[tv]
+    if t.power == "off" or t.input != "antenna":
+        return None
+    entry = rng.choice([c for c in _allowed_channels(s, t) if c.number != t.channel])
+    return device_ask(tv, {"content"}, CHANNEL.request({"show": entry.now_showing}, tv=tv, channel=entry.number))
+
+
+def _switch_and_tune(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
+    """Two dependent calls: switch to the antenna, then tune (compositional chains only)."""
+    t = s.tvs[tv]
+    if t.power == "off" or t.input == "antenna" or t.child_lock == "on":
+        return None
+    entry = rng.choice([c for c in s.guide if c.number != t.channel])
+    n, c, a = slot(tv), slot(entry.number), slot("antenna")
+    direct = [f"switch the {n} tv to the {a} and put on channel {c}", f"set the {n} tv to {a}, channel {c}"]
+    indirect = [f"move the {n} tv over to the {a} and tune to channel {c} for {entry.now_showing}"]
+    gold = (("set_input", {"tv": tv, "input": "antenna"}), ("set_channel", {"tv": tv, "channel": entry.number}))
+    return device_ask(tv, {"content"}, request(direct, indirect, *gold))
+
+
+def _app(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
     choices = [a for a in _allowed_apps(t) if a != t.app or t.input != "apps" or t.playback != "playing"]
     if not choices:
         return None
-    app, n = rng.choice(choices), _w(tv)
-    direct = [f"open {app} on the {n} tv", f"launch the {app} app on the {n} tv"]
-    indirect = [f"start {app} on the {n} tv {_APP_GOAL[app]}"]
-    return _ask(tv, {"content"}, direct, indirect, ("launch_app", {"tv": tv, "app": app}))
+    app = rng.choice(choices)
+    return device_ask(tv, {"content"}, APP.request({"goal": _APP_GOAL[app]}, tv=tv, app=app))
 
 
-def _pause(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _pause(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.input != "apps" or t.playback != "playing":
         return None
-    n = _w(tv)
-    direct = [f"pause the {n} tv", f"pause what's playing on the {n} tv"]
-    indirect = [f"hold the show on the {n} tv for a minute because the doorbell just rang"]
-    return _ask(tv, {"content"}, direct, indirect, ("pause", {"tv": tv}))
+    return device_ask(tv, {"content"}, PAUSE.request(tv=tv))
 
 
-def _resume(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _resume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.input != "apps" or t.playback != "paused":
         return None
-    n = _w(tv)
-    direct = [f"resume the {n} tv", f"unpause the show on the {n} tv"]
-    indirect = [f"carry on with the show on the {n} tv now that I'm back"]
-    return _ask(tv, {"content"}, direct, indirect, ("resume", {"tv": tv}))
+    return device_ask(tv, {"content"}, RESUME.request(tv=tv))
 
 
-def _volume(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "muted":
         return None
     level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
-    n = _w(tv)
-    direct = [f"set the {n} tv volume to {level}", f"change the volume on the {n} tv to {level}"]
+    n, v = slot(tv), slot(level)
+    direct = [f"set the {n} tv volume to {v}", f"change the volume on the {n} tv to {v}"]
     if level > t.volume:
-        indirect = [f"turn the {n} tv up to {level} because I can't hear the dialogue"]
+        indirect = [f"turn the {n} tv up to {v} because I can't hear the dialogue"]
     else:
-        indirect = [f"bring the {n} tv down to {level} since it is far too loud"]
-    return _ask(tv, {"volume"}, direct, indirect, ("set_volume", {"tv": tv, "volume": level}))
+        indirect = [f"bring the {n} tv down to {v} since it is far too loud"]
+    return device_ask(tv, {"volume"}, request(direct, indirect, ("set_volume", {"tv": tv, "volume": level})))
 
 
-def _mute(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _mute(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
-    n = _w(tv)
-    if t.mute == "unmuted":
-        direct = [f"mute the {n} tv", f"set the {n} tv to muted"]
-        indirect = [f"mute the {n} tv while I take this phone call"]
-        return _ask(tv, {"volume"}, direct, indirect, ("set_mute", {"tv": tv, "mute": "muted"}))
-    direct = [f"unmute the {n} tv", f"set the {n} tv to unmuted"]
-    indirect = [f"unmute the {n} tv because I want to hear it again"]
-    return _ask(tv, {"volume"}, direct, indirect, ("set_mute", {"tv": tv, "mute": "unmuted"}))
+    return device_ask(tv, {"volume"}, MUTE.request(tv=tv, mute="muted" if t.mute == "unmuted" else "unmuted"))
 
 
-def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     """Two dependent calls: unmute, then set the volume (compositional chains only)."""
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "unmuted":
         return None
-    level, n = rng.choice([v for v in range(5, 96, 5) if v != t.volume]), _w(tv)
-    direct = [f"unmute the {n} tv and set it to volume {level}", f"unmute the {n} tv, then make the volume {level}"]
-    indirect = [f"unmute the {n} tv and bring the volume to {level} so we can hear it again"]
+    level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
+    n, v, u = slot(tv), slot(level), slot("unmuted", "unmute")
+    direct = [f"{u} the {n} tv and set it to volume {v}", f"{u} the {n} tv, then make the volume {v}"]
+    indirect = [f"{u} the {n} tv and bring the volume to {v} so we can hear it again"]
     gold = (("set_mute", {"tv": tv, "mute": "unmuted"}), ("set_volume", {"tv": tv, "volume": level}))
-    return _ask(tv, {"volume"}, direct, indirect, *gold)
+    return device_ask(tv, {"volume"}, request(direct, indirect, *gold))
 
 
-_MODE_GOAL = {
-    "standard": "put the {n} tv back to the standard picture mode because the colours look odd",
-    "cinema": "use the cinema picture mode on the {n} tv since we're settling in for a film",
-    "vivid": "switch the {n} tv to vivid mode because the picture looks dull",
-    "game": "set the {n} tv to game mode because I'm about to play on the console",
-    "sports": "put the {n} tv in sports mode since the match is starting",
-}
+def _mode(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
+    t = s.tvs[tv]
+    return None if t.power == "off" else device_ask(tv, {"mode"}, MODE.draw(rng, PICTURE_MODES, t.picture_mode, tv=tv))
 
 
-def _mode(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _subtitles(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
-    mode, n = rng.choice([m for m in PICTURE_MODES if m != t.picture_mode]), _w(tv)
-    direct = [f"set the {n} tv picture mode to {mode}", f"switch the {n} tv to {mode} mode"]
-    indirect = [_MODE_GOAL[mode].format(n=n)]
-    return _ask(tv, {"mode"}, direct, indirect, ("set_mode", {"tv": tv, "mode": mode}))
+    return device_ask(tv, {"subtitles"}, SUBTITLE.draw(rng, SUBTITLES, t.subtitles, tv=tv))
 
 
-def _subtitles(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
+def _timer(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off":
         return None
-    value, n = rng.choice([x for x in SUBTITLES if x != t.subtitles]), _w(tv)
-    if value == "off":
-        direct = [f"turn the subtitles off on the {n} tv", f"set the {n} tv subtitles to off"]
-        indirect = [f"get rid of the text on the {n} tv by setting the subtitles off"]
-    else:
-        direct = [f"turn on {value} subtitles on the {n} tv", f"set the {n} tv subtitles to {value}"]
-        indirect = [f"put {value} subtitles on the {n} tv so our guest can follow along"]
-    return _ask(tv, {"subtitles"}, direct, indirect, ("set_subtitles", {"tv": tv, "subtitles": value}))
+    return device_ask(tv, {"timer"}, TIMER.draw(rng, (15, 30, 45, 60, 90, 120), t.sleep_timer_min, tv=tv))
 
 
-def _timer(rng: random.Random, s: TvState, tv: TvName) -> Ask | None:
-    t = s.tvs[tv]
-    if t.power == "off":
-        return None
-    minutes, n = rng.choice([m for m in (15, 30, 45, 60, 90, 120) if m != t.sleep_timer_min]), _w(tv)
-    direct = [f"set a sleep timer for {minutes} minutes on the {n} tv", f"set the {n} tv sleep timer to {minutes} min"]
-    indirect = [f"let the {n} tv switch itself off after {minutes} minutes in case I fall asleep"]
-    return _ask(tv, {"timer"}, direct, indirect, ("set_timer", {"tv": tv, "minutes": minutes}))
-
-
-def _child_lock(rng: random.Random, s: TvState, tv: TvName) -> Ask:
-    t, n = s.tvs[tv], _w(tv)
-    if t.child_lock == "off":
-        direct = [f"turn the child lock on for the {n} tv", f"set the {n} tv child lock to on"]
-        indirect = [f"switch the child lock on for the {n} tv because the kids will be using it"]
-        return _ask(tv, {"lock", "content"}, direct, indirect, ("set_child_lock", {"tv": tv, "lock": "on"}))
-    direct = [f"turn the child lock off for the {n} tv", f"set the {n} tv child lock to off"]
-    indirect = [f"switch the child lock off on the {n} tv since the kids are in bed"]
-    return _ask(tv, {"lock", "content"}, direct, indirect, ("set_child_lock", {"tv": tv, "lock": "off"}))
+def _child_lock(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
+    lock = "on" if s.tvs[tv].child_lock == "off" else "off"
+    return DeviceAsk(LOCK.request(tv=tv, lock=lock), tv, frozenset({"lock", "content"}))
 
 
 SINGLE_ATOMS: tuple[Atom, ...] = (
@@ -297,47 +307,57 @@ CHAIN_ATOMS: tuple[Atom, ...] = tuple(a for a in SINGLE_ATOMS if a not in (_powe
     _unmute_and_volume,
 )
 """Asks that may follow in a chain on one set (the two-call asks only make sense there)."""
+DEVICES = Devices(
+    simulator=Simulator(OPERATIONS),
+    names=TVS,
+    singles=SINGLE_ATOMS,
+    chained=CHAIN_ATOMS,
+    power=_power,
+    powered_off=lambda s: [u for u in TVS if s.tvs[u].power == "off"],
+)
 
 
 # --- questions (one read) ----------------------------------------------------------------------
+
+QUESTIONS_BY_TOPIC = {
+    "guide": AskKind(
+        "get_guide",
+        ("what's on the {genre} channels right now?", "list the {genre} channels in the guide"),
+        "check the guide for {genre} channels so I can find something to watch",
+    ),
+    "apps": AskKind(
+        "list_apps",
+        ("which apps are on the {tv} tv?", "list the apps installed on the {tv} tv"),
+        "tell me which apps the {tv} tv has so I can plan movie night",
+    ),
+    "watching": AskKind(
+        "get_status",
+        ("what is the {tv} tv showing?", "what's on the {tv} tv at the moment?"),
+        "check what the {tv} tv is on because I can hear it from the hallway",
+    ),
+    "volume": AskKind(
+        "get_status",
+        ("how loud is the {tv} tv?", "what volume is the {tv} tv at?"),
+        "tell me the {tv} tv volume so I know whether it will wake anyone",
+    ),
+    "picture": AskKind(
+        "get_status",
+        ("which picture mode is the {tv} tv in?", "what picture mode is the {tv} tv using?"),
+        "tell me the picture mode of the {tv} tv because the colours look strange",
+    ),
+    "subtitles": AskKind(
+        "get_status",
+        ("are subtitles on for the {tv} tv?", "which subtitles does the {tv} tv show?"),
+        "check the subtitle setting of the {tv} tv for our guest",
+    ),
+}
 
 
 def _question(rng: random.Random, s: TvState) -> Request:
     topic = rng.choice(("watching", "volume", "picture", "subtitles", "guide", "guide", "apps"))
     if topic == "guide":
-        genre = rng.choice(GENRES)
-        return request(
-            [f"what's on the {genre} channels right now?", f"list the {genre} channels in the guide"],
-            [f"check the guide for {genre} channels so I can find something to watch"],
-            ("get_guide", {"genre": genre}),
-        )
-    tv = rng.choice(TVS)
-    n = _w(tv)
-    if topic == "apps":
-        return request(
-            [f"which apps are on the {n} tv?", f"list the apps installed on the {n} tv"],
-            [f"tell me which apps the {n} tv has so I can plan movie night"],
-            ("list_apps", {"tv": tv}),
-        )
-    direct, indirect = {
-        "watching": (
-            [f"what is the {n} tv showing?", f"what's on the {n} tv at the moment?"],
-            [f"check what the {n} tv is on because I can hear it from the hallway"],
-        ),
-        "volume": (
-            [f"how loud is the {n} tv?", f"what volume is the {n} tv at?"],
-            [f"tell me the {n} tv volume so I know whether it will wake anyone"],
-        ),
-        "picture": (
-            [f"which picture mode is the {n} tv in?", f"what picture mode is the {n} tv using?"],
-            [f"tell me the picture mode of the {n} tv because the colours look strange"],
-        ),
-        "subtitles": (
-            [f"are subtitles on for the {n} tv?", f"which subtitles does the {n} tv show?"],
-            [f"check the subtitle setting of the {n} tv for our guest"],
-        ),
-    }[topic]
-    return request(direct, indirect, ("get_status", {"tv": tv}))
+        return QUESTIONS_BY_TOPIC[topic].request(genre=rng.choice(GENRES))
+    return QUESTIONS_BY_TOPIC[topic].request(tv=rng.choice(TVS))
 
 
 # --- compositional: reads whose replies supply later values -------------------------------------
@@ -355,14 +375,14 @@ def _guide_lookup(rng: random.Random, s: TvState) -> Request | None:
         return None
     if t.input != "antenna" and t.child_lock == "on" and _genre_of(s, t.channel) != "kids":
         return None
-    switch = [("set_input", {"tv": tv, "input": "antenna"})] if t.input != "antenna" else []
-    n, g, show = _w(tv), entry.genre, entry.now_showing
+    switch = [("set_input", {"tv": tv, "input": replied("antenna")})] if t.input != "antenna" else []
+    n, g, show = slot(tv), slot(entry.genre), entry.now_showing
     return request(
         [f"find the {g} channel showing {show} and put it on the {n} tv", f"put {show} on the {n} tv, it's a {g} show"],
         [f"look up which {g} channel has {show} and tune the {n} tv to it because I don't want to miss it"],
-        ("get_guide", {"genre": g}),
+        ("get_guide", {"genre": entry.genre}),
         *switch,
-        ("set_channel", {"tv": tv, "channel": entry.number}),
+        ("set_channel", {"tv": tv, "channel": replied(entry.number)}),
     )
 
 
@@ -371,12 +391,12 @@ def _match_volume(rng: random.Random, s: TvState) -> Request | None:
     t, o = s.tvs[tv], s.tvs[other]
     if t.power == "off" or t.mute == "muted" or o.volume == t.volume:
         return None
-    n, m = _w(tv), _w(other)
+    n, m = slot(tv), slot(other)
     return request(
         [f"set the {n} tv volume to match the {m} tv", f"make the {n} tv as loud as the {m} tv"],
         [f"bring the {n} tv to the same volume as the {m} tv since that one sounds right"],
         ("get_status", {"tv": other}),
-        ("set_volume", {"tv": tv, "volume": o.volume}),
+        ("set_volume", {"tv": tv, "volume": replied(o.volume)}),
     )
 
 
@@ -389,14 +409,14 @@ def _copy_channel(rng: random.Random, s: TvState) -> Request | None:
         return None
     if t.child_lock == "on" and (_genre_of(s, o.channel) != "kids" or _genre_of(s, t.channel) != "kids"):
         return None
-    switch = [("set_input", {"tv": tv, "input": "antenna"})] if t.input != "antenna" else []
-    n, m = _w(tv), _w(other)
+    switch = [("set_input", {"tv": tv, "input": replied("antenna")})] if t.input != "antenna" else []
+    n, m = slot(tv), slot(other)
     return request(
         [f"put the {n} tv on the same channel as the {m} tv", f"tune the {n} tv to whatever the {m} tv is showing"],
         [f"show the same channel on the {n} tv as on the {m} tv since I'm moving over there"],
         ("get_status", {"tv": other}),
         *switch,
-        ("set_channel", {"tv": tv, "channel": o.channel}),
+        ("set_channel", {"tv": tv, "channel": replied(o.channel)}),
     )
 
 
@@ -408,8 +428,8 @@ def _app_choice(rng: random.Random, s: TvState) -> Request | None:
     if not allowed or not missing:
         return None
     app, absent = rng.choice(allowed), rng.choice(missing)
-    pair = " or ".join(sorted((app, absent), key=lambda _: rng.random()))
-    n = _w(tv)
+    pair = " or ".join(sorted((slot(app), absent), key=lambda _: rng.random()))
+    n = slot(tv)
     return request(
         [f"open whichever of {pair} is installed on the {n} tv", f"launch {pair} on the {n} tv, whichever is there"],
         [f"start {pair} on the {n} tv, whichever one it has, so we can watch something"],
@@ -420,7 +440,7 @@ def _app_choice(rng: random.Random, s: TvState) -> Request | None:
 
 def _conditional(rng: random.Random, s: TvState) -> Request | None:
     tv = rng.choice(_on_tvs(s))
-    t, n = s.tvs[tv], _w(tv)
+    t, n, unmute = s.tvs[tv], slot(tv), slot("unmuted", "unmute")
     read = ("get_status", {"tv": tv})
     options = []
     if t.input == "apps" and t.playback == "playing":
@@ -444,8 +464,8 @@ def _conditional(rng: random.Random, s: TvState) -> Request | None:
     if t.mute == "muted":
         options.append(
             request(
-                [f"if the {n} tv is muted, unmute it", f"check whether the {n} tv is muted and unmute it if so"],
-                [f"unmute the {n} tv if someone left it muted because I want to hear the show"],
+                [f"if the {n} tv is muted, {unmute} it", f"check whether the {n} tv is muted and {unmute} it if so"],
+                [f"{unmute} the {n} tv if someone left it muted because I want to hear the show"],
                 read,
                 ("set_mute", {"tv": tv, "mute": "unmuted"}),
             )
@@ -455,39 +475,7 @@ def _conditional(rng: random.Random, s: TvState) -> Request | None:
 
 # --- assembling tasks --------------------------------------------------------------------------
 
-SIM = Simulator(OPERATIONS)
-
-
-def _compound(rng: random.Random, s: TvState, size: int) -> list[Request] | None:
-    """``size`` independent one-call asks on the fresh world (no two touch a setting of one tv)."""
-    return requests_of(compound(lambda _: rng.choice(SINGLE_ATOMS)(rng, s, rng.choice(TVS)), size, tries=40 * size))
-
-
-def _chain(rng: random.Random, s: TvState, first: Ask, calls: int) -> list[Request] | None:
-    """``first`` on its tv, then asks on the state it leaves until the gold has ``calls`` calls."""
-    return extend(SIM, s, first, lambda after: rng.choice(CHAIN_ATOMS)(rng, after, first.tv), calls)
-
-
-def _power_chain(rng: random.Random, s: TvState, calls: int) -> list[Request] | None:
-    off = [u for u in TVS if s.tvs[u].power == "off"]
-    first = _power(rng, s, rng.choice(off))
-    return _chain(rng, s, Ask(first.request, first.tv, frozenset({"power"})), calls)
-
-
-def _dependent_chain(rng: random.Random, s: TvState, calls: int) -> list[Request] | None:
-    tv = rng.choice(_on_tvs(s))
-    first = rng.choice((_switch_and_tune, _unmute_and_volume))(rng, s, tv)
-    return None if first is None else _chain(rng, s, first, calls)
-
-
-COMPOUND_SIZES = (2,) * 14 + (3,) * 24 + (4,) * 24 + (5,) * 12
-POWER_CHAIN_CALLS = (2, 3, 4, 5, 6)
-"""Gold lengths of the power chains (up to 6: under ``transaction`` the oracle needs three turns a call
-plus one to answer, 19 turns, within the episode limit of 20)."""
-DEPENDENT_CHAIN_CALLS = (2, 3, 4, 5, 3)
-SINGLE_WRITES = 20
-QUESTIONS = 8
-READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, TvState], Request | None], int], ...] = (
+READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
     ("guide_lookup", _guide_lookup, 4),
     ("match_volume", _match_volume, 2),
     ("copy_channel", _copy_channel, 2),
@@ -495,6 +483,10 @@ READ_THEN_WRITE: tuple[tuple[str, Callable[[random.Random, TvState], Request | N
     ("conditional", _conditional, 3),
 )
 """Compositional templates whose first call is a read: (template, builder, drafts per seed)."""
+PLAN = DEVICES.plan(
+    _question, ("dependent_chain", (_switch_and_tune, _unmute_and_volume)), READ_THEN_WRITE, power_calls=(2, 3, 4, 5, 6)
+)
+"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
 
 
 def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:
@@ -502,21 +494,4 @@ def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:
 
     The task RNG is seeded from ``world_seed`` but distinct from the world's own RNG stream.
     """
-    rng = random.Random(f"tv/tasks/{world_seed}")
-    out = Drafts(rng)
-    out.fill("question", lambda: _question(rng, state), QUESTIONS)
-    out.fill("single", lambda: _compound(rng, state, 1), SINGLE_WRITES)
-    for size in sorted(set(COMPOUND_SIZES)):
-        out.fill("compound", lambda size=size: _compound(rng, state, size), COMPOUND_SIZES.count(size))
-    for calls in POWER_CHAIN_CALLS:
-        out.fill("power_chain", lambda calls=calls: _power_chain(rng, state, calls), 1, "compositional")
-    for calls in DEPENDENT_CHAIN_CALLS:
-        out.fill("dependent_chain", lambda calls=calls: _dependent_chain(rng, state, calls), 1, "compositional")
-    for template, build, count in READ_THEN_WRITE:
-        out.fill(template, lambda build=build: build(rng, state), count, "compositional")
-    # A world where some template finds too little to work with gets more of the others.
-    target = len(POWER_CHAIN_CALLS) + len(DEPENDENT_CHAIN_CALLS) + sum(count for _, _, count in READ_THEN_WRITE)
-    for template, build, _ in READ_THEN_WRITE * 3:
-        if out.count("compositional") < target:
-            out.fill(template, lambda build=build: build(rng, state), 1, "compositional")
-    return out.items
+    return draft_plan(random.Random(f"tv/tasks/{world_seed}"), state, PLAN, top_up=3)

@@ -18,9 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Drafts, Simulator, compose, compound, gold_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
+from toolprism.domains._plan import Quota, draft_plan, read_or_write
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
     DAYS,
@@ -52,10 +55,6 @@ Chain = list[Request]
 """Requests in dependency order."""
 
 
-def _w(name: str) -> str:
-    return name.replace("_", " ")
-
-
 def _other(rng: random.Random, values: tuple | list | range, current: object) -> object:
     return rng.choice([v for v in values if v != current])
 
@@ -83,14 +82,18 @@ def _cleanable(state: VacuumState) -> list[str]:
     return [*rooms, "whole_map"]
 
 
+START = AskKind(
+    "start",
+    ("clean the {room} with {passes} {word}", "start a {passes}-pass clean of the {room}"),
+    (
+        "give the {room} {passes} {word}, the floor is a mess after the party",
+        "get the crumbs out of the {room} with {passes} {word}",
+    ),
+)
+
+
 def _start_request(target: str, passes: int) -> Request:
-    t, word = _w(target), "pass" if passes == 1 else "passes"
-    direct = (f"clean the {t} with {passes} {word}", f"start a {passes}-pass clean of the {t}")
-    indirect = (
-        f"give the {t} {passes} {word}, the floor is a mess after the party",
-        f"get the crumbs out of the {t} with {passes} {word}",
-    )
-    return request(direct, indirect, ("start", {"room": target, "passes": passes}))
+    return START.request({"word": "pass" if passes == 1 else "passes"}, room=target, passes=passes)
 
 
 def _start(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
@@ -122,14 +125,22 @@ def _resume(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | No
     return Ask(request(direct, indirect, ("resume", {})), _job_claims(state))
 
 
+STOP = AskKind(
+    "stop",
+    {
+        "dock": ("stop the clean and send the robot to the {then}", "stop cleaning and have it go back to the {then}"),
+        "stay": ("stop the clean and let the robot {then} where it is", "stop cleaning but have it {then} put"),
+    },
+    {
+        "dock": "call off the clean and get the robot back on its {then}",
+        "stay": "call off the clean, the robot can just {then} where it is",
+    },
+    key="then",
+)
+
+
 def _stop_request(then: str) -> Request:
-    if then == "dock":
-        direct = ("stop the clean and send the robot to the dock", "stop cleaning and have it go back to the dock")
-        indirect = "call off the clean and get the robot back on its dock"
-    else:
-        direct = ("stop the clean and let the robot stay where it is", "stop cleaning but have it stay put")
-        indirect = "call off the clean, the robot can just stay where it is"
-    return request(direct, indirect, ("stop", {"then": then}))
+    return STOP.request(then=then)
 
 
 def _stop(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
@@ -139,7 +150,7 @@ def _stop(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None
 
 
 def _map_request(map_name: str) -> Request:
-    m = _w(map_name)
+    m = slot(map_name)
     direct = (f"switch to the {m} map", f"make the {m} map the active one")
     indirect = f"load the {m} map, I'm carrying the robot to the {m}"
     return request(direct, indirect, ("set_map", {"map": map_name}))
@@ -154,18 +165,21 @@ def _set_map(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | N
 
 # --- settings ----------------------------------------------------------------------------------
 
-_MODE_INDIRECT = {
-    "vacuum": "stick to vacuum mode, it only needs to pick up dust today",
-    "mop": "put it in mop mode, the tiles are sticky",
-    "vacuum_and_mop": "do both at once with vacuum and mop mode",
-}
+MODE = AskKind(
+    "set_mode",
+    ("switch the robot to {mode} mode", "set the cleaning mode to {mode}"),
+    {
+        "vacuum": "stick to {mode} mode, it only needs to pick up dust today",
+        "mop": "put it in {mode} mode, the tiles are sticky",
+        "vacuum_and_mop": "do both at once with {mode} mode",
+    },
+    key="mode",
+)
 SETTINGS = frozenset({"mode", "suction", "water"})
 
 
 def _mode_request(mode: str) -> Request:
-    m = _w(mode)
-    direct = (f"switch the robot to {m} mode", f"set the cleaning mode to {m}")
-    return request(direct, _MODE_INDIRECT[mode], ("set_mode", {"mode": mode}))
+    return MODE.request(mode=mode)
 
 
 def _mode(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
@@ -176,11 +190,12 @@ def _mode(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None
 
 
 def _suction_request(level: str, current: str) -> Request:
-    direct = (f"set the suction to {level}", f"change the suction power to {level}")
+    v = slot(level)
+    direct = (f"set the suction to {v}", f"change the suction power to {v}")
     if SUCTIONS.index(level) > SUCTIONS.index(current):
-        indirect = f"turn the suction up to {level}, there's pet hair everywhere"
+        indirect = f"turn the suction up to {v}, there's pet hair everywhere"
     else:
-        indirect = f"turn the suction down to {level}, the robot is too loud"
+        indirect = f"turn the suction down to {v}, the robot is too loud"
     return request(direct, indirect, ("set_suction", {"level": level}))
 
 
@@ -192,11 +207,12 @@ def _suction(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | N
 
 
 def _water_request(level: str, current: str) -> Request:
-    direct = (f"set the water level to {level}", f"make the mop water level {level}")
+    v = slot(level)
+    direct = (f"set the water level to {v}", f"make the mop water level {v}")
     if WATER_LEVELS.index(level) > WATER_LEVELS.index(current):
-        indirect = f"raise the water to {level}, the floor needs a proper scrub"
+        indirect = f"raise the water to {v}, the floor needs a proper scrub"
     else:
-        indirect = f"lower the water to {level}, it's leaving puddles"
+        indirect = f"lower the water to {v}, it's leaving puddles"
     return request(direct, indirect, ("set_water_level", {"level": level}))
 
 
@@ -207,31 +223,40 @@ def _water(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | Non
     return Ask(_water_request(_other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
 
 
+CHILD_LOCK = AskKind(
+    "set_child_lock",
+    ("turn {lock} the child lock", "switch the child lock {lock}"),
+    {
+        "on": "switch the child lock {lock}, the kids keep pressing its buttons",
+        "off": "switch the child lock {lock}, I can't use its buttons",
+    },
+    key="lock",
+)
+
+
 def _child_lock(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     if "child_lock" in taken:
         return None
     lock = "off" if state.robot.child_lock == "on" else "on"
-    direct = (f"turn {lock} the child lock", f"switch the child lock {lock}")
-    if lock == "on":
-        indirect = "switch the child lock on, the kids keep pressing its buttons"
-    else:
-        indirect = "switch the child lock off, I can't use its buttons"
-    return Ask(request(direct, indirect, ("set_child_lock", {"lock": lock})), frozenset({"child_lock"}))
+    return Ask(CHILD_LOCK.request(lock=lock), frozenset({"child_lock"}))
 
 
-_PRESET_INDIRECT = {
-    "quick": "go with the quick preset, I'm in a hurry",
-    "deep": "go with the deep preset, guests are coming",
-    "quiet_night": "use the quiet night preset, the baby is asleep",
-    "pet_hair": "use the pet hair preset, the dog is shedding",
-    "mop_only": "just wash the floors with the mop only preset",
-}
+PRESET = AskKind(
+    "apply_preset",
+    ("apply the {preset} preset", "use the {preset} preset"),
+    {
+        "quick": "go with the {preset} preset, I'm in a hurry",
+        "deep": "go with the {preset} preset, guests are coming",
+        "quiet_night": "use the {preset} preset, the baby is asleep",
+        "pet_hair": "use the {preset} preset, the dog is shedding",
+        "mop_only": "just wash the floors with the {preset} preset",
+    },
+    key="preset",
+)
 
 
 def _preset_request(preset: str) -> Request:
-    p = _w(preset)
-    direct = (f"apply the {p} preset", f"use the {p} preset")
-    return request(direct, _PRESET_INDIRECT[preset], ("apply_preset", {"preset": preset}))
+    return PRESET.request(preset=preset)
 
 
 def _presets_that_change(state: VacuumState) -> list[str]:
@@ -255,14 +280,19 @@ def _preset(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | No
 # --- zones and schedule ------------------------------------------------------------------------
 
 
+NO_GO_ZONE = AskKind(
+    "set_no_go_zone",
+    ("turn {status} the {zone} no-go zone", "switch the {zone} no-go zone {status}"),
+    {
+        "on": "keep the robot away from the {zone} by turning that no-go zone {status}",
+        "off": "let the robot clean around the {zone} again by switching that no-go zone {status}",
+    },
+    key="status",
+)
+
+
 def _zone_request(zone: str, status: str) -> Request:
-    z = _w(zone)
-    direct = (f"turn {status} the {z} no-go zone", f"switch the {z} no-go zone {status}")
-    if status == "on":
-        indirect = f"keep the robot away from the {z} by turning that no-go zone on"
-    else:
-        indirect = f"let the robot clean around the {z} again by switching that no-go zone off"
-    return request(direct, indirect, ("set_no_go_zone", {"zone": zone, "status": status}))
+    return NO_GO_ZONE.request(zone=zone, status=status)
 
 
 def _zone_free(state: VacuumState, zone: str) -> bool:
@@ -289,9 +319,9 @@ def _schedule(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | 
         hour, mode = rng.randint(7, 21), rng.choice(_modes(state))
         if current is None or (hour, mode) != (current.hour, current.mode):
             break
-    m = _w(mode)
-    direct = (f"schedule a {m} clean on {day} at {hour}:00", f"set the {day} clean to {m} mode at {hour}:00")
-    indirect = f"make sure the floors get a {m} clean every {day} at {hour}:00"
+    m, d, h = slot(mode), slot(day), slot(hour)
+    direct = (f"schedule a {m} clean on {d} at {h}:00", f"set the {d} clean to {m} mode at {h}:00")
+    indirect = f"make sure the floors get a {m} clean every {d} at {h}:00"
     gold = ("set_schedule", {"day": day, "hour": hour, "mode": mode})
     return Ask(request(direct, indirect, gold), frozenset({f"day:{day}"}))
 
@@ -313,7 +343,7 @@ def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> A
     if not rooms:
         return None
     room = rng.choice(rooms)
-    r = _w(room)
+    r = slot(room)
     direct = (f"tell me when the {r} was last cleaned", f"check the {r} details")
     indirect = f"see whether the {r} has been cleaned lately"
     claims = frozenset({f"room:{room}"} | {f"zone:{z}" for z, zr in ZONE_ROOM.items() if zr == room})
@@ -413,15 +443,15 @@ def _zone_if(rng: random.Random, state: VacuumState) -> Chain | None:
     zone = rng.choice(zones)
     room, current = ZONE_ROOM[zone], state.zones[zone]
     status = "off" if current == "on" else "on"
-    r, z = _w(room), _w(zone)
+    r, z, v = slot(room), slot(zone), slot(status)
     read = request(
         (f"check the {r}", f"look up the {r} details"),
         f"take a look at the {r} first",
         ("get_room", {"room": room}),
     )
     act = request(
-        (f"if its {z} no-go zone is {current}, turn it {status}", f"turn the {z} zone {status} if it is {current}"),
-        f"switch the {z} no-go zone {status} in case it is {current}",
+        (f"if its {z} no-go zone is {current}, turn it {v}", f"turn the {z} zone {v} if it is {current}"),
+        f"switch the {z} no-go zone {v} in case it is {current}",
         ("set_no_go_zone", {"zone": zone, "status": status}),
     )
     return [read, act]
@@ -444,10 +474,11 @@ def _copy_schedule(rng: random.Random, state: VacuumState) -> Chain | None:
         "pull up the weekly schedule first",
         ("get_status", {}),
     )
+    t = slot(target)
     write = request(
-        (f"give {target} the same clean as {source}", f"copy the {source} clean to {target}"),
-        f"make {target} match whatever {source} has",
-        ("set_schedule", {"day": target, "hour": copied.hour, "mode": copied.mode}),
+        (f"give {t} the same clean as {source}", f"copy the {source} clean to {t}"),
+        f"make {t} match whatever {source} has",
+        ("set_schedule", {"day": target, "hour": replied(copied.hour), "mode": replied(copied.mode)}),
     )
     return [read, write]
 
@@ -467,10 +498,10 @@ def _status_if(rng: random.Random, state: VacuumState) -> Chain | None:
     else:
         target = rng.choice(_cleanable(state))
         passes = rng.randint(1, 3)
-        t, word = _w(target), "pass" if passes == 1 else "passes"
+        t, n, word = slot(target), slot(passes), "pass" if passes == 1 else "passes"
         act = request(
-            (f"if it is {status}, clean the {t} with {passes} {word}",),
-            f"give the {t} {passes} {word} in case it is {status}",
+            (f"if it is {status}, clean the {t} with {n} {word}",),
+            f"give the {t} {n} {word} in case it is {status}",
             ("start", {"room": target, "passes": passes}),
         )
     return [read, act]
@@ -552,23 +583,18 @@ def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     return calls <= MAX_CALLS and not ops_first & ops_second and SIM.after(state, gold_of(first + second)) != state
 
 
+PLAN = (
+    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
+    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
+    Quota("", _chain, MIX["compositional"], "compositional"),
+)
+"""Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
+
+
 def drafts(state: VacuumState, world_seed: int) -> list[TaskDraft]:
     """The domain's drafts on the fresh world ``state`` of ``world_seed``: see :data:`MIX`.
 
     Deterministic in ``world_seed`` (task RNG ``vacuum/tasks/<seed>``, apart from the world's).
     Singles come first, then compound, then compositional drafts.
     """
-    rng = random.Random(f"vacuum/tasks/{world_seed}")
-    out = Drafts(rng)
-
-    def single() -> tuple[str, Request | None]:
-        # about one question in four singles
-        pool = QUESTIONS if rng.random() < 0.25 else WRITES
-        name = rng.choice(sorted(pool))
-        ask = pool[name](rng, state, set())
-        return name, None if ask is None else ask.request
-
-    out.fill_named(single, MIX["single"], "single")
-    out.fill("compound", lambda: [a.request for a in _compound(rng, state) or ()], MIX["compound"], "compound")
-    out.fill_named(lambda: _chain(rng, state), MIX["compositional"], "compositional")
-    return out.items
+    return draft_plan(random.Random(f"vacuum/tasks/{world_seed}"), state, PLAN)
