@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._drafting import Ask, Simulator, compose, compound, gold_of, requests_of
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Quota, draft_plan, read_or_write
@@ -31,7 +31,8 @@ MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 SIM = Simulator(OPERATIONS)
 
 Maker = Callable[[random.Random, GardenState, set[str]], Ask | None]
-"""Builds one request writing nothing in the taken set (None: not posable)."""
+"""Builds one request on the fresh world (None: not posable); the taken set (what the requests
+chosen so far write) lets it skip a zone it could not share, :func:`compound` checks the rest."""
 Chain = list[Request]
 """Requests in dependency order."""
 
@@ -151,6 +152,9 @@ def _dock(rng: random.Random, s: GardenState, taken: set[str]) -> Ask | None:
 def _light(rng: random.Random, s: GardenState, taken: set[str]) -> Ask | None:
     light = rng.choice(LIGHTS)
     return Ask(LIGHT.request(light=light, power=_flip(s.lights[light])), frozenset({f"light:{light}"}))
+
+
+# A question claims what it reports as written, so no request in the same compound changes it.
 
 
 def _garden_question(rng: random.Random, s: GardenState, taken: set[str]) -> Ask | None:
@@ -299,7 +303,7 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, GardenState], Chain | None]] =
 
 
 def _compound(rng: random.Random, s: GardenState) -> list[Request] | None:
-    """2-5 independent requests (about one question in ten), at most :data:`MAX_CALLS` calls, one a write."""
+    """2-5 independent requests (about one question in ten), at most 6 calls, one a write."""
     size = rng.choices((2, 3, 4, 5), weights=(2, 4, 4, 2))[0]
 
     def propose(chosen: list[Ask]) -> Ask | None:
@@ -312,11 +316,12 @@ def _compound(rng: random.Random, s: GardenState) -> list[Request] | None:
 
 
 def _chain(rng: random.Random, s: GardenState) -> tuple[str, Chain] | None:
-    """One compositional template, or (sometimes) two, the second posed on the state the first leaves."""
+    """One compositional template, or (sometimes) two that write different operations, the second
+    posed on the state the first leaves (:func:`compose` keeps both within 6 calls)."""
 
     def fits(first: Chain, second: Chain) -> bool:
         writes = [{op for op, _ in gold_of(c) if SIM.is_write(op)} for c in (first, second)]
-        return not writes[0] & writes[1] and len(gold_of(first + second)) <= MAX_CALLS
+        return not writes[0] & writes[1]
 
     return compose(rng, SIM, s, COMPOSITIONAL, chance=0.3, fits=fits)
 
