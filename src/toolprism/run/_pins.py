@@ -94,7 +94,7 @@ def pins_from_traces(tasks: Mapping[str, Mapping[str, JSON]], domains: Mapping[s
     """
     out: dict[str, DomainPins] = {}
     for task_id, data in tasks.items():
-        entry = out.setdefault(domains[task_id], DomainPins(version=1, set_hash="", tasks={}))
+        entry = out.setdefault(domains[task_id], DomainPins(version=1, set_hash=None, tasks={}))
         entry.tasks[task_id] = task_hash(data, 1)
     return out
 

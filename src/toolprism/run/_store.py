@@ -97,14 +97,15 @@ class DomainPins(BaseModel):
 
     Attributes:
         version: the domain's ``Domain.version`` when the run was made.
-        set_hash: ``task_set_hash`` of the domain's whole task set at the run's seed.
+        set_hash: ``task_set_hash`` of the domain's whole task set at the run's seed (None: not
+            known, for pins rebuilt from the traces of a run made before pins existed).
         tasks: task id -> ``Task.content_hash``, for the tasks the run poses, in order.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     version: int
-    set_hash: str
+    set_hash: str | None
     tasks: dict[str, str]
 
 
