@@ -22,8 +22,8 @@ import random
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._drafting import Simulator
+from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, draft_plan
@@ -486,7 +486,7 @@ READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
 PLAN = DEVICES.plan(
     _question, ("dependent_chain", (_switch_and_tune, _unmute_and_volume)), READ_THEN_WRITE, power_calls=(2, 3, 4, 5, 6)
 )
-"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
+"""Drafts per seed (see :meth:`~toolprism.domains._fleet.Devices.plan`)."""
 
 
 def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:
