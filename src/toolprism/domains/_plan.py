@@ -223,7 +223,12 @@ def family_plan(
     ``counts`` gives the drafts of each family: ``question`` (one read), ``single`` (one of
     ``pickers``), ``compound`` (:func:`~toolprism.domains._drafting.replayable_compound` over
     ``compound_pickers`` with ``sizes``) and ``compositional``
-    (:func:`~toolprism.domains._drafting.joined_chains` of ``chains``).
+    (:func:`~toolprism.domains._drafting.joined_chains` of ``chains``: later calls need earlier
+    ones or follow from read state). Each draft is phrased by
+    :func:`~toolprism.domains._phrasing.draft` (easy and hard forms). A candidate is kept only if
+    its gold replays on the world without a refusal, every gold write changes the state, a writing
+    task leaves the state changed, a compound task's requests are independent (disjoint touches;
+    the reversed order replays too), and both queries are new.
     """
 
     def single(rng: random.Random, s: Any) -> list[Request] | None:
