@@ -40,11 +40,6 @@ Maker = Callable[["Plan", int], Request | None]
 """``maker(plan, most_calls)``: a request of at most ``most_calls`` gold actions, or None."""
 
 
-def words(name: str) -> str:
-    """An enumerated value as a query writes it (``"dentist_visit"`` → ``"dentist visit"``)."""
-    return name.replace("_", " ")
-
-
 def at(hour: int) -> str:
     """A whole hour on a 24-hour clock, the hour a slot (``9`` → ``"9:00"``)."""
     return f"{slot(hour)}:00"

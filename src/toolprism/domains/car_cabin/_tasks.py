@@ -16,7 +16,16 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._drafting import (
+    Ask,
+    Scratch,
+    Simulator,
+    compose_families,
+    flip,
+    other,
+    requests_of,
+    shuffled_compound,
+)
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
@@ -45,10 +54,6 @@ COMPOUND = 76
 COMPOSITIONAL = 25
 COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 """Number of requests in a compound task → relative weight."""
-
-
-def _other(rng: random.Random, values: tuple | range, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
 
 
 def _ask(name: str, direct, indirect, gold, writes, reads=()) -> Ask:  # noqa: ANN001
@@ -81,7 +86,7 @@ def _power_of(state: CabinState, system: str) -> str:
 
 
 def _power(rng: random.Random, state: CabinState, system: str, new: str | None = None) -> Ask | None:
-    new = new or ("off" if _power_of(state, system) == "on" else "on")
+    new = new or flip(_power_of(state, system))
     if _power_of(state, system) == new:
         return None
     name, power = slot(system), slot(new)
@@ -122,7 +127,7 @@ def _temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None
     if state.climate.power == "off" or state.climate.mode == "fan_only":
         return None
     current = state.climate.targets[zone]
-    degrees = _other(rng, range(17, 29), current)
+    degrees = other(rng, range(17, 29), current)
     z, t = slot(zone), slot(degrees)
     if degrees > current:
         indirect = (
@@ -148,7 +153,7 @@ def _fan(rng: random.Random, state: CabinState) -> Ask | None:
     if state.climate.power == "off" or state.climate.mode == "auto":
         return None
     current = state.climate.fan_speed
-    speed = _other(rng, FAN_SPEEDS, current)
+    speed = other(rng, FAN_SPEEDS, current)
     v = slot(speed)
     if FAN_SPEEDS.index(speed) > FAN_SPEEDS.index(current):
         indirect = f"turn the fan up to {v} because I can barely feel any air"
@@ -271,12 +276,12 @@ SUNROOF = AskKind(
 
 def _sunroof(rng: random.Random, state: CabinState) -> Ask | None:
     allowed = ("closed", "tilt") if state.openings.rain_sensor == "raining" else SUNROOF_POSITIONS
-    asked = SUNROOF.request(position=_other(rng, allowed, state.openings.sunroof))
+    asked = SUNROOF.request(position=other(rng, allowed, state.openings.sunroof))
     return Ask(asked, frozenset({"sunroof"}), frozenset({"rain"}), "set_sunroof")
 
 
 def _child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
-    new = "off" if state.child_locks[door] == "on" else "on"
+    new = flip(state.child_locks[door])
     where, v = slot(door), slot(new)
     if new == "on":
         indirect = f"turn {v} the {where} child lock since the kids are riding in the back"
@@ -295,7 +300,7 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
     current = state.lighting.brightness
-    level = _other(rng, range(10, 101, 10), current)
+    level = other(rng, range(10, 101, 10), current)
     b = slot(level)
     if level > current:
         indirect = f"brighten the ambient lighting to {b}% so I can see the console"
@@ -314,7 +319,7 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
 def _color(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
-    color = _other(rng, COLORS, state.lighting.color)
+    color = other(rng, COLORS, state.lighting.color)
     c = slot(color)
     return _ask(
         "set_ambient_color",
@@ -567,7 +572,7 @@ def rain_sunroof(rng: random.Random, state: CabinState) -> Plan | None:
 def toggle_child_lock(rng: random.Random, state: CabinState) -> Plan | None:
     """Check a rear child lock and switch it to the other setting."""
     door = rng.choice(REAR_DOORS)
-    new = "off" if state.child_locks[door] == "on" else "on"
+    new = flip(state.child_locks[door])
     where, lock = slot(door), slot("doors", "child lock")
     off, on = (slot(v) if v == new else v for v in ("off", "on"))
     return [

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Candidate, Simulator, chain
+from toolprism.domains._drafting import Candidate, Simulator, chain, flip
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Quota, draft_plan
@@ -67,7 +67,7 @@ def _power(rng: random.Random, state: ClimateState, zone: Zone) -> Request | Non
     unit = state.zones[zone]
     if unit.power == "off" and unit.vent == "closed":
         return None
-    return POWER.request(zone=zone, power="off" if unit.power == "on" else "on")
+    return POWER.request(zone=zone, power=flip(unit.power))
 
 
 MODE = AskKind(
@@ -158,7 +158,7 @@ def _vent(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None
 
 
 def _child_lock(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None:
-    value = "off" if state.zones[zone].child_lock == "on" else "on"
+    value = flip(state.zones[zone].child_lock)
     z, v = slot(zone), slot(value)
     goal = (
         f"switch the {z} child lock {v}, the kids keep fiddling with that panel"
@@ -556,7 +556,7 @@ def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
 def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
     """Check two or three zones and switch on (or off) each one that is not."""
     power = rng.choice(("on", "off"))
-    other = "off" if power == "on" else "on"
+    other = flip(power)
     steps = []
     zones = rng.sample(ZONES, rng.choice((2, 3, 3, 3)))
     if all(state.zones[zone].power == power for zone in zones):

@@ -11,12 +11,12 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Simulator
+from toolprism.domains._drafting import Ask, Simulator, ask, other
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._opkit import words
 from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
-from toolprism.domains.kitchen._requests import ask, other, words
 from toolprism.domains.kitchen._state import (
     OVEN_PRESETS,
     OVEN_RANGE,

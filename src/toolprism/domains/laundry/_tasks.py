@@ -11,12 +11,13 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Simulator
+from toolprism.domains._drafting import Ask, Simulator, ask, other
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._opkit import words
 from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.laundry import _requests as r
 from toolprism.domains.laundry._ops import OPERATIONS
-from toolprism.domains.laundry._requests import ask, other, parts, settable, words
+from toolprism.domains.laundry._requests import parts, settable
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
     DRY_PROGRAMS,

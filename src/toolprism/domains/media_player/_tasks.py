@@ -22,7 +22,7 @@ import random
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Simulator
+from toolprism.domains._drafting import Simulator, flip
 from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -154,7 +154,7 @@ CANCEL_TIMER = AskKind(
 
 
 def _power(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk:
-    return DeviceAsk(POWER.request(zone=zone, power="on" if s.zones[zone].power == "off" else "off"), zone, ALL_SLOTS)
+    return DeviceAsk(POWER.request(zone=zone, power=flip(s.zones[zone].power)), zone, ALL_SLOTS)
 
 
 def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:

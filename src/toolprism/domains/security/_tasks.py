@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Candidate, Simulator, chain
+from toolprism.domains._drafting import Candidate, Simulator, chain, flip
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Quota, draft_plan
@@ -105,7 +105,7 @@ CAMERA_POWER = AskKind(
 
 
 def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
-    power = "off" if state.cameras[camera].power == "on" else "on"
+    power = flip(state.cameras[camera].power)
     if power == "off" and state.mode == "away":
         return None
     return CAMERA_POWER.request(camera=camera, power=power)

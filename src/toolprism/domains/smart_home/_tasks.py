@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, flip, gold_of, other, requests_of
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Quota, draft_plan, read_or_write
@@ -57,10 +57,6 @@ def _room_keys(room: Room) -> frozenset[str]:
 def _pick(rng: random.Random, candidates: list, key: Callable[[object], str], taken: set[str]) -> object | None:
     free = [c for c in candidates if key(c) not in taken]
     return rng.choice(free) if free else None
-
-
-def _other(rng: random.Random, values: tuple | list, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
 
 
 # --- lights ------------------------------------------------------------------------------------
@@ -109,7 +105,7 @@ def _light_power(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     room = _pick(rng, list(ROOMS), lambda r: f"light:{r}", taken)
     if room is None:
         return None
-    power = "off" if state.rooms[room].light.power == "on" else "on"
+    power = flip(state.rooms[room].light.power)
     return Ask(_power_request(room, power), frozenset({f"light:{room}"}))
 
 
@@ -133,7 +129,7 @@ def _brightness(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | 
     if room is None:
         return None
     current = state.rooms[room].light.brightness
-    level = _other(rng, range(10, 101, 5), current)
+    level = other(rng, range(10, 101, 5), current)
     return Ask(_brightness_request(room, level, current), frozenset({f"light:{room}"}))
 
 
@@ -141,7 +137,7 @@ def _color(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
     if room is None:
         return None
-    color = _other(rng, COLORS, state.rooms[room].light.color)
+    color = other(rng, COLORS, state.rooms[room].light.color)
     return Ask(_color_request(room, color), frozenset({f"light:{room}"}))
 
 
@@ -167,7 +163,7 @@ def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None
     room = _pick(rng, list(BLINDS_ROOMS), lambda r: f"blinds:{r}", taken)
     if room is None:
         return None
-    position = _other(rng, POSITIONS, state.rooms[room].blinds)
+    position = other(rng, POSITIONS, state.rooms[room].blinds)
     return Ask(BLINDS.request(room=room, position=position), frozenset({f"blinds:{room}"}))
 
 
@@ -176,7 +172,7 @@ def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     if room is None:
         return None
     current = state.rooms[room].fan
-    speed = _other(rng, FAN_SPEEDS, current)
+    speed = other(rng, FAN_SPEEDS, current)
     r, v = slot(room), slot(speed)
     if speed == "off":
         direct = (f"turn {v} the {r} fan", f"switch the {r} fan {v}")
@@ -208,7 +204,7 @@ def _music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
     if room is None:
         return None
-    playlist = _other(rng, PLAYLISTS, state.rooms[room].speaker.playlist)
+    playlist = other(rng, PLAYLISTS, state.rooms[room].speaker.playlist)
     return Ask(_play_request(room, playlist), frozenset({f"speaker:{room}"}))
 
 
@@ -217,7 +213,7 @@ def _volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None
     if room is None:
         return None
     current = state.rooms[room].speaker.volume
-    volume = _other(rng, range(10, 91, 5), current)
+    volume = other(rng, range(10, 91, 5), current)
     return Ask(_volume_request(room, volume, current), frozenset({f"speaker:{room}"}))
 
 
@@ -227,8 +223,8 @@ def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> A
     if room is None:
         return None
     speaker = state.rooms[room].speaker
-    playlist = _other(rng, PLAYLISTS, speaker.playlist)
-    volume = _other(rng, range(10, 91, 5), speaker.volume)
+    playlist = other(rng, PLAYLISTS, speaker.playlist)
+    volume = other(rng, range(10, 91, 5), speaker.volume)
     gold = (
         ("play_music", {"room": room, "playlist": playlist}),
         ("set_volume", {"room": room, "volume": volume}),
@@ -273,7 +269,7 @@ def _temperature(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     if zone is None or state.thermostats[zone].mode == "off":
         return None
     current = state.thermostats[zone].target_temperature
-    degrees = _other(rng, _temperatures(state.thermostats[zone].mode), current)
+    degrees = other(rng, _temperatures(state.thermostats[zone].mode), current)
     return Ask(_temperature_request(zone, degrees, current), frozenset({f"thermostat:{zone}"}))
 
 
@@ -301,7 +297,7 @@ def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
     if zone is None:
         return None
-    mode = _other(rng, ("heat", "cool", "auto", "off"), state.thermostats[zone].mode)
+    mode = other(rng, ("heat", "cool", "auto", "off"), state.thermostats[zone].mode)
     return Ask(_mode_request(zone, mode), frozenset({f"thermostat:{zone}"}))
 
 
@@ -436,13 +432,13 @@ def _light_on_then_level(rng: random.Random, state: HomeState) -> Chain | None:
         return None
     room = rng.choice(dark)
     light = state.rooms[room].light
-    level = _other(rng, range(10, 101, 5), light.brightness)
+    level = other(rng, range(10, 101, 5), light.brightness)
     chain = [_power_request(room, "on")]
     shape = rng.randrange(3)
     if shape in (0, 2):
         chain.append(_brightness_request(room, level, light.brightness))
     if shape in (1, 2):
-        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+        chain.append(_color_request(room, other(rng, COLORS, light.color)))
     return chain
 
 
@@ -586,9 +582,9 @@ def _scene_then_adjust(rng: random.Random, state: HomeState) -> Chain | None:
     light = after.rooms[room].light
     chain = [_scene_request(scene)]
     if rng.random() < 0.5:
-        chain.append(_brightness_request(room, _other(rng, range(10, 101, 5), light.brightness), light.brightness))
+        chain.append(_brightness_request(room, other(rng, range(10, 101, 5), light.brightness), light.brightness))
     else:
-        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+        chain.append(_color_request(room, other(rng, COLORS, light.color)))
     return chain
 
 

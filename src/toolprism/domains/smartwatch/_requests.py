@@ -43,11 +43,6 @@ ALARM_HOURS = {"wake_up": (5, 9), "medication": (7, 21), "gym": (6, 20), "nap": 
 """Hours (inclusive) a task sets each alarm to."""
 
 
-def words(name: str) -> str:
-    """An enumerated value as a query writes it (``"power_saver"`` → ``"power saver"``)."""
-    return name.replace("_", " ")
-
-
 def clock(hour: int, minute: str) -> str:
     """An alarm time as a query writes it, hour and minute slots (``(6, "30")`` → ``"6:30"``)."""
     return f"{slot(hour)}:{slot(minute)}"

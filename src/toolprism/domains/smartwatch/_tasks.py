@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._drafting import MAX_CALLS, Candidate
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._opkit import words
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Rotation, draft_plan
 from toolprism.domains.smartwatch._requests import (
@@ -28,7 +29,6 @@ from toolprism.domains.smartwatch._requests import (
     two_goals,
     two_timers,
     when,
-    words,
 )
 from toolprism.domains.smartwatch._state import (
     ACTIVITIES,

@@ -22,7 +22,7 @@ import random
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Simulator
+from toolprism.domains._drafting import Simulator, flip
 from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -161,7 +161,7 @@ LOCK = AskKind(
 
 
 def _power(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
-    return DeviceAsk(POWER.request(tv=tv, power="on" if s.tvs[tv].power == "off" else "off"), tv, ALL_SLOTS)
+    return DeviceAsk(POWER.request(tv=tv, power=flip(s.tvs[tv].power)), tv, ALL_SLOTS)
 
 
 def _input(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
@@ -278,7 +278,7 @@ def _timer(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
 
 
 def _child_lock(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
-    lock = "on" if s.tvs[tv].child_lock == "off" else "off"
+    lock = flip(s.tvs[tv].child_lock)
     return DeviceAsk(LOCK.request(tv=tv, lock=lock), tv, frozenset({"lock", "content"}))
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, flip, gold_of, other, requests_of
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Quota, draft_plan, read_or_write
@@ -53,10 +53,6 @@ Maker = Callable[[random.Random, VacuumState, set[str]], Ask | None]
 """Builds one request touching nothing in the taken set (None: not posable)."""
 Chain = list[Request]
 """Requests in dependency order."""
-
-
-def _other(rng: random.Random, values: tuple | list | range, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
 
 
 def _room_claims(target: str, state: VacuumState) -> frozenset[str]:
@@ -159,7 +155,7 @@ def _map_request(map_name: str) -> Request:
 def _set_map(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     if state.robot.job is not None or {"job", "map"} & taken:
         return None
-    map_name = _other(rng, MAPS, state.robot.active_map)
+    map_name = other(rng, MAPS, state.robot.active_map)
     return Ask(_map_request(map_name), frozenset({"job", "map"}))
 
 
@@ -203,7 +199,7 @@ def _suction(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | N
     if state.robot.mode == "mop" or {"suction", "mode"} & taken:
         return None
     current = state.robot.suction
-    return Ask(_suction_request(_other(rng, SUCTIONS, current), current), frozenset({"suction", "mode"}))
+    return Ask(_suction_request(other(rng, SUCTIONS, current), current), frozenset({"suction", "mode"}))
 
 
 def _water_request(level: str, current: str) -> Request:
@@ -220,7 +216,7 @@ def _water(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | Non
     if state.robot.mode == "vacuum" or {"water", "mode"} & taken:
         return None
     current = state.robot.water_level
-    return Ask(_water_request(_other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
+    return Ask(_water_request(other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
 
 
 CHILD_LOCK = AskKind(
@@ -237,7 +233,7 @@ CHILD_LOCK = AskKind(
 def _child_lock(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     if "child_lock" in taken:
         return None
-    lock = "off" if state.robot.child_lock == "on" else "on"
+    lock = flip(state.robot.child_lock)
     return Ask(CHILD_LOCK.request(lock=lock), frozenset({"child_lock"}))
 
 
@@ -305,7 +301,7 @@ def _zone(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None
     if not zones:
         return None
     zone = rng.choice(zones)
-    status = "off" if state.zones[zone] == "on" else "on"
+    status = flip(state.zones[zone])
     return Ask(_zone_request(zone, status), frozenset({f"zone:{zone}", f"room:{ZONE_ROOM[zone]}"}))
 
 
@@ -389,7 +385,7 @@ def _map_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
     """Switch maps, (switch out of mop-only mode for a carpet,) then clean a room there."""
     if state.robot.job is not None:
         return None
-    map_name = _other(rng, MAPS, state.robot.active_map)
+    map_name = other(rng, MAPS, state.robot.active_map)
     chain = [_map_request(map_name)]
     after = SIM.after(state, gold_of(chain))
     if after.robot.mode == "mop" and rng.random() < 0.5:
@@ -407,7 +403,7 @@ def _stop_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
         return None
     chain = [_stop_request(rng.choice(("dock", "stay")))]
     if rng.random() < 0.4:
-        chain.append(_map_request(_other(rng, MAPS, state.robot.active_map)))
+        chain.append(_map_request(other(rng, MAPS, state.robot.active_map)))
     after = SIM.after(state, gold_of(chain))
     targets = [t for t in _cleanable(after) if t != state.robot.job.target]
     chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
@@ -419,10 +415,10 @@ def _mode_then_setting(rng: random.Random, state: VacuumState) -> Chain | None:
     robot = state.robot
     if robot.mode == "vacuum" and robot.mop_pad == "attached":
         mode = rng.choice(MOP_MODES)
-        return [_mode_request(mode), _water_request(_other(rng, WATER_LEVELS, robot.water_level), robot.water_level)]
+        return [_mode_request(mode), _water_request(other(rng, WATER_LEVELS, robot.water_level), robot.water_level)]
     if robot.mode == "mop":
         mode = rng.choice(("vacuum", "vacuum_and_mop"))
-        return [_mode_request(mode), _suction_request(_other(rng, SUCTIONS, robot.suction), robot.suction)]
+        return [_mode_request(mode), _suction_request(other(rng, SUCTIONS, robot.suction), robot.suction)]
     return None
 
 
@@ -442,7 +438,7 @@ def _zone_if(rng: random.Random, state: VacuumState) -> Chain | None:
         return None
     zone = rng.choice(zones)
     room, current = ZONE_ROOM[zone], state.zones[zone]
-    status = "off" if current == "on" else "on"
+    status = flip(current)
     r, z, v = slot(room), slot(zone), slot(status)
     read = request(
         (f"check the {r}", f"look up the {r} details"),
@@ -515,7 +511,7 @@ def _stop_then_zone(rng: random.Random, state: VacuumState) -> Chain | None:
     if not zones:
         return None
     zone = rng.choice(zones)
-    status = "off" if state.zones[zone] == "on" else "on"
+    status = flip(state.zones[zone])
     return [_stop_request(rng.choice(("dock", "stay"))), _zone_request(zone, status)]
 
 
