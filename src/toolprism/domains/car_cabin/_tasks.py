@@ -39,6 +39,7 @@ from toolprism.domains.car_cabin._state import (
     PRESETS,
     REAR_DOORS,
     SEATS,
+    SECTIONS,
     SUNROOF_POSITIONS,
     SYSTEMS,
     VENTILATED_SEATS,
@@ -376,46 +377,44 @@ def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
 # --- questions (one read each) -----------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    {
+        "climate": ("what is the {section} set to right now?", "how is the {section} configured at the moment?"),
+        "windows": ("which {section} are open right now?", "what position are the {section} and the sunroof in?"),
+        "lighting": ("what color and brightness is the ambient {section}?", "is the ambient {section} on?"),
+        "doors": (
+            "are the child locks on for the rear {section}?",
+            "what are the rear {section}' child lock settings?",
+        ),
+    },
+    {
+        "climate": "tell me how the {section} is set, I'm wondering whether I need my jacket",
+        "windows": "check whether any {section} or the sunroof are open, I think rain is coming",
+        "lighting": "tell me what the ambient {section} is doing right now, I'm curious about the mood light",
+        "doors": "check how the child lock on each of the {section} is set, the kids are getting in the back",
+    },
+    key="section",
+)
+LIST_PRESETS = AskKind(
+    "list_presets",
+    ("which comfort presets are available?", "list the presets for me"),
+    "remind me which presets this car has and what each one does",
+)
+SEAT_STATUS = AskKind(
+    "get_seat_status",
+    ("how are the {seat} seat heating and ventilation set?", "what level is the {seat} seat heating on?"),
+    "check how the {seat} seat is heated or ventilated, someone says it feels odd",
+)
+
+
 def questions() -> list[Request]:
-    """Read-only questions: one per status section, one per seat, and the preset list."""
-    climate, windows, lighting, doors = (slot(s) for s in ("climate", "windows", "lighting", "doors"))
-    out = [
-        request(
-            (f"what is the {climate} set to right now?", f"how is the {climate} configured at the moment?"),
-            f"tell me how the {climate} is set, I'm wondering whether I need my jacket",
-            ("get_status", {"section": "climate"}),
-        ),
-        request(
-            (f"which {windows} are open right now?", f"what position are the {windows} and the sunroof in?"),
-            f"check whether any {windows} or the sunroof are open, I think rain is coming",
-            ("get_status", {"section": "windows"}),
-        ),
-        request(
-            (f"what color and brightness is the ambient {lighting}?", f"is the ambient {lighting} on?"),
-            f"tell me what the ambient {lighting} is doing right now, I'm curious about the mood light",
-            ("get_status", {"section": "lighting"}),
-        ),
-        request(
-            (f"are the child locks on for the rear {doors}?", f"what are the rear {doors}' child lock settings?"),
-            f"check how the child lock on each of the {doors} is set, the kids are getting in the back",
-            ("get_status", {"section": "doors"}),
-        ),
-        request(
-            ("which comfort presets are available?", "list the presets for me"),
-            "remind me which presets this car has and what each one does",
-            ("list_presets", {}),
-        ),
+    """Read-only questions: one per status section, the preset list, and one per seat."""
+    return [
+        *(STATUS.request(section=section) for section in SECTIONS),
+        LIST_PRESETS.request(),
+        *(SEAT_STATUS.request(seat=seat) for seat in SEATS),
     ]
-    for seat in SEATS:
-        where = f"{slot(seat)} seat"
-        out.append(
-            request(
-                (f"how are the {where} heating and ventilation set?", f"what level is the {where} heating on?"),
-                f"check how the {where} is heated or ventilated, someone says it feels odd",
-                ("get_seat_status", {"seat": seat}),
-            )
-        )
-    return out
 
 
 # --- compositional requests: built one after another on a scratch state -----------------------

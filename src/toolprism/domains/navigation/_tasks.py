@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
 from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
 from toolprism.domains._grammar import replied, slot
@@ -31,6 +32,7 @@ from toolprism.domains.navigation._state import (
     PLACES,
     POSITIONS,
     PREFERENCES,
+    SECTIONS,
     SORT_KEYS,
     STOPS,
     NavigationState,
@@ -367,36 +369,32 @@ def write_asks(rng: random.Random, state: NavigationState) -> list[Ask]:
 # --- questions (one read each) -----------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    {
+        "route": ("what is the ETA on the current {section}?", "where is the current {section} taking me?"),
+        "display": ("what mode is the map {section} in?", "which map mode is the {section} using?"),
+        "voice": ("how is the {section} guidance set?", "what language and volume is the {section} guidance on?"),
+        "sharing": ("who am I {section} my ETA with?", "which ETA {section} is on right now?"),
+    },
+    {
+        "route": "check the {section} and tell me when I'll get there",
+        "display": "tell me how the {section} is showing the map, it looks different today",
+        "voice": "check the {section} guidance settings, the directions sound odd",
+        "sharing": "tell me who can see my ETA through {section} right now",
+    },
+    key="section",
+)
+SAVED_PLACES = AskKind(
+    "list_saved_places",
+    ("list my saved places", "which saved places do I have?"),
+    "remind me which places I've saved and how long each drive is",
+)
+
+
 def questions(rng: random.Random) -> list[Request]:
     """Read-only questions: one per status section, the saved places, and four place searches."""
-    route, display, voice, sharing = (slot(s) for s in ("route", "display", "voice", "sharing"))
-    out = [
-        request(
-            (f"what is the ETA on the current {route}?", f"where is the current {route} taking me?"),
-            f"check the {route} and tell me when I'll get there",
-            ("get_status", {"section": "route"}),
-        ),
-        request(
-            (f"what mode is the map {display} in?", f"which map mode is the {display} using?"),
-            f"tell me how the {display} is showing the map, it looks different today",
-            ("get_status", {"section": "display"}),
-        ),
-        request(
-            (f"how is the {voice} guidance set?", f"what language and volume is the {voice} guidance on?"),
-            f"check the {voice} guidance settings, the directions sound odd",
-            ("get_status", {"section": "voice"}),
-        ),
-        request(
-            (f"who am I {sharing} my ETA with?", f"which ETA {sharing} is on right now?"),
-            f"tell me who can see my ETA through {sharing} right now",
-            ("get_status", {"section": "sharing"}),
-        ),
-        request(
-            ("list my saved places", "which saved places do I have?"),
-            "remind me which places I've saved and how long each drive is",
-            ("list_saved_places", {}),
-        ),
-    ]
+    out = [*(STATUS.request(section=section) for section in SECTIONS), SAVED_PLACES.request()]
     for category, sort in rng.sample([(c, s) for c in CATEGORIES for s in SORT_KEYS], 4):
         what = _category(category)
         best, other = _sorted_by(sort)
