@@ -177,57 +177,49 @@ def _level_options(current: str, other_side: str | None, levels: tuple | None) -
     return options
 
 
-def _seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
-    current = state.seats[seat].heating
-    options = _level_options(current, state.seats[seat].ventilation, levels)
-    if not options:
-        return None
-    level = rng.choice(options)
-    where, v = f"{slot(seat)} seat", slot(level)
-    if level == "off":
-        direct = (f"turn {v} the {where} heating", f"switch the {where} heating {v}")
-        indirect = f"let the {where} heating go {v}, the seat is warm enough now"
-    else:
-        direct = (f"set the {where} heating to {v}", f"put the {where} heating on {v}")
-        if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"warm up the {where} by putting its heating on {v}, it feels cold"
-        else:
-            indirect = f"lower the {where} heating to {v}, it's getting too hot"
-    return _ask(
-        "set_seat_heating",
-        direct,
-        indirect,
-        [("set_seat_heating", {"seat": seat, "level": level})],
-        [f"seat.{seat}.heating"],
-        [f"seat.{seat}.ventilation"],
-    )
+_SEAT_GOALS = {
+    "heating": {
+        "off": "let the {where} heating go {v}, the seat is warm enough now",
+        "up": "warm up the {where} by putting its heating on {v}, it feels cold",
+        "down": "lower the {where} heating to {v}, it's getting too hot",
+    },
+    "ventilation": {
+        "off": "let the {where} ventilation go {v}, the seat doesn't need cooling any more",
+        "up": "cool my back in the {where} with its ventilation on {v}",
+        "down": "turn the {where} ventilation down to {v}, it's too chilly",
+    },
+}
+"""Indirect phrasings of a seat's heating or ventilation level: off, up from the current level, or down."""
 
 
-def _seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
-    current = state.seats[seat].ventilation
+def _seat_level(
+    rng: random.Random, state: CabinState, seat: str, feature: str, levels: tuple | None = None
+) -> Ask | None:
+    """Set a seat's ``feature`` (``heating`` or ``ventilation``) to another allowed level (one
+    ``rng.choice``); the seat's other feature must be off for it to go on."""
+    other = "ventilation" if feature == "heating" else "heating"
+    current = getattr(state.seats[seat], feature)
     if current is None:
         return None
-    options = _level_options(current, state.seats[seat].heating, levels)
+    options = _level_options(current, getattr(state.seats[seat], other), levels)
     if not options:
         return None
     level = rng.choice(options)
     where, v = f"{slot(seat)} seat", slot(level)
     if level == "off":
-        direct = (f"turn {v} the {where} ventilation", f"switch the {where} ventilation {v}")
-        indirect = f"let the {where} ventilation go {v}, the seat doesn't need cooling any more"
+        direct = (f"turn {v} the {where} {feature}", f"switch the {where} {feature} {v}")
+        goal = "off"
     else:
-        direct = (f"set the {where} ventilation to {v}", f"put the {where} ventilation on {v}")
-        if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"cool my back in the {where} with its ventilation on {v}"
-        else:
-            indirect = f"turn the {where} ventilation down to {v}, it's too chilly"
+        direct = (f"set the {where} {feature} to {v}", f"put the {where} {feature} on {v}")
+        goal = "up" if LEVELS.index(level) > LEVELS.index(current) else "down"
+    op = f"set_seat_{feature}"
     return _ask(
-        "set_seat_ventilation",
+        op,
         direct,
-        indirect,
-        [("set_seat_ventilation", {"seat": seat, "level": level})],
-        [f"seat.{seat}.ventilation"],
-        [f"seat.{seat}.heating"],
+        _SEAT_GOALS[feature][goal].format(where=where, v=v),
+        [(op, {"seat": seat, "level": level})],
+        [f"seat.{seat}.{feature}"],
+        [f"seat.{seat}.{other}"],
     )
 
 
@@ -363,8 +355,8 @@ def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
         _mode(rng, state),
         *(_temperature(rng, state, zone) for zone in ZONES),
         _fan(rng, state),
-        *(_seat_heating(rng, state, seat) for seat in SEATS),
-        *(_seat_ventilation(rng, state, seat) for seat in VENTILATED_SEATS),
+        *(_seat_level(rng, state, seat, "heating") for seat in SEATS),
+        *(_seat_level(rng, state, seat, "ventilation") for seat in VENTILATED_SEATS),
         *(_window(rng, state, name) for name in WINDOWS),
         _sunroof(rng, state),
         *(_child_lock(rng, state, door) for door in REAR_DOORS),
@@ -501,7 +493,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
         return None
     s = Scratch(SIM, state)
     if level != "off" and state.seats[target].ventilation not in (None, "off"):
-        s.add(_seat_ventilation(rng, s.state, target, ("off",)))
+        s.add(_seat_level(rng, s.state, target, "ventilation", ("off",)))
     src, dst = f"{slot(source)} seat", f"{slot(target)} seat"
     s.add(
         request(
@@ -539,11 +531,11 @@ def swap_seat_comfort(rng: random.Random, state: CabinState) -> Plan | None:
     for seat in rng.sample(seats, rng.randint(1, len(seats))):
         on_levels = ("low", "medium", "high")
         if s.state.seats[seat].heating != "off":
-            s.add(_seat_heating(rng, s.state, seat, ("off",)))
-            s.add(_seat_ventilation(rng, s.state, seat, on_levels))
+            s.add(_seat_level(rng, s.state, seat, "heating", ("off",)))
+            s.add(_seat_level(rng, s.state, seat, "ventilation", on_levels))
         else:
-            s.add(_seat_ventilation(rng, s.state, seat, ("off",)))
-            s.add(_seat_heating(rng, s.state, seat, on_levels))
+            s.add(_seat_level(rng, s.state, seat, "ventilation", ("off",)))
+            s.add(_seat_level(rng, s.state, seat, "heating", on_levels))
     return s.plan
 
 
