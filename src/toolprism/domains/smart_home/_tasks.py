@@ -15,7 +15,8 @@ Mix per seed (:data:`MIX`): 29 single, 76 compound and 25 compositional drafts (
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
@@ -41,6 +42,7 @@ from toolprism.domains.smart_home._state import (
     Room,
     Zone,
 )
+from toolprism.schema import JSON
 
 MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 """Drafts per kind and seed (22 % / 58 % / 19 %)."""
@@ -57,6 +59,25 @@ def _room_keys(room: Room) -> frozenset[str]:
 def _pick(rng: random.Random, candidates: list, key: Callable[[object], str], taken: set[str]) -> object | None:
     free = [c for c in candidates if key(c) not in taken]
     return rng.choice(free) if free else None
+
+
+def _change(
+    rng: random.Random,
+    taken: set[str],
+    device: str,
+    current: Mapping[str, JSON],
+    values: Iterable[JSON],
+    phrase: Callable[[Any, Any, Any], Request],
+) -> Ask | None:
+    """An ask setting one ``device`` (``"light"``, ``"speaker"``...) of those in ``current``
+    (name → current value) not yet ``taken`` to one of ``values`` other than its current one,
+    phrased by ``phrase(name, value, current)``; None when every one is taken. Two
+    ``rng.choice`` calls: the device, then the value."""
+    name = _pick(rng, list(current), lambda n: f"{device}:{n}", taken)
+    if name is None:
+        return None
+    now = current[name]
+    return Ask(phrase(name, other(rng, values, now), now), frozenset({f"{device}:{name}"}))
 
 
 # --- lights ------------------------------------------------------------------------------------
@@ -125,20 +146,13 @@ def _lit_rooms(state: HomeState) -> list[Room]:
 
 
 def _brightness(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].light.brightness
-    level = other(rng, range(10, 101, 5), current)
-    return Ask(_brightness_request(room, level, current), frozenset({f"light:{room}"}))
+    brightness = {r: state.rooms[r].light.brightness for r in _lit_rooms(state)}
+    return _change(rng, taken, "light", brightness, range(10, 101, 5), _brightness_request)
 
 
 def _color(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
-    if room is None:
-        return None
-    color = other(rng, COLORS, state.rooms[room].light.color)
-    return Ask(_color_request(room, color), frozenset({f"light:{room}"}))
+    color = {r: state.rooms[r].light.color for r in _lit_rooms(state)}
+    return _change(rng, taken, "light", color, COLORS, lambda r, c, _: _color_request(r, c))
 
 
 # --- blinds, fans, speakers --------------------------------------------------------------------
@@ -160,19 +174,15 @@ BLINDS = AskKind(
 
 
 def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(BLINDS_ROOMS), lambda r: f"blinds:{r}", taken)
-    if room is None:
-        return None
-    position = other(rng, POSITIONS, state.rooms[room].blinds)
-    return Ask(BLINDS.request(room=room, position=position), frozenset({f"blinds:{room}"}))
+    blinds = {r: state.rooms[r].blinds for r in BLINDS_ROOMS}
+    return _change(rng, taken, "blinds", blinds, POSITIONS, lambda r, p, _: BLINDS.request(room=r, position=p))
 
 
 def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(FAN_ROOMS), lambda r: f"fan:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].fan
-    speed = other(rng, FAN_SPEEDS, current)
+    return _change(rng, taken, "fan", {r: state.rooms[r].fan for r in FAN_ROOMS}, FAN_SPEEDS, _fan_request)
+
+
+def _fan_request(room: Room, speed: str, current: str) -> Request:
     r, v = slot(room), slot(speed)
     if speed == "off":
         direct = (f"turn {v} the {r} fan", f"switch the {r} fan {v}")
@@ -183,7 +193,7 @@ def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
             indirect = (f"get the {r} fan going on {v}, it's stuffy in there",)
         else:
             indirect = (f"calm the {r} fan down to {v}, it's too noisy",)
-    return Ask(request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed})), frozenset({f"fan:{room}"}))
+    return request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed}))
 
 
 def _play_request(room: Room, playlist: str) -> Request:
@@ -201,20 +211,13 @@ def _volume_request(room: Room, volume: int, current: int) -> Request:
 
 
 def _music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
-    if room is None:
-        return None
-    playlist = other(rng, PLAYLISTS, state.rooms[room].speaker.playlist)
-    return Ask(_play_request(room, playlist), frozenset({f"speaker:{room}"}))
+    playlist = {r: state.rooms[r].speaker.playlist for r in SPEAKER_ROOMS}
+    return _change(rng, taken, "speaker", playlist, PLAYLISTS, lambda r, p, _: _play_request(r, p))
 
 
 def _volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].speaker.volume
-    volume = other(rng, range(10, 91, 5), current)
-    return Ask(_volume_request(room, volume, current), frozenset({f"speaker:{room}"}))
+    volume = {r: state.rooms[r].speaker.volume for r in SPEAKER_ROOMS}
+    return _change(rng, taken, "speaker", volume, range(10, 91, 5), _volume_request)
 
 
 def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -294,11 +297,8 @@ def _mode_request(zone: Zone, mode: str) -> Request:
 
 
 def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
-    if zone is None:
-        return None
-    mode = other(rng, ("heat", "cool", "auto", "off"), state.thermostats[zone].mode)
-    return Ask(_mode_request(zone, mode), frozenset({f"thermostat:{zone}"}))
+    mode = {z: state.thermostats[z].mode for z in ZONES}
+    return _change(rng, taken, "thermostat", mode, ("heat", "cool", "auto", "off"), lambda z, m, _: _mode_request(z, m))
 
 
 def _lock_request(lock: str, current: str) -> Request:
