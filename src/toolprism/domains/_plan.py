@@ -248,6 +248,39 @@ def family_plan(
     return tuple(Quota(family, builders[family][0], n, builders[family][1], tries=40) for family, n in counts.items())
 
 
+ROTATION_COUNTS: Mapping[str, int] = {"question": 8, "single": 20, "compound": 72, "compositional": 24}
+"""Drafts per seed of a domain drafted in rotation (the calendar, the smartwatch): 124."""
+
+
+def rotation_plan(
+    scratch: Callable[[Any, random.Random], Any],
+    questions: Mapping[str, Callable[[Any], Candidate]],
+    singles: Mapping[str, Callable[[Any], Request | None]],
+    compound: Callable[[Any], Candidate],
+    compositional: Mapping[str, Callable[[Any], Candidate]],
+    counts: Mapping[str, int] = ROTATION_COUNTS,
+) -> tuple[Rotation, ...]:
+    """The plan of a domain drafted in rotation: ``questions``, one-call writes (``singles``),
+    ``compound`` tasks, then ``compositional`` ones, the templates of each line in turn.
+
+    Every template is called with a fresh ``scratch(state, rng)`` of the world and the task RNG
+    (the domain's ``Plan``); ``counts`` gives the drafts of each line.
+    """
+
+    def planned(templates: Mapping[str, Callable[[Any], Candidate]]) -> dict[str, Builder]:
+        return {name: lambda rng, state, make=make: make(scratch(state, rng)) for name, make in templates.items()}
+
+    def single(write: Callable[[Any], Request | None]) -> Callable[[Any], Candidate]:
+        return lambda plan: [r] if (r := write(plan)) is not None else None
+
+    return (
+        Rotation(planned(questions), counts["question"], "single"),
+        Rotation(planned({name: single(write) for name, write in singles.items()}), counts["single"], "single"),
+        Rotation(planned({"compound": compound}), counts["compound"], "compound"),
+        Rotation(planned(compositional), counts["compositional"], "compositional"),
+    )
+
+
 def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDraft], bool]:
     """A draft check: the gold replays on ``state`` and the hard query is longer than the easy one."""
     return lambda d: simulator.replays(state, d.gold) and len(d.hard or "") > len(d.query)
@@ -256,6 +289,7 @@ def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDra
 __all__ = [
     "FAMILY_COUNTS",
     "FAMILY_SIZES",
+    "ROTATION_COUNTS",
     "Builder",
     "Each",
     "Quota",
@@ -265,4 +299,5 @@ __all__ = [
     "family_plan",
     "read_or_write",
     "replays_growing",
+    "rotation_plan",
 ]

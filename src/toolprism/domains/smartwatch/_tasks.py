@@ -11,14 +11,14 @@ timer is cancelled before it restarts). Per seed: 8 questions, 20 single writes,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Candidate
+from toolprism.domains._drafting import MAX_CALLS
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._opkit import words
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Builder, Rotation, draft_plan
+from toolprism.domains._plan import draft_plan, rotation_plan
 from toolprism.domains.smartwatch._requests import (
     ALARM_HOURS,
     WRITES,
@@ -43,7 +43,6 @@ from toolprism.domains.smartwatch._state import (
     WatchState,
 )
 
-QUESTIONS, SINGLES, COMPOUNDS, COMPOSITIONALS = 8, 20, 72, 24
 Composer = Callable[[Plan], list[Request] | None]
 _TIMER_MINUTES = (3, 5, 8, 10, 12, 15, 20, 25, 30, 45)
 
@@ -407,24 +406,10 @@ def compound(plan: Plan) -> list[Request] | None:
     return requests if len(requests) >= 2 else None
 
 
-def _single(maker: Callable[[Plan], Request | None]) -> Composer:
-    return lambda plan: [r] if (r := maker(plan)) is not None else None
-
-
 # --- assembly ----------------------------------------------------------------------------------
 
 
-def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
-    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
-    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
-
-
-PLAN = (
-    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
-    Rotation(_planned({name: _single(maker) for name, maker in WRITES.items()}), SINGLES, "single"),
-    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
-    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
-)
+PLAN = rotation_plan(Plan, QUESTION_TEMPLATES, WRITES, compound, COMPOSITIONAL_TEMPLATES)
 """Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
 
 
