@@ -25,6 +25,9 @@ from toolprism.domains._drafting import (
     Drafts,
     HasRequest,
     Simulator,
+    compose,
+    compound,
+    gold_of,
     joined_chains,
     replayable_compound,
     requests_of,
@@ -202,6 +205,50 @@ def read_or_write(
     return build
 
 
+def keyed_plan(
+    simulator: Simulator,
+    questions: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]],
+    writes: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]],
+    chains: Mapping[str, Callable[[random.Random, Any], list[Request] | None]],
+    *,
+    mix: Mapping[str, int],
+    sizes: tuple[Sequence[int], Sequence[int]],
+    fits: Callable[[Any, list[Request], list[Request]], bool],
+    compound_writes: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]] | None = None,
+) -> tuple[Quota, ...]:
+    """The plan of a domain whose asks are made by name on devices not yet taken (the smart home,
+    the vacuum robot): ``mix`` gives the drafts of each kind.
+
+    - single: :func:`read_or_write` of ``questions`` and ``writes``;
+    - compound: 2-5 asks (``sizes``: counts and their weights) on disjoint devices, each one of
+      ``questions`` (one time in ten) or of ``compound_writes`` (default ``writes``), at least one
+      of them writing;
+    - compositional: :func:`~toolprism.domains._drafting.compose` of ``chains`` (a second chain
+      three times in ten), kept when ``fits(state, first, second)``.
+    """
+    makers = writes if compound_writes is None else compound_writes
+
+    def joined(rng: random.Random, state: Any) -> list[Request] | None:
+        size = rng.choices(sizes[0], weights=sizes[1])[0]
+
+        def propose(chosen: list[Ask]) -> Ask | None:
+            pool = questions if rng.random() < 0.1 else makers
+            taken = set().union(*(a.writes for a in chosen))
+            return pool[rng.choice(sorted(pool))](rng, state, taken)
+
+        asks = compound(propose, size, tries=4 * size, minimum=2)
+        return requests_of(asks) if asks and simulator.writes_any(gold_of(a.request for a in asks)) else None
+
+    def chained(rng: random.Random, state: Any) -> tuple[str, list[Request]] | None:
+        return compose(rng, simulator, state, chains, chance=0.3, fits=lambda a, b: fits(state, a, b))
+
+    return (
+        Quota("", read_or_write(questions, writes), mix["single"], "single"),
+        Quota("compound", joined, mix["compound"], "compound"),
+        Quota("", chained, mix["compositional"], "compositional"),
+    )
+
+
 FAMILY_COUNTS: Mapping[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
 """Drafts per seed by template family (126 in all), for :func:`family_plan`."""
 FAMILY_SIZES: tuple[Sequence[int], Sequence[int]] = ((2, 3, 4, 5), (28, 34, 26, 12))
@@ -297,6 +344,7 @@ __all__ = [
     "Rounds",
     "draft_plan",
     "family_plan",
+    "keyed_plan",
     "read_or_write",
     "replays_growing",
     "rotation_plan",

@@ -20,10 +20,10 @@ from typing import Any
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, flip, gold_of, other, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, flip, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Quota, draft_plan, read_or_write
+from toolprism.domains._plan import draft_plan, keyed_plan
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,
@@ -604,25 +604,6 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, HomeState], Chain | None]] = {
 SIM = Simulator(ops.OPERATIONS)
 
 
-def _compound(rng: random.Random, state: HomeState) -> list[Ask] | None:
-    """2-5 independent requests on disjoint devices, 2 to :data:`MAX_CALLS` gold calls in all."""
-    size = rng.choices((2, 3, 4, 5), weights=(3, 4, 3, 1))[0]
-    makers = {**WRITES, "music_at_volume": _music_at_volume}
-
-    def propose(chosen: list[Ask]) -> Ask | None:
-        pool = QUESTIONS if rng.random() < 0.1 else makers
-        taken = set().union(*(a.writes for a in chosen))
-        return pool[rng.choice(sorted(pool))](rng, state, taken)
-
-    asks = compound(propose, size, tries=4 * size, minimum=2)
-    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
-
-
-def _chain(rng: random.Random, state: HomeState) -> tuple[str, Chain] | None:
-    """One compositional template, or (sometimes) two on different devices, the second on the state after the first."""
-    return compose(rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=_independent)
-
-
 def _independent(first: Chain, second: Chain) -> bool:
     """No argument value (room, zone, door) of one chain's gold occurs in the other's."""
 
@@ -633,10 +614,15 @@ def _independent(first: Chain, second: Chain) -> bool:
     return not scenes and not (targets(first) - {"None"}) & (targets(second) - {"None"})
 
 
-PLAN = (
-    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
-    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
-    Quota("", _chain, MIX["compositional"], "compositional"),
+PLAN = keyed_plan(
+    SIM,
+    QUESTIONS,
+    WRITES,
+    COMPOSITIONAL,
+    mix=MIX,
+    sizes=((2, 3, 4, 5), (3, 4, 3, 1)),
+    fits=lambda _, first, second: _independent(first, second),
+    compound_writes={**WRITES, "music_at_volume": _music_at_volume},
 )
 """Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
 

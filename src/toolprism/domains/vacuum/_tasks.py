@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, flip, gold_of, other, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, flip, gold_of, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Quota, draft_plan, read_or_write
+from toolprism.domains._plan import draft_plan, keyed_plan
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
     DAYS,
@@ -552,26 +552,6 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, VacuumState], Chain | None]] =
 SIM = Simulator(ops.OPERATIONS)
 
 
-def _compound(rng: random.Random, state: VacuumState) -> list[Ask] | None:
-    """2-5 independent requests with disjoint claims, at most :data:`MAX_CALLS` calls."""
-    size = rng.choices((2, 3, 4, 5), weights=(2, 4, 4, 2))[0]
-
-    def propose(chosen: list[Ask]) -> Ask | None:
-        pool = QUESTIONS if rng.random() < 0.1 else WRITES
-        taken = set().union(*(a.writes for a in chosen))
-        return pool[rng.choice(sorted(pool))](rng, state, taken)
-
-    asks = compound(propose, size, tries=4 * size, minimum=2)
-    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
-
-
-def _chain(rng: random.Random, state: VacuumState) -> tuple[str, Chain] | None:
-    """One compositional template, or (sometimes) two, the second posed on the state after the first."""
-    return compose(
-        rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=lambda first, second: _chains_fit(state, first, second)
-    )
-
-
 def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     ops_first = {op for op, _ in gold_of(first) if SIM.is_write(op)}
     ops_second = {op for op, _ in gold_of(second) if SIM.is_write(op)}
@@ -579,11 +559,7 @@ def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     return calls <= MAX_CALLS and not ops_first & ops_second and SIM.after(state, gold_of(first + second)) != state
 
 
-PLAN = (
-    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
-    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
-    Quota("", _chain, MIX["compositional"], "compositional"),
-)
+PLAN = keyed_plan(SIM, QUESTIONS, WRITES, COMPOSITIONAL, mix=MIX, sizes=((2, 3, 4, 5), (2, 4, 4, 2)), fits=_chains_fit)
 """Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
 
 
