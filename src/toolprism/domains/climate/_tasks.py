@@ -241,13 +241,11 @@ def _preset(rng: random.Random, state: ClimateState, zone: Zone) -> Request | No
     return None if unit.power == "off" else PRESET.draw(rng, PRESETS, unit.preset, zone=zone)
 
 
-def _status(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None:
-    z = slot(zone)
-    return request(
-        [f"tell me what the {z} unit is set to", f"check the status of the {z} unit"],
-        [f"find out whether I need a sweater in the {z} by checking its unit", f"look up how warm the {z} is now"],
-        ("get_status", {"zone": zone}),
-    )
+ZONE_STATUS = AskKind(
+    "get_status",
+    ("tell me what the {zone} unit is set to", "check the status of the {zone} unit"),
+    ("find out whether I need a sweater in the {zone} by checking its unit", "look up how warm the {zone} is now"),
+)
 
 
 # --- whole-home requests -----------------------------------------------------------------------
@@ -292,20 +290,16 @@ def _purifier(rng: random.Random, state: ClimateState) -> Request | None:
     return PURIFIER.draw(rng, PURIFIER_LEVELS, state.purifier)
 
 
-def _air_status(rng: random.Random, state: ClimateState) -> Request | None:
-    return request(
-        ["tell me the current humidity and purifier level", "check the air status"],
-        ["find out how humid the house is right now", "look up whether the air purifier is running"],
-        ("get_air_status", {}),
-    )
-
-
-def _list_presets(rng: random.Random, state: ClimateState) -> Request | None:
-    return request(
-        ["list the climate presets", "show me what each preset does"],
-        ["walk me through the presets, I never remember what they do", "remind me which presets there are"],
-        ("list_presets", {}),
-    )
+AIR_STATUS = AskKind(
+    "get_air_status",
+    ("tell me the current humidity and purifier level", "check the air status"),
+    ("find out how humid the house is right now", "look up whether the air purifier is running"),
+)
+LIST_PRESETS = AskKind(
+    "list_presets",
+    ("list the climate presets", "show me what each preset does"),
+    ("walk me through the presets, I never remember what they do", "remind me which presets there are"),
+)
 
 
 ZONE_WRITES: tuple[ZoneBuilder, ...] = (
@@ -343,8 +337,8 @@ def _single(rng: random.Random, state: ClimateState) -> Candidate:
 
 def _question(rng: random.Random, state: ClimateState) -> Candidate:
     if rng.random() < 0.6:
-        return [_status(rng, state, rng.choice(ZONES))]
-    return [rng.choice((_air_status, _list_presets))(rng, state)]
+        return [ZONE_STATUS.request(zone=rng.choice(ZONES))]
+    return [rng.choice((AIR_STATUS, LIST_PRESETS)).request()]
 
 
 def _compound(count: int) -> Builder:

@@ -277,29 +277,21 @@ def _mode(rng: random.Random, state: SecurityState, mode: str | None = None) -> 
     return MODE.request(mode=mode)
 
 
-def _status(rng: random.Random, state: SecurityState) -> Request | None:
-    return request(
-        ["tell me the alarm status", "check whether the doors are locked"],
-        ["find out whether the house is secure right now", "look up how the alarm and doors are set"],
-        ("get_status", {}),
-    )
-
-
-def _camera_status(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
-    c = slot(camera)
-    return request(
-        [f"tell me how the {c} camera is set", f"check the {c} camera settings"],
-        [f"find out whether the {c} camera is recording", f"look up what the {c} camera is doing"],
-        ("get_camera", {"camera": camera}),
-    )
-
-
-def _events(rng: random.Random, state: SecurityState) -> Request | None:
-    return request(
-        ["list today's events", "show me the recent events"],
-        ["find out what the cameras picked up today", "run through what happened outside today"],
-        ("list_events", {}),
-    )
+STATUS = AskKind(
+    "get_status",
+    ("tell me the alarm status", "check whether the doors are locked"),
+    ("find out whether the house is secure right now", "look up how the alarm and doors are set"),
+)
+CAMERA_STATUS = AskKind(
+    "get_camera",
+    ("tell me how the {camera} camera is set", "check the {camera} camera settings"),
+    ("find out whether the {camera} camera is recording", "look up what the {camera} camera is doing"),
+)
+EVENTS = AskKind(
+    "list_events",
+    ("list today's events", "show me the recent events"),
+    ("find out what the cameras picked up today", "run through what happened outside today"),
+)
 
 
 def _camera_change(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
@@ -340,8 +332,8 @@ def _single(rng: random.Random, state: SecurityState) -> Candidate:
 def _question(rng: random.Random, state: SecurityState) -> Candidate:
     pick = rng.random()
     if pick < 0.4:
-        return [_camera_status(rng, state, rng.choice(CAMERAS))]
-    return [_status(rng, state) if pick < 0.7 else _events(rng, state)]
+        return [CAMERA_STATUS.request(camera=rng.choice(CAMERAS))]
+    return [(STATUS if pick < 0.7 else EVENTS).request()]
 
 
 def _compound(count: int) -> Builder:
