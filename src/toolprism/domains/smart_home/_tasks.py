@@ -357,43 +357,48 @@ def _scene(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
 # --- questions ---------------------------------------------------------------------------------
 
 
+ROOM_STATUS = AskKind(
+    "get_room_status",
+    ("tell me what the devices in the {room} are doing", "check the status of the {room}"),
+    "take a look at the {room}, I may have left something running",
+)
+THERMOSTAT_STATUS = AskKind(
+    "get_thermostat",
+    ("tell me what the {zone} thermostat is set to", "check the {zone} thermostat"),
+    "see what the {zone} thermostat is aiming for, I'm curious",
+)
+LOCK_STATUS = AskKind(
+    "get_lock_status",
+    ("tell me whether the {lock} is locked", "check the {lock} lock"),
+    "see whether I secured the {lock}, I can't remember",
+)
+SCENE_LIST = AskKind(
+    "list_scenes",
+    ("list the scenes I can activate", "show me which scenes there are"),
+    "remind me which presets this house has by listing the scenes",
+)
+
+
 def _room_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     free = [r for r in ROOMS if not _room_keys(r) & taken]
     if not free:
         return None
     room = rng.choice(free)
-    r = slot(room)
-    direct = (f"tell me what the devices in the {r} are doing", f"check the status of the {r}")
-    indirect = (f"take a look at the {r}, I may have left something running",)
-    return Ask(request(direct, indirect, ("get_room_status", {"room": room})), _room_keys(room))
+    return Ask(ROOM_STATUS.request(room=room), _room_keys(room))
 
 
 def _thermostat_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
-    if zone is None:
-        return None
-    z = slot(zone)
-    direct = (f"tell me what the {z} thermostat is set to", f"check the {z} thermostat")
-    indirect = (f"see what the {z} thermostat is aiming for, I'm curious",)
-    return Ask(request(direct, indirect, ("get_thermostat", {"zone": zone})), frozenset({f"thermostat:{zone}"}))
+    return None if zone is None else Ask(THERMOSTAT_STATUS.request(zone=zone), frozenset({f"thermostat:{zone}"}))
 
 
 def _lock_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     lock = _pick(rng, list(LOCKS), lambda lk: f"lock:{lk}", taken)
-    if lock is None:
-        return None
-    d = slot(lock)
-    direct = (f"tell me whether the {d} is locked", f"check the {d} lock")
-    indirect = (f"see whether I secured the {d}, I can't remember",)
-    return Ask(request(direct, indirect, ("get_lock_status", {"lock": lock})), frozenset({f"lock:{lock}"}))
+    return None if lock is None else Ask(LOCK_STATUS.request(lock=lock), frozenset({f"lock:{lock}"}))
 
 
 def _scenes_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    if "scene" in taken:
-        return None
-    direct = ("list the scenes I can activate", "show me which scenes there are")
-    indirect = ("remind me which presets this house has by listing the scenes",)
-    return Ask(request(direct, indirect, ("list_scenes", {})), frozenset({"scene"}))
+    return None if "scene" in taken else Ask(SCENE_LIST.request(), frozenset({"scene"}))
 
 
 WRITES: dict[str, Maker] = {
