@@ -325,13 +325,26 @@ def _schedule(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | 
 # --- questions ---------------------------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    ("tell me what the robot is doing", "check the robot's status and battery"),
+    "see whether the robot has enough battery left, I'm curious",
+)
+ROOM_STATUS = AskKind(
+    "get_room",
+    ("tell me when the {room} was last cleaned", "check the {room} details"),
+    "see whether the {room} has been cleaned lately",
+)
+PRESET_LIST = AskKind(
+    "list_presets",
+    ("list the cleaning presets", "show me the presets the robot has"),
+    "remind me which presets the robot knows by listing them",
+)
+
+
 def _status_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     claims = frozenset({"job", "map", "child_lock", *SETTINGS, *(f"day:{d}" for d in DAYS)})
-    if claims & taken:
-        return None
-    direct = ("tell me what the robot is doing", "check the robot's status and battery")
-    indirect = "see whether the robot has enough battery left, I'm curious"
-    return Ask(request(direct, indirect, ("get_status", {})), claims)
+    return None if claims & taken else Ask(STATUS.request(), claims)
 
 
 def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
@@ -339,19 +352,12 @@ def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> A
     if not rooms:
         return None
     room = rng.choice(rooms)
-    r = slot(room)
-    direct = (f"tell me when the {r} was last cleaned", f"check the {r} details")
-    indirect = f"see whether the {r} has been cleaned lately"
     claims = frozenset({f"room:{room}"} | {f"zone:{z}" for z, zr in ZONE_ROOM.items() if zr == room})
-    return Ask(request(direct, indirect, ("get_room", {"room": room})), claims)
+    return Ask(ROOM_STATUS.request(room=room), claims)
 
 
 def _presets_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
-    if SETTINGS & taken:
-        return None
-    direct = ("list the cleaning presets", "show me the presets the robot has")
-    indirect = "remind me which presets the robot knows by listing them"
-    return Ask(request(direct, indirect, ("list_presets", {})), SETTINGS)
+    return None if SETTINGS & taken else Ask(PRESET_LIST.request(), SETTINGS)
 
 
 WRITES: dict[str, Maker] = {
