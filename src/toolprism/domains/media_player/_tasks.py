@@ -19,6 +19,7 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
@@ -37,6 +38,7 @@ from toolprism.domains.media_player._state import (
     STATIONS,
     ZONES,
     MediaState,
+    Player,
     Zone,
 )
 
@@ -483,38 +485,39 @@ def _preset_level(rng: random.Random, s: MediaState) -> Request | None:
     )
 
 
+CONDITIONAL: tuple[tuple[Callable[[Player], bool], AskKind], ...] = (
+    (
+        lambda p: p.playback == "playing",
+        AskKind(
+            "pause",
+            ("if the {zone} is playing, pause it", "check the {zone} and pause it if it is playing"),
+            "pause the {zone} if anything is playing there because I'm about to make a call",
+        ),
+    ),
+    (
+        lambda p: p.playback == "paused",
+        AskKind(
+            "resume",
+            ("if the {zone} is paused, resume it", "check the {zone} and resume it if it is paused"),
+            "carry on playing in the {zone} if it was left paused now that I'm back",
+        ),
+    ),
+    (
+        lambda p: p.sleep_timer_min is not None,
+        AskKind(
+            "cancel_timer",
+            ("if the {zone} has a sleep timer, cancel it", "check for a sleep timer in the {zone} and cancel it"),
+            "get rid of the sleep timer in the {zone} if one is running since I'm staying up late",
+        ),
+    ),
+)
+"""Conditional asks: (when the zone's player calls for it, the ask), posed after reading its status."""
+
+
 def _conditional(rng: random.Random, s: MediaState) -> Request | None:
     zone = rng.choice(_on_zones(s))
-    p, z = s.zones[zone], slot(zone)
     read = ("get_status", {"zone": zone})
-    options = []
-    if p.playback == "playing":
-        options.append(
-            request(
-                [f"if the {z} is playing, pause it", f"check the {z} and pause it if it is playing"],
-                [f"pause the {z} if anything is playing there because I'm about to make a call"],
-                read,
-                ("pause", {"zone": zone}),
-            )
-        )
-    if p.playback == "paused":
-        options.append(
-            request(
-                [f"if the {z} is paused, resume it", f"check the {z} and resume it if it is paused"],
-                [f"carry on playing in the {z} if it was left paused now that I'm back"],
-                read,
-                ("resume", {"zone": zone}),
-            )
-        )
-    if p.sleep_timer_min is not None:
-        options.append(
-            request(
-                [f"if the {z} has a sleep timer, cancel it", f"check for a sleep timer in the {z} and cancel it"],
-                [f"get rid of the sleep timer in the {z} if one is running since I'm staying up late"],
-                read,
-                ("cancel_timer", {"zone": zone}),
-            )
-        )
+    options = [ask.after(read, zone=zone) for applies, ask in CONDITIONAL if applies(s.zones[zone])]
     return rng.choice(options) if options else None
 
 

@@ -19,6 +19,7 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
@@ -40,6 +41,7 @@ from toolprism.domains.tv._state import (
     TvName,
     TvState,
 )
+from toolprism.schema import JSON
 
 ALL_SLOTS = frozenset({"power", "content", "volume", "mode", "subtitles", "timer", "lock"})
 
@@ -438,38 +440,46 @@ def _app_choice(rng: random.Random, s: TvState) -> Request | None:
     )
 
 
+CONDITIONAL: tuple[tuple[Callable[[Television], bool], AskKind, dict[str, JSON]], ...] = (
+    (
+        lambda t: t.input == "apps" and t.playback == "playing",
+        AskKind(
+            "pause",
+            ("if an app is playing on the {tv} tv, pause it", "check the {tv} tv and pause it if a show plays"),
+            "pause the {tv} tv if a show is playing because dinner is ready",
+        ),
+        {},
+    ),
+    (
+        lambda t: t.input == "apps" and t.playback == "paused",
+        AskKind(
+            "resume",
+            ("if the {tv} tv is paused, resume it", "check the {tv} tv and resume it if it is paused"),
+            "carry on with the {tv} tv show if it was left paused now that we're back",
+        ),
+        {},
+    ),
+    (
+        lambda t: t.mute == "muted",
+        AskKind(
+            "set_mute",
+            (
+                "if the {tv} tv is muted, {mute:unmute} it",
+                "check whether the {tv} tv is muted and {mute:unmute} it if so",
+            ),
+            "{mute:unmute} the {tv} tv if someone left it muted because I want to hear the show",
+        ),
+        {"mute": "unmuted"},
+    ),
+)
+"""Conditional asks: (when the set calls for it, the ask, its arguments besides ``tv``), posed
+after reading the set's status."""
+
+
 def _conditional(rng: random.Random, s: TvState) -> Request | None:
     tv = rng.choice(_on_tvs(s))
-    t, n, unmute = s.tvs[tv], slot(tv), slot("unmuted", "unmute")
     read = ("get_status", {"tv": tv})
-    options = []
-    if t.input == "apps" and t.playback == "playing":
-        options.append(
-            request(
-                [f"if an app is playing on the {n} tv, pause it", f"check the {n} tv and pause it if a show plays"],
-                [f"pause the {n} tv if a show is playing because dinner is ready"],
-                read,
-                ("pause", {"tv": tv}),
-            )
-        )
-    if t.input == "apps" and t.playback == "paused":
-        options.append(
-            request(
-                [f"if the {n} tv is paused, resume it", f"check the {n} tv and resume it if it is paused"],
-                [f"carry on with the {n} tv show if it was left paused now that we're back"],
-                read,
-                ("resume", {"tv": tv}),
-            )
-        )
-    if t.mute == "muted":
-        options.append(
-            request(
-                [f"if the {n} tv is muted, {unmute} it", f"check whether the {n} tv is muted and {unmute} it if so"],
-                [f"{unmute} the {n} tv if someone left it muted because I want to hear the show"],
-                read,
-                ("set_mute", {"tv": tv, "mute": "unmuted"}),
-            )
-        )
+    options = [ask.after(read, tv=tv, **args) for applies, ask, args in CONDITIONAL if applies(s.tvs[tv])]
     return rng.choice(options) if options else None
 
 
