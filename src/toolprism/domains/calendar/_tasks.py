@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS
+from toolprism.domains._drafting import MAX_CALLS, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import draft_plan, rotation_plan
@@ -413,7 +413,7 @@ def right_after(plan: Plan) -> list[Request] | None:
 
 def mode_unless(plan: Plan) -> list[Request] | None:
     """Check the availability mode and change it when it is not the stated one."""
-    value = plan.rng.choice([m for m in MODES if m != plan.state.mode])
+    value = other(plan.rng, MODES, plan.state.mode)
     m = slot(value)
     return [
         request(

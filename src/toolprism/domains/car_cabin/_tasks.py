@@ -197,11 +197,11 @@ def _seat_level(
 ) -> Ask | None:
     """Set a seat's ``feature`` (``heating`` or ``ventilation``) to another allowed level (one
     ``rng.choice``); the seat's other feature must be off for it to go on."""
-    other = "ventilation" if feature == "heating" else "heating"
+    partner = "ventilation" if feature == "heating" else "heating"
     current = getattr(state.seats[seat], feature)
     if current is None:
         return None
-    options = _level_options(current, getattr(state.seats[seat], other), levels)
+    options = _level_options(current, getattr(state.seats[seat], partner), levels)
     if not options:
         return None
     level = rng.choice(options)
@@ -219,7 +219,7 @@ def _seat_level(
         _SEAT_GOALS[feature][goal].format(where=where, v=v),
         [(op, {"seat": seat, "level": level})],
         [f"seat.{seat}.{feature}"],
-        [f"seat.{seat}.{other}"],
+        [f"seat.{seat}.{partner}"],
     )
 
 

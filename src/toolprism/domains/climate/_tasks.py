@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Candidate, Simulator, chain, flip
+from toolprism.domains._drafting import Candidate, Simulator, chain, flip, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Quota, draft_plan
@@ -88,7 +88,7 @@ def _mode(rng: random.Random, state: ClimateState, zone: Zone, mode: str | None 
     unit = state.zones[zone]
     if unit.power == "off":
         return None
-    return MODE.request(zone=zone, mode=mode or rng.choice([m for m in MODES if m != unit.mode]))
+    return MODE.request(zone=zone, mode=mode or other(rng, MODES, unit.mode))
 
 
 def _temperature_choices(state: ClimateState, zone: Zone) -> list[int]:
@@ -176,7 +176,7 @@ def _timer(rng: random.Random, state: ClimateState, zone: Zone) -> Request | Non
     unit, z = state.zones[zone], slot(zone)
     action = "turn_off" if unit.power == "on" else "turn_on"
     taken = unit.timer.duration if unit.timer is not None and unit.timer.action == action else None
-    duration = rng.choice([d for d in DURATIONS if d != taken])
+    duration = other(rng, DURATIONS, taken)
     a, d = slot(action), slot(duration)
     goal = (
         f"make sure the {z} unit will {a} by itself in {d}, I'll be asleep by then"
@@ -253,7 +253,7 @@ ZONE_STATUS = AskKind(
 
 def _humidity(rng: random.Random, state: ClimateState) -> Request | None:
     current = state.humidity
-    target = rng.choice([t for t in range(30, 61, 5) if t != current.current_humidity])
+    target = other(rng, range(30, 61, 5), current.current_humidity)
     modes = ["auto", "humidify" if target > current.current_humidity else "dehumidify"]
     mode = rng.choice([m for m in modes if (m, target) != (current.mode, current.target_humidity)])
     m, t = slot(mode), slot(target)
@@ -370,7 +370,7 @@ def _full_setup(rng: random.Random, state: ClimateState) -> Candidate:
     if zone is None:
         return None
     unit = state.zones[zone]
-    mode = rng.choice([m for m in TEMPERATURE_RANGE if m != unit.mode])
+    mode = other(rng, TEMPERATURE_RANGE, unit.mode)
     steps: list[Callable[[ClimateState], Request | None]] = [
         lambda s: _power(rng, s, zone),
         lambda s: _mode(rng, s, zone, mode),
@@ -520,7 +520,7 @@ def _check_timer(rng: random.Random, state: ClimateState) -> Candidate:
 def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
     """Read the air status, then humidify or dehumidify towards a target, maybe start the purifier."""
     current = state.humidity.current_humidity
-    target = rng.choice([t for t in range(35, 56, 5) if t != current])
+    target = other(rng, range(35, 56, 5), current)
     mode = "dehumidify" if current > target else "humidify"
     read = request(["check the humidity", "look up the air status"], "find out how humid it is", ("get_air_status", {}))
     t = slot(target)
@@ -550,7 +550,7 @@ def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
 def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
     """Check two or three zones and switch on (or off) each one that is not."""
     power = rng.choice(("on", "off"))
-    other = flip(power)
+    opposite = flip(power)
     steps = []
     zones = rng.sample(ZONES, rng.choice((2, 3, 3, 3)))
     if all(state.zones[zone].power == power for zone in zones):
@@ -562,10 +562,10 @@ def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
         steps.append(
             lambda s, z=z, p=p, zone=zone, switch=switch: request(
                 [
-                    f"check the {z} unit and turn it {p} if it is {other}",
-                    f"turn the {z} unit {p} if it's {other}",
+                    f"check the {z} unit and turn it {p} if it is {opposite}",
+                    f"turn the {z} unit {p} if it's {opposite}",
                 ],
-                f"make sure the {z} unit is {p}, switching it {p} if it is {other}",
+                f"make sure the {z} unit is {p}, switching it {p} if it is {opposite}",
                 ("get_status", {"zone": zone}),
                 *switch,
             )

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Simulator, flip
+from toolprism.domains._drafting import Simulator, flip, other
 from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -163,7 +163,7 @@ def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
-    level = rng.choice([v for v in range(10, _volume_cap(zone) + 1, 5) if v != p.volume])
+    level = other(rng, range(10, _volume_cap(zone) + 1, 5), p.volume)
     z, v = slot(zone), slot(level)
     direct = [f"set the {z} volume to {v}", f"change the volume in the {z} to {v}%"]
     if level > p.volume:
@@ -193,7 +193,7 @@ def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
         return None
     band = rng.choice(BANDS)
     current = getattr(p, band)
-    level = rng.choice([v for v in range(-8, 9) if v != current])
+    level = other(rng, range(-8, 9), current)
     z, b, v = slot(zone), slot(band), slot(level)
     direct = [f"set the {z} {b} to {v}", f"adjust the {b} in the {z} to {v}"]
     indirect = [_TONE_GOAL[band, level > current].format(z=z, band=b, level=v)]
@@ -205,7 +205,7 @@ def _source(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
-    source = rng.choice([x for x in SOURCE.indirect if x != p.source])
+    source = other(rng, SOURCE.indirect, p.source)
     return device_ask(zone, {"playback", "repeat"}, SOURCE.request(zone=zone, source=source))
 
 

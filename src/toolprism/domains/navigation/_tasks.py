@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, other, requests_of, shuffled_compound
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
@@ -220,7 +220,7 @@ _PREFERENCE_GOALS = {
 def _preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if not _active(state):
         return None
-    route = rng.choice([p for p in PREFERENCES if p != state.route.preference])
+    route = other(rng, PREFERENCES, state.route.preference)
     r = slot(route)
     return _ask(
         "set_route_preference",
@@ -267,7 +267,7 @@ _MODE_GOALS = {
 
 
 def _mode_ask(rng: random.Random, state: NavigationState) -> Ask:
-    mode = rng.choice([m for m in MAP_MODES if m != state.map_mode])
+    mode = other(rng, MAP_MODES, state.map_mode)
     text = slot(mode, MODE_TEXT[mode])
     return _ask(
         "set_mode",
@@ -310,7 +310,7 @@ def _volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if state.voice.level == "muted":
         return None
     current = state.voice.volume
-    volume = rng.choice([v for v in range(10, 101, 10) if v != current])
+    volume = other(rng, range(10, 101, 10), current)
     v = slot(volume)
     if volume > current:
         indirect = f"turn the voice guidance up to {v}% because I can't hear the directions"
@@ -397,10 +397,10 @@ def questions(rng: random.Random) -> list[Request]:
     out = [*(STATUS.request(section=section) for section in SECTIONS), SAVED_PLACES.request()]
     for category, sort in rng.sample([(c, s) for c in CATEGORIES for s in SORT_KEYS], 4):
         what = _category(category)
-        best, other = _sorted_by(sort)
+        best, also = _sorted_by(sort)
         out.append(
             request(
-                (f"find the {best} {what}", f"which {what} is the {other} one?"),
+                (f"find the {best} {what}", f"which {what} is the {also} one?"),
                 f"look up the {best} {what} for me, {CATEGORY_REASON[category]}",
                 ("find_poi", {"category": category, "sort": sort}),
             )
@@ -456,12 +456,12 @@ def find_and_add(rng: random.Random, state: NavigationState) -> Plan | None:
         if top in waypoints or len(waypoints) >= MAX_WAYPOINTS:
             continue
         position = rng.choice(POSITIONS)
-        what, (best, other), at = _category(category), _sorted_by(sort), slot(position)
+        what, (best, also), at = _category(category), _sorted_by(sort), slot(position)
         s.add(
             request(
                 (
                     f"find the {best} {what} and add it as the {at} stop",
-                    f"look up the {other} {what} and put it on the route as the {at} stop",
+                    f"look up the {also} {what} and put it on the route as the {at} stop",
                 ),
                 f"look for the {best} {what} and make it the {at} stop, {CATEGORY_REASON[category]}",
                 ("find_poi", {"category": category, "sort": sort}),

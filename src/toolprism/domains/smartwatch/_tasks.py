@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS
+from toolprism.domains._drafting import MAX_CALLS, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._opkit import words
 from toolprism.domains._phrasing import Request, request
@@ -112,7 +112,7 @@ def stop_then_start(plan: Plan) -> list[Request] | None:
     current = plan.state.workout
     if current is None:
         return None
-    activity = plan.rng.choice([a for a in ACTIVITIES if a != current.activity])
+    activity = other(plan.rng, ACTIVITIES, current.activity)
     return [
         stop_request(current.activity, plan.rng.choice(("save", "discard"))),
         start_request(activity, plan.rng.choice(GOALS)),
@@ -156,7 +156,7 @@ def wake_up_watch(plan: Plan) -> list[Request] | None:
     if plan.state.mode not in ("sleep", "power_saver"):
         return None
     low = 0 if plan.state.mode == "sleep" else POWER_SAVER_MAX_BRIGHTNESS
-    level = plan.rng.choice([b for b in range(low + 1, 11) if b != plan.state.brightness])
+    level = other(plan.rng, range(low + 1, 11), plan.state.brightness)
     normal, v = slot("normal"), slot(level)
     requests = [
         request(
@@ -181,7 +181,7 @@ def restart_timer(plan: Plan) -> list[Request] | None:
     if not running:
         return None
     labels = plan.rng.sample(running, min(len(running), plan.rng.choice((1, 1, 2))))
-    minutes = [plan.rng.choice([m for m in _TIMER_MINUTES if m != plan.state.timers[t]]) for t in labels]
+    minutes = [other(plan.rng, _TIMER_MINUTES, plan.state.timers[t]) for t in labels]
     parts = " and ".join(f"the {slot(t)} timer at {slot(m)} minutes" for t, m in zip(labels, minutes, strict=True))
     return [
         request(

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Simulator, flip
+from toolprism.domains._drafting import Simulator, flip, other
 from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
@@ -230,7 +230,7 @@ def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "muted":
         return None
-    level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
+    level = other(rng, range(5, 96, 5), t.volume)
     n, v = slot(tv), slot(level)
     direct = [f"set the {n} tv volume to {v}", f"change the volume on the {n} tv to {v}"]
     if level > t.volume:
@@ -252,7 +252,7 @@ def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk 
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "unmuted":
         return None
-    level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
+    level = other(rng, range(5, 96, 5), t.volume)
     n, v, u = slot(tv), slot(level), slot("unmuted", "unmute")
     direct = [f"{u} the {n} tv and set it to volume {v}", f"{u} the {n} tv, then make the volume {v}"]
     indirect = [f"{u} the {n} tv and bring the volume to {v} so we can hear it again"]
