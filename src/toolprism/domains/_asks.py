@@ -58,6 +58,16 @@ class AskKind:
         Raises:
             KeyError: a template field names neither an argument nor a context entry.
         """
+        return self._phrased(context, args, (self.op, args))
+
+    def after(self, read: tuple[str, dict[str, JSON]], /, **args: JSON) -> Request:
+        """The request with gold ``read``, then ``(op, args)``: a conditional ask ("if the tv is
+        muted, unmute it") whose first call reads what decides it."""
+        return self._phrased(None, args, read, (self.op, args))
+
+    def _phrased(
+        self, context: Mapping[str, str] | None, args: Mapping[str, JSON], *gold: tuple[str, dict[str, JSON]]
+    ) -> Request:
         fields = {**(context or {}), **{name: _Slot(value) for name, value in args.items()}}
 
         def filled(phrasings: Phrasings) -> list[str]:
@@ -67,7 +77,7 @@ class AskKind:
             templates = [phrasings] if isinstance(phrasings, str) else phrasings
             return [t.format(**fields) for t in templates]
 
-        return request(filled(self.direct), filled(self.indirect), (self.op, args))
+        return request(filled(self.direct), filled(self.indirect), *gold)
 
     def draw(
         self,

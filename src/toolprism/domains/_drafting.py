@@ -21,12 +21,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from toolprism.domains._base import OperationFn, TaskDraft, TaskKind, operation_kind
-from toolprism.domains._phrasing import Request, draft
+from toolprism.domains._phrasing import Request, draft, request
 from toolprism.errors import DomainError
 
 MAX_CALLS = 6
@@ -176,6 +176,7 @@ class Independent(HasRequest, Protocol):
 
 
 A = TypeVar("A", bound=Independent)
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,24 @@ class Ask:
     def independent_of(self, other: Ask) -> bool:
         """Whether the two asks can run in either order with the same result."""
         return not (self.writes & (other.writes | other.reads) or other.writes & self.reads)
+
+
+def ask(
+    direct: str | Sequence[str], indirect: str | Sequence[str], gold: Sequence[tuple[str, dict]], writes: Iterable[str]
+) -> Ask:
+    """An :class:`Ask` writing ``writes`` (phrasings and gold as in
+    :func:`~toolprism.domains._phrasing.request`); asks writing nothing in common are independent."""
+    return Ask(request(direct, indirect, *gold), frozenset(writes))
+
+
+def other(rng: random.Random, values: Iterable[V], current: object) -> V:
+    """A value of ``values`` other than ``current`` (one ``rng.choice``)."""
+    return rng.choice([v for v in values if v != current])
+
+
+def flip(value: str) -> Literal["on", "off"]:
+    """The other of ``"on"`` and ``"off"`` (a power, a child lock)."""
+    return "off" if value == "on" else "on"
 
 
 def independent(asks: Sequence[Independent]) -> bool:
@@ -478,15 +497,18 @@ __all__ = [
     "Drafts",
     "Scratch",
     "Simulator",
+    "ask",
     "calls",
     "chain",
     "compose",
     "compose_families",
     "compound",
     "extend",
+    "flip",
     "gold_of",
     "independent",
     "joined_chains",
+    "other",
     "replayable_compound",
     "requests_of",
     "shuffled_compound",

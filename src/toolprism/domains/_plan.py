@@ -25,6 +25,9 @@ from toolprism.domains._drafting import (
     Drafts,
     HasRequest,
     Simulator,
+    compose,
+    compound,
+    gold_of,
     joined_chains,
     replayable_compound,
     requests_of,
@@ -202,6 +205,50 @@ def read_or_write(
     return build
 
 
+def keyed_plan(
+    simulator: Simulator,
+    questions: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]],
+    writes: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]],
+    chains: Mapping[str, Callable[[random.Random, Any], list[Request] | None]],
+    *,
+    mix: Mapping[str, int],
+    sizes: tuple[Sequence[int], Sequence[int]],
+    fits: Callable[[Any, list[Request], list[Request]], bool],
+    compound_writes: Mapping[str, Callable[[random.Random, Any, set[str]], Ask | None]] | None = None,
+) -> tuple[Quota, ...]:
+    """The plan of a domain whose asks are made by name on devices not yet taken (the smart home,
+    the vacuum robot): ``mix`` gives the drafts of each kind.
+
+    - single: :func:`read_or_write` of ``questions`` and ``writes``;
+    - compound: 2-5 asks (``sizes``: counts and their weights) on disjoint devices, each one of
+      ``questions`` (one time in ten) or of ``compound_writes`` (default ``writes``), at least one
+      of them writing;
+    - compositional: :func:`~toolprism.domains._drafting.compose` of ``chains`` (a second chain
+      three times in ten), kept when ``fits(state, first, second)``.
+    """
+    makers = writes if compound_writes is None else compound_writes
+
+    def joined(rng: random.Random, state: Any) -> list[Request] | None:
+        size = rng.choices(sizes[0], weights=sizes[1])[0]
+
+        def propose(chosen: list[Ask]) -> Ask | None:
+            pool = questions if rng.random() < 0.1 else makers
+            taken = set().union(*(a.writes for a in chosen))
+            return pool[rng.choice(sorted(pool))](rng, state, taken)
+
+        asks = compound(propose, size, tries=4 * size, minimum=2)
+        return requests_of(asks) if asks and simulator.writes_any(gold_of(a.request for a in asks)) else None
+
+    def chained(rng: random.Random, state: Any) -> tuple[str, list[Request]] | None:
+        return compose(rng, simulator, state, chains, chance=0.3, fits=lambda a, b: fits(state, a, b))
+
+    return (
+        Quota("", read_or_write(questions, writes), mix["single"], "single"),
+        Quota("compound", joined, mix["compound"], "compound"),
+        Quota("", chained, mix["compositional"], "compositional"),
+    )
+
+
 FAMILY_COUNTS: Mapping[str, int] = {"question": 9, "single": 19, "compound": 74, "compositional": 24}
 """Drafts per seed by template family (126 in all), for :func:`family_plan`."""
 FAMILY_SIZES: tuple[Sequence[int], Sequence[int]] = ((2, 3, 4, 5), (28, 34, 26, 12))
@@ -223,7 +270,12 @@ def family_plan(
     ``counts`` gives the drafts of each family: ``question`` (one read), ``single`` (one of
     ``pickers``), ``compound`` (:func:`~toolprism.domains._drafting.replayable_compound` over
     ``compound_pickers`` with ``sizes``) and ``compositional``
-    (:func:`~toolprism.domains._drafting.joined_chains` of ``chains``).
+    (:func:`~toolprism.domains._drafting.joined_chains` of ``chains``: later calls need earlier
+    ones or follow from read state). Each draft is phrased by
+    :func:`~toolprism.domains._phrasing.draft` (easy and hard forms). A candidate is kept only if
+    its gold replays on the world without a refusal, every gold write changes the state, a writing
+    task leaves the state changed, a compound task's requests are independent (disjoint touches;
+    the reversed order replays too), and both queries are new.
     """
 
     def single(rng: random.Random, s: Any) -> list[Request] | None:
@@ -243,6 +295,39 @@ def family_plan(
     return tuple(Quota(family, builders[family][0], n, builders[family][1], tries=40) for family, n in counts.items())
 
 
+ROTATION_COUNTS: Mapping[str, int] = {"question": 8, "single": 20, "compound": 72, "compositional": 24}
+"""Drafts per seed of a domain drafted in rotation (the calendar, the smartwatch): 124."""
+
+
+def rotation_plan(
+    scratch: Callable[[Any, random.Random], Any],
+    questions: Mapping[str, Callable[[Any], Candidate]],
+    singles: Mapping[str, Callable[[Any], Request | None]],
+    compound: Callable[[Any], Candidate],
+    compositional: Mapping[str, Callable[[Any], Candidate]],
+    counts: Mapping[str, int] = ROTATION_COUNTS,
+) -> tuple[Rotation, ...]:
+    """The plan of a domain drafted in rotation: ``questions``, one-call writes (``singles``),
+    ``compound`` tasks, then ``compositional`` ones, the templates of each line in turn.
+
+    Every template is called with a fresh ``scratch(state, rng)`` of the world and the task RNG
+    (the domain's ``Plan``); ``counts`` gives the drafts of each line.
+    """
+
+    def planned(templates: Mapping[str, Callable[[Any], Candidate]]) -> dict[str, Builder]:
+        return {name: lambda rng, state, make=make: make(scratch(state, rng)) for name, make in templates.items()}
+
+    def single(write: Callable[[Any], Request | None]) -> Callable[[Any], Candidate]:
+        return lambda plan: [r] if (r := write(plan)) is not None else None
+
+    return (
+        Rotation(planned(questions), counts["question"], "single"),
+        Rotation(planned({name: single(write) for name, write in singles.items()}), counts["single"], "single"),
+        Rotation(planned({"compound": compound}), counts["compound"], "compound"),
+        Rotation(planned(compositional), counts["compositional"], "compositional"),
+    )
+
+
 def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDraft], bool]:
     """A draft check: the gold replays on ``state`` and the hard query is longer than the easy one."""
     return lambda d: simulator.replays(state, d.gold) and len(d.hard or "") > len(d.query)
@@ -251,6 +336,7 @@ def replays_growing(simulator: Simulator, state: BaseModel) -> Callable[[TaskDra
 __all__ = [
     "FAMILY_COUNTS",
     "FAMILY_SIZES",
+    "ROTATION_COUNTS",
     "Builder",
     "Each",
     "Quota",
@@ -258,6 +344,8 @@ __all__ = [
     "Rounds",
     "draft_plan",
     "family_plan",
+    "keyed_plan",
     "read_or_write",
     "replays_growing",
+    "rotation_plan",
 ]

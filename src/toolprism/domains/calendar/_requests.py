@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from toolprism.domains._drafting import other
 from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.calendar._state import (
@@ -38,11 +39,6 @@ from toolprism.domains.calendar._state import (
 
 Maker = Callable[["Plan", int], Request | None]
 """``maker(plan, most_calls)``: a request of at most ``most_calls`` gold actions, or None."""
-
-
-def words(name: str) -> str:
-    """An enumerated value as a query writes it (``"dentist_visit"`` → ``"dentist visit"``)."""
-    return name.replace("_", " ")
 
 
 def at(hour: int) -> str:
@@ -74,7 +70,7 @@ def valid_reminders() -> list[tuple[Lead, Method]]:
 def new_reminder(rng: random.Random, event: Event) -> tuple[Lead, Method]:
     """A random accepted (lead, method) pair other than ``event``'s current reminder."""
     current = (event.reminder.lead, event.reminder.method) if event.reminder else None
-    return rng.choice([p for p in valid_reminders() if p != current])
+    return other(rng, valid_reminders(), current)
 
 
 @dataclass
@@ -325,7 +321,7 @@ def mode(plan: Plan, most: int) -> Request | None:
     """Change the availability mode."""
     if not plan.key("mode"):
         return None
-    value = plan.rng.choice([m for m in MODES if m != plan.state.mode])
+    value = other(plan.rng, MODES, plan.state.mode)
     m = slot(value)
     return request(
         (f"set my status to {m}", f"change my availability to {m}", f"switch my mode to {m}"),

@@ -10,16 +10,15 @@ Per seed: 8 questions, 20 single writes, 72 compound and 24 compositional drafts
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Candidate
+from toolprism.domains._drafting import MAX_CALLS, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Builder, Rotation, draft_plan
+from toolprism.domains._plan import draft_plan, rotation_plan
 from toolprism.domains.calendar._requests import (
     WRITES,
-    Maker,
     Plan,
     at,
     day_name,
@@ -29,7 +28,6 @@ from toolprism.domains.calendar._requests import (
 )
 from toolprism.domains.calendar._state import DAYS, GUESTS, MAX_GUESTS, MODES, CalendarState, Day, span
 
-QUESTIONS, SINGLES, COMPOUNDS, COMPOSITIONALS = 8, 20, 72, 24
 Composer = Callable[[Plan], list[Request] | None]
 
 
@@ -415,7 +413,7 @@ def right_after(plan: Plan) -> list[Request] | None:
 
 def mode_unless(plan: Plan) -> list[Request] | None:
     """Check the availability mode and change it when it is not the stated one."""
-    value = plan.rng.choice([m for m in MODES if m != plan.state.mode])
+    value = other(plan.rng, MODES, plan.state.mode)
     m = slot(value)
     return [
         request(
@@ -480,23 +478,15 @@ def compound(plan: Plan) -> list[Request] | None:
     return requests if len(requests) >= 2 else None
 
 
-def _single(name: str, maker: Maker) -> Composer:
-    return lambda plan: [r] if (r := maker(plan, 1)) is not None else None
-
-
 # --- assembly ----------------------------------------------------------------------------------
 
 
-def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
-    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
-    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
-
-
-PLAN = (
-    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
-    Rotation(_planned({name: _single(name, maker) for name, maker in WRITES.items()}), SINGLES, "single"),
-    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
-    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
+PLAN = rotation_plan(
+    Plan,
+    QUESTION_TEMPLATES,
+    {name: (lambda plan, make=maker: make(plan, 1)) for name, maker in WRITES.items()},
+    compound,
+    COMPOSITIONAL_TEMPLATES,
 )
 """Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
 

@@ -16,7 +16,16 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._drafting import (
+    Ask,
+    Scratch,
+    Simulator,
+    compose_families,
+    flip,
+    other,
+    requests_of,
+    shuffled_compound,
+)
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
@@ -30,6 +39,7 @@ from toolprism.domains.car_cabin._state import (
     PRESETS,
     REAR_DOORS,
     SEATS,
+    SECTIONS,
     SUNROOF_POSITIONS,
     SYSTEMS,
     VENTILATED_SEATS,
@@ -45,10 +55,6 @@ COMPOUND = 76
 COMPOSITIONAL = 25
 COMPOUND_SIZES = {2: 25, 3: 32, 4: 28, 5: 15}
 """Number of requests in a compound task → relative weight."""
-
-
-def _other(rng: random.Random, values: tuple | range, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
 
 
 def _ask(name: str, direct, indirect, gold, writes, reads=()) -> Ask:  # noqa: ANN001
@@ -81,7 +87,7 @@ def _power_of(state: CabinState, system: str) -> str:
 
 
 def _power(rng: random.Random, state: CabinState, system: str, new: str | None = None) -> Ask | None:
-    new = new or ("off" if _power_of(state, system) == "on" else "on")
+    new = new or flip(_power_of(state, system))
     if _power_of(state, system) == new:
         return None
     name, power = slot(system), slot(new)
@@ -122,7 +128,7 @@ def _temperature(rng: random.Random, state: CabinState, zone: str) -> Ask | None
     if state.climate.power == "off" or state.climate.mode == "fan_only":
         return None
     current = state.climate.targets[zone]
-    degrees = _other(rng, range(17, 29), current)
+    degrees = other(rng, range(17, 29), current)
     z, t = slot(zone), slot(degrees)
     if degrees > current:
         indirect = (
@@ -148,7 +154,7 @@ def _fan(rng: random.Random, state: CabinState) -> Ask | None:
     if state.climate.power == "off" or state.climate.mode == "auto":
         return None
     current = state.climate.fan_speed
-    speed = _other(rng, FAN_SPEEDS, current)
+    speed = other(rng, FAN_SPEEDS, current)
     v = slot(speed)
     if FAN_SPEEDS.index(speed) > FAN_SPEEDS.index(current):
         indirect = f"turn the fan up to {v} because I can barely feel any air"
@@ -171,57 +177,49 @@ def _level_options(current: str, other_side: str | None, levels: tuple | None) -
     return options
 
 
-def _seat_heating(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
-    current = state.seats[seat].heating
-    options = _level_options(current, state.seats[seat].ventilation, levels)
-    if not options:
-        return None
-    level = rng.choice(options)
-    where, v = f"{slot(seat)} seat", slot(level)
-    if level == "off":
-        direct = (f"turn {v} the {where} heating", f"switch the {where} heating {v}")
-        indirect = f"let the {where} heating go {v}, the seat is warm enough now"
-    else:
-        direct = (f"set the {where} heating to {v}", f"put the {where} heating on {v}")
-        if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"warm up the {where} by putting its heating on {v}, it feels cold"
-        else:
-            indirect = f"lower the {where} heating to {v}, it's getting too hot"
-    return _ask(
-        "set_seat_heating",
-        direct,
-        indirect,
-        [("set_seat_heating", {"seat": seat, "level": level})],
-        [f"seat.{seat}.heating"],
-        [f"seat.{seat}.ventilation"],
-    )
+_SEAT_GOALS = {
+    "heating": {
+        "off": "let the {where} heating go {v}, the seat is warm enough now",
+        "up": "warm up the {where} by putting its heating on {v}, it feels cold",
+        "down": "lower the {where} heating to {v}, it's getting too hot",
+    },
+    "ventilation": {
+        "off": "let the {where} ventilation go {v}, the seat doesn't need cooling any more",
+        "up": "cool my back in the {where} with its ventilation on {v}",
+        "down": "turn the {where} ventilation down to {v}, it's too chilly",
+    },
+}
+"""Indirect phrasings of a seat's heating or ventilation level: off, up from the current level, or down."""
 
 
-def _seat_ventilation(rng: random.Random, state: CabinState, seat: str, levels: tuple | None = None) -> Ask | None:
-    current = state.seats[seat].ventilation
+def _seat_level(
+    rng: random.Random, state: CabinState, seat: str, feature: str, levels: tuple | None = None
+) -> Ask | None:
+    """Set a seat's ``feature`` (``heating`` or ``ventilation``) to another allowed level (one
+    ``rng.choice``); the seat's other feature must be off for it to go on."""
+    partner = "ventilation" if feature == "heating" else "heating"
+    current = getattr(state.seats[seat], feature)
     if current is None:
         return None
-    options = _level_options(current, state.seats[seat].heating, levels)
+    options = _level_options(current, getattr(state.seats[seat], partner), levels)
     if not options:
         return None
     level = rng.choice(options)
     where, v = f"{slot(seat)} seat", slot(level)
     if level == "off":
-        direct = (f"turn {v} the {where} ventilation", f"switch the {where} ventilation {v}")
-        indirect = f"let the {where} ventilation go {v}, the seat doesn't need cooling any more"
+        direct = (f"turn {v} the {where} {feature}", f"switch the {where} {feature} {v}")
+        goal = "off"
     else:
-        direct = (f"set the {where} ventilation to {v}", f"put the {where} ventilation on {v}")
-        if LEVELS.index(level) > LEVELS.index(current):
-            indirect = f"cool my back in the {where} with its ventilation on {v}"
-        else:
-            indirect = f"turn the {where} ventilation down to {v}, it's too chilly"
+        direct = (f"set the {where} {feature} to {v}", f"put the {where} {feature} on {v}")
+        goal = "up" if LEVELS.index(level) > LEVELS.index(current) else "down"
+    op = f"set_seat_{feature}"
     return _ask(
-        "set_seat_ventilation",
+        op,
         direct,
-        indirect,
-        [("set_seat_ventilation", {"seat": seat, "level": level})],
-        [f"seat.{seat}.ventilation"],
-        [f"seat.{seat}.heating"],
+        _SEAT_GOALS[feature][goal].format(where=where, v=v),
+        [(op, {"seat": seat, "level": level})],
+        [f"seat.{seat}.{feature}"],
+        [f"seat.{seat}.{partner}"],
     )
 
 
@@ -271,12 +269,12 @@ SUNROOF = AskKind(
 
 def _sunroof(rng: random.Random, state: CabinState) -> Ask | None:
     allowed = ("closed", "tilt") if state.openings.rain_sensor == "raining" else SUNROOF_POSITIONS
-    asked = SUNROOF.request(position=_other(rng, allowed, state.openings.sunroof))
+    asked = SUNROOF.request(position=other(rng, allowed, state.openings.sunroof))
     return Ask(asked, frozenset({"sunroof"}), frozenset({"rain"}), "set_sunroof")
 
 
 def _child_lock(rng: random.Random, state: CabinState, door: str) -> Ask:
-    new = "off" if state.child_locks[door] == "on" else "on"
+    new = flip(state.child_locks[door])
     where, v = slot(door), slot(new)
     if new == "on":
         indirect = f"turn {v} the {where} child lock since the kids are riding in the back"
@@ -295,7 +293,7 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
     current = state.lighting.brightness
-    level = _other(rng, range(10, 101, 10), current)
+    level = other(rng, range(10, 101, 10), current)
     b = slot(level)
     if level > current:
         indirect = f"brighten the ambient lighting to {b}% so I can see the console"
@@ -314,7 +312,7 @@ def _brightness(rng: random.Random, state: CabinState) -> Ask | None:
 def _color(rng: random.Random, state: CabinState) -> Ask | None:
     if state.lighting.power == "off":
         return None
-    color = _other(rng, COLORS, state.lighting.color)
+    color = other(rng, COLORS, state.lighting.color)
     c = slot(color)
     return _ask(
         "set_ambient_color",
@@ -357,8 +355,8 @@ def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
         _mode(rng, state),
         *(_temperature(rng, state, zone) for zone in ZONES),
         _fan(rng, state),
-        *(_seat_heating(rng, state, seat) for seat in SEATS),
-        *(_seat_ventilation(rng, state, seat) for seat in VENTILATED_SEATS),
+        *(_seat_level(rng, state, seat, "heating") for seat in SEATS),
+        *(_seat_level(rng, state, seat, "ventilation") for seat in VENTILATED_SEATS),
         *(_window(rng, state, name) for name in WINDOWS),
         _sunroof(rng, state),
         *(_child_lock(rng, state, door) for door in REAR_DOORS),
@@ -371,46 +369,44 @@ def write_asks(rng: random.Random, state: CabinState) -> list[Ask]:
 # --- questions (one read each) -----------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    {
+        "climate": ("what is the {section} set to right now?", "how is the {section} configured at the moment?"),
+        "windows": ("which {section} are open right now?", "what position are the {section} and the sunroof in?"),
+        "lighting": ("what color and brightness is the ambient {section}?", "is the ambient {section} on?"),
+        "doors": (
+            "are the child locks on for the rear {section}?",
+            "what are the rear {section}' child lock settings?",
+        ),
+    },
+    {
+        "climate": "tell me how the {section} is set, I'm wondering whether I need my jacket",
+        "windows": "check whether any {section} or the sunroof are open, I think rain is coming",
+        "lighting": "tell me what the ambient {section} is doing right now, I'm curious about the mood light",
+        "doors": "check how the child lock on each of the {section} is set, the kids are getting in the back",
+    },
+    key="section",
+)
+LIST_PRESETS = AskKind(
+    "list_presets",
+    ("which comfort presets are available?", "list the presets for me"),
+    "remind me which presets this car has and what each one does",
+)
+SEAT_STATUS = AskKind(
+    "get_seat_status",
+    ("how are the {seat} seat heating and ventilation set?", "what level is the {seat} seat heating on?"),
+    "check how the {seat} seat is heated or ventilated, someone says it feels odd",
+)
+
+
 def questions() -> list[Request]:
-    """Read-only questions: one per status section, one per seat, and the preset list."""
-    climate, windows, lighting, doors = (slot(s) for s in ("climate", "windows", "lighting", "doors"))
-    out = [
-        request(
-            (f"what is the {climate} set to right now?", f"how is the {climate} configured at the moment?"),
-            f"tell me how the {climate} is set, I'm wondering whether I need my jacket",
-            ("get_status", {"section": "climate"}),
-        ),
-        request(
-            (f"which {windows} are open right now?", f"what position are the {windows} and the sunroof in?"),
-            f"check whether any {windows} or the sunroof are open, I think rain is coming",
-            ("get_status", {"section": "windows"}),
-        ),
-        request(
-            (f"what color and brightness is the ambient {lighting}?", f"is the ambient {lighting} on?"),
-            f"tell me what the ambient {lighting} is doing right now, I'm curious about the mood light",
-            ("get_status", {"section": "lighting"}),
-        ),
-        request(
-            (f"are the child locks on for the rear {doors}?", f"what are the rear {doors}' child lock settings?"),
-            f"check how the child lock on each of the {doors} is set, the kids are getting in the back",
-            ("get_status", {"section": "doors"}),
-        ),
-        request(
-            ("which comfort presets are available?", "list the presets for me"),
-            "remind me which presets this car has and what each one does",
-            ("list_presets", {}),
-        ),
+    """Read-only questions: one per status section, the preset list, and one per seat."""
+    return [
+        *(STATUS.request(section=section) for section in SECTIONS),
+        LIST_PRESETS.request(),
+        *(SEAT_STATUS.request(seat=seat) for seat in SEATS),
     ]
-    for seat in SEATS:
-        where = f"{slot(seat)} seat"
-        out.append(
-            request(
-                (f"how are the {where} heating and ventilation set?", f"what level is the {where} heating on?"),
-                f"check how the {where} is heated or ventilated, someone says it feels odd",
-                ("get_seat_status", {"seat": seat}),
-            )
-        )
-    return out
 
 
 # --- compositional requests: built one after another on a scratch state -----------------------
@@ -497,7 +493,7 @@ def copy_seat_heating(rng: random.Random, state: CabinState) -> Plan | None:
         return None
     s = Scratch(SIM, state)
     if level != "off" and state.seats[target].ventilation not in (None, "off"):
-        s.add(_seat_ventilation(rng, s.state, target, ("off",)))
+        s.add(_seat_level(rng, s.state, target, "ventilation", ("off",)))
     src, dst = f"{slot(source)} seat", f"{slot(target)} seat"
     s.add(
         request(
@@ -535,11 +531,11 @@ def swap_seat_comfort(rng: random.Random, state: CabinState) -> Plan | None:
     for seat in rng.sample(seats, rng.randint(1, len(seats))):
         on_levels = ("low", "medium", "high")
         if s.state.seats[seat].heating != "off":
-            s.add(_seat_heating(rng, s.state, seat, ("off",)))
-            s.add(_seat_ventilation(rng, s.state, seat, on_levels))
+            s.add(_seat_level(rng, s.state, seat, "heating", ("off",)))
+            s.add(_seat_level(rng, s.state, seat, "ventilation", on_levels))
         else:
-            s.add(_seat_ventilation(rng, s.state, seat, ("off",)))
-            s.add(_seat_heating(rng, s.state, seat, on_levels))
+            s.add(_seat_level(rng, s.state, seat, "ventilation", ("off",)))
+            s.add(_seat_level(rng, s.state, seat, "heating", on_levels))
     return s.plan
 
 
@@ -567,7 +563,7 @@ def rain_sunroof(rng: random.Random, state: CabinState) -> Plan | None:
 def toggle_child_lock(rng: random.Random, state: CabinState) -> Plan | None:
     """Check a rear child lock and switch it to the other setting."""
     door = rng.choice(REAR_DOORS)
-    new = "off" if state.child_locks[door] == "on" else "on"
+    new = flip(state.child_locks[door])
     where, lock = slot(door), slot("doors", "child lock")
     off, on = (slot(v) if v == new else v for v in ("off", "on"))
     return [

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Candidate, Simulator, chain
+from toolprism.domains._drafting import Candidate, Simulator, chain, flip, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Quota, draft_plan
@@ -67,7 +67,7 @@ def _power(rng: random.Random, state: ClimateState, zone: Zone) -> Request | Non
     unit = state.zones[zone]
     if unit.power == "off" and unit.vent == "closed":
         return None
-    return POWER.request(zone=zone, power="off" if unit.power == "on" else "on")
+    return POWER.request(zone=zone, power=flip(unit.power))
 
 
 MODE = AskKind(
@@ -88,7 +88,7 @@ def _mode(rng: random.Random, state: ClimateState, zone: Zone, mode: str | None 
     unit = state.zones[zone]
     if unit.power == "off":
         return None
-    return MODE.request(zone=zone, mode=mode or rng.choice([m for m in MODES if m != unit.mode]))
+    return MODE.request(zone=zone, mode=mode or other(rng, MODES, unit.mode))
 
 
 def _temperature_choices(state: ClimateState, zone: Zone) -> list[int]:
@@ -158,7 +158,7 @@ def _vent(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None
 
 
 def _child_lock(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None:
-    value = "off" if state.zones[zone].child_lock == "on" else "on"
+    value = flip(state.zones[zone].child_lock)
     z, v = slot(zone), slot(value)
     goal = (
         f"switch the {z} child lock {v}, the kids keep fiddling with that panel"
@@ -176,7 +176,7 @@ def _timer(rng: random.Random, state: ClimateState, zone: Zone) -> Request | Non
     unit, z = state.zones[zone], slot(zone)
     action = "turn_off" if unit.power == "on" else "turn_on"
     taken = unit.timer.duration if unit.timer is not None and unit.timer.action == action else None
-    duration = rng.choice([d for d in DURATIONS if d != taken])
+    duration = other(rng, DURATIONS, taken)
     a, d = slot(action), slot(duration)
     goal = (
         f"make sure the {z} unit will {a} by itself in {d}, I'll be asleep by then"
@@ -241,13 +241,11 @@ def _preset(rng: random.Random, state: ClimateState, zone: Zone) -> Request | No
     return None if unit.power == "off" else PRESET.draw(rng, PRESETS, unit.preset, zone=zone)
 
 
-def _status(rng: random.Random, state: ClimateState, zone: Zone) -> Request | None:
-    z = slot(zone)
-    return request(
-        [f"tell me what the {z} unit is set to", f"check the status of the {z} unit"],
-        [f"find out whether I need a sweater in the {z} by checking its unit", f"look up how warm the {z} is now"],
-        ("get_status", {"zone": zone}),
-    )
+ZONE_STATUS = AskKind(
+    "get_status",
+    ("tell me what the {zone} unit is set to", "check the status of the {zone} unit"),
+    ("find out whether I need a sweater in the {zone} by checking its unit", "look up how warm the {zone} is now"),
+)
 
 
 # --- whole-home requests -----------------------------------------------------------------------
@@ -255,7 +253,7 @@ def _status(rng: random.Random, state: ClimateState, zone: Zone) -> Request | No
 
 def _humidity(rng: random.Random, state: ClimateState) -> Request | None:
     current = state.humidity
-    target = rng.choice([t for t in range(30, 61, 5) if t != current.current_humidity])
+    target = other(rng, range(30, 61, 5), current.current_humidity)
     modes = ["auto", "humidify" if target > current.current_humidity else "dehumidify"]
     mode = rng.choice([m for m in modes if (m, target) != (current.mode, current.target_humidity)])
     m, t = slot(mode), slot(target)
@@ -292,20 +290,16 @@ def _purifier(rng: random.Random, state: ClimateState) -> Request | None:
     return PURIFIER.draw(rng, PURIFIER_LEVELS, state.purifier)
 
 
-def _air_status(rng: random.Random, state: ClimateState) -> Request | None:
-    return request(
-        ["tell me the current humidity and purifier level", "check the air status"],
-        ["find out how humid the house is right now", "look up whether the air purifier is running"],
-        ("get_air_status", {}),
-    )
-
-
-def _list_presets(rng: random.Random, state: ClimateState) -> Request | None:
-    return request(
-        ["list the climate presets", "show me what each preset does"],
-        ["walk me through the presets, I never remember what they do", "remind me which presets there are"],
-        ("list_presets", {}),
-    )
+AIR_STATUS = AskKind(
+    "get_air_status",
+    ("tell me the current humidity and purifier level", "check the air status"),
+    ("find out how humid the house is right now", "look up whether the air purifier is running"),
+)
+LIST_PRESETS = AskKind(
+    "list_presets",
+    ("list the climate presets", "show me what each preset does"),
+    ("walk me through the presets, I never remember what they do", "remind me which presets there are"),
+)
 
 
 ZONE_WRITES: tuple[ZoneBuilder, ...] = (
@@ -343,8 +337,8 @@ def _single(rng: random.Random, state: ClimateState) -> Candidate:
 
 def _question(rng: random.Random, state: ClimateState) -> Candidate:
     if rng.random() < 0.6:
-        return [_status(rng, state, rng.choice(ZONES))]
-    return [rng.choice((_air_status, _list_presets))(rng, state)]
+        return [ZONE_STATUS.request(zone=rng.choice(ZONES))]
+    return [rng.choice((AIR_STATUS, LIST_PRESETS)).request()]
 
 
 def _compound(count: int) -> Builder:
@@ -376,7 +370,7 @@ def _full_setup(rng: random.Random, state: ClimateState) -> Candidate:
     if zone is None:
         return None
     unit = state.zones[zone]
-    mode = rng.choice([m for m in TEMPERATURE_RANGE if m != unit.mode])
+    mode = other(rng, TEMPERATURE_RANGE, unit.mode)
     steps: list[Callable[[ClimateState], Request | None]] = [
         lambda s: _power(rng, s, zone),
         lambda s: _mode(rng, s, zone, mode),
@@ -526,7 +520,7 @@ def _check_timer(rng: random.Random, state: ClimateState) -> Candidate:
 def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
     """Read the air status, then humidify or dehumidify towards a target, maybe start the purifier."""
     current = state.humidity.current_humidity
-    target = rng.choice([t for t in range(35, 56, 5) if t != current])
+    target = other(rng, range(35, 56, 5), current)
     mode = "dehumidify" if current > target else "humidify"
     read = request(["check the humidity", "look up the air status"], "find out how humid it is", ("get_air_status", {}))
     t = slot(target)
@@ -556,7 +550,7 @@ def _humidity_check(rng: random.Random, state: ClimateState) -> Candidate:
 def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
     """Check two or three zones and switch on (or off) each one that is not."""
     power = rng.choice(("on", "off"))
-    other = "off" if power == "on" else "on"
+    opposite = flip(power)
     steps = []
     zones = rng.sample(ZONES, rng.choice((2, 3, 3, 3)))
     if all(state.zones[zone].power == power for zone in zones):
@@ -568,10 +562,10 @@ def _sweep(rng: random.Random, state: ClimateState) -> Candidate:
         steps.append(
             lambda s, z=z, p=p, zone=zone, switch=switch: request(
                 [
-                    f"check the {z} unit and turn it {p} if it is {other}",
-                    f"turn the {z} unit {p} if it's {other}",
+                    f"check the {z} unit and turn it {p} if it is {opposite}",
+                    f"turn the {z} unit {p} if it's {opposite}",
                 ],
-                f"make sure the {z} unit is {p}, switching it {p} if it is {other}",
+                f"make sure the {z} unit is {p}, switching it {p} if it is {opposite}",
                 ("get_status", {"zone": zone}),
                 *switch,
             )

@@ -9,11 +9,9 @@ phrasing states every gold value literally (``"super cool"`` for ``super_cool``)
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
-from toolprism.domains._drafting import Ask
+from toolprism.domains._drafting import Ask, ask, flip, other
 from toolprism.domains._grammar import slot
-from toolprism.domains._phrasing import request
 from toolprism.domains.kitchen._state import (
     BURNER_LEVELS,
     BURNERS,
@@ -34,30 +32,6 @@ from toolprism.domains.kitchen._state import (
     TIMER_LABELS,
     KitchenState,
 )
-from toolprism.schema import JSON
-
-Gold = tuple[tuple[str, dict[str, JSON]], ...]
-
-
-def ask(direct: str | Sequence[str], indirect: str | Sequence[str], gold: Gold, touches: set[str]) -> Ask:
-    """Build an :class:`~toolprism.domains._drafting.Ask` writing ``touches`` (phrasings as in
-    :func:`~toolprism.domains._phrasing.request`); asks touching nothing in common are independent."""
-    return Ask(request(direct, indirect, *gold), frozenset(touches))
-
-
-def words(value: str) -> str:
-    """An enumerated value as a query writes it (``flat_white`` → ``flat white``)."""
-    return value.replace("_", " ")
-
-
-def other(rng: random.Random, values: Sequence, current: object) -> object:
-    """A value of ``values`` other than ``current``."""
-    return rng.choice([v for v in values if v != current])
-
-
-def flip(power: str) -> str:
-    """The other power state."""
-    return "off" if power == "on" else "on"
 
 
 def oven_temperatures(mode: str) -> list[int]:

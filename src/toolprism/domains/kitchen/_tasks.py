@@ -1,11 +1,8 @@
 """Task generation for the kitchen: single, compound and compositional drafts from the fresh world.
 
-Each draft is built from :mod:`._requests` asks and phrased by :func:`~toolprism.domains._phrasing.draft`
-(easy and hard forms). A candidate is kept only if its gold replays on the world without a refusal,
-every gold write changes the state, a writing task leaves the state changed, a compound task's
-requests are independent (disjoint touches; the reversed order replays too), and both queries are
-new. Mix per seed (:data:`PLAN`): 28 single (9 of them questions), 74 compound (2-5 requests), 24
-compositional (chains in which later calls need earlier ones or follow from read state).
+Drafted by family from :mod:`._requests` asks (:func:`~toolprism.domains._plan.family_plan`
+says which candidates are kept); mix per seed (:data:`PLAN`): 28 single (9 of them questions), 74
+compound (2-5 requests), 24 compositional.
 """
 
 from __future__ import annotations
@@ -14,12 +11,12 @@ import random
 from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Simulator
+from toolprism.domains._drafting import Ask, Simulator, ask, other
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._opkit import words
 from toolprism.domains._plan import draft_plan, family_plan, replays_growing
 from toolprism.domains.kitchen import _requests as r
 from toolprism.domains.kitchen._ops import OPERATIONS
-from toolprism.domains.kitchen._requests import ask, other, words
 from toolprism.domains.kitchen._state import (
     OVEN_PRESETS,
     OVEN_RANGE,

@@ -9,11 +9,9 @@ literally (``"quick wash"`` for ``quick_wash``).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
-from toolprism.domains._drafting import Ask
+from toolprism.domains._drafting import Ask, ask, flip, other
 from toolprism.domains._grammar import slot
-from toolprism.domains._phrasing import request
 from toolprism.domains.laundry._state import (
     CYCLE_LIMITS,
     DETERGENTS,
@@ -29,9 +27,7 @@ from toolprism.domains.laundry._state import (
     spin_speeds,
     wash_temperatures,
 )
-from toolprism.schema import JSON
 
-Gold = tuple[tuple[str, dict[str, JSON]], ...]
 PARTS = {
     "washer": ("cycle", "temperature", "spin", "prewash", "extra_rinse", "steam", "detergent", "schedule", "run"),
     "dryer": ("program", "heat", "steam", "anti_crease", "schedule", "run"),
@@ -39,30 +35,9 @@ PARTS = {
 """The parts of each machine a request may touch; power, start and pause touch them all."""
 
 
-def ask(direct: str | Sequence[str], indirect: str | Sequence[str], gold: Gold, touches: set[str]) -> Ask:
-    """Build an :class:`~toolprism.domains._drafting.Ask` writing ``touches`` (phrasings as in
-    :func:`~toolprism.domains._phrasing.request`); asks touching nothing in common are independent."""
-    return Ask(request(direct, indirect, *gold), frozenset(touches))
-
-
 def parts(machine: str, *names: str) -> set[str]:
     """Touch tags of ``machine``'s ``names`` (all of its parts when none are given)."""
     return {f"{machine}.{name}" for name in names or PARTS[machine]}
-
-
-def words(value: str) -> str:
-    """An enumerated value as a query writes it (``quick_wash`` → ``quick wash``)."""
-    return value.replace("_", " ")
-
-
-def other(rng: random.Random, values: Sequence, current: object) -> object:
-    """A value of ``values`` other than ``current``."""
-    return rng.choice([v for v in values if v != current])
-
-
-def flip(power: str) -> str:
-    """The other power state."""
-    return "off" if power == "on" else "on"
 
 
 def settable(s: LaundryState, machine: str) -> bool:

@@ -19,11 +19,12 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Simulator
+from toolprism.domains._drafting import Simulator, flip, other
+from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, draft_plan
@@ -37,6 +38,7 @@ from toolprism.domains.media_player._state import (
     STATIONS,
     ZONES,
     MediaState,
+    Player,
     Zone,
 )
 
@@ -154,14 +156,14 @@ CANCEL_TIMER = AskKind(
 
 
 def _power(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk:
-    return DeviceAsk(POWER.request(zone=zone, power="on" if s.zones[zone].power == "off" else "off"), zone, ALL_SLOTS)
+    return DeviceAsk(POWER.request(zone=zone, power=flip(s.zones[zone].power)), zone, ALL_SLOTS)
 
 
 def _volume(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
-    level = rng.choice([v for v in range(10, _volume_cap(zone) + 1, 5) if v != p.volume])
+    level = other(rng, range(10, _volume_cap(zone) + 1, 5), p.volume)
     z, v = slot(zone), slot(level)
     direct = [f"set the {z} volume to {v}", f"change the volume in the {z} to {v}%"]
     if level > p.volume:
@@ -191,7 +193,7 @@ def _tone(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
         return None
     band = rng.choice(BANDS)
     current = getattr(p, band)
-    level = rng.choice([v for v in range(-8, 9) if v != current])
+    level = other(rng, range(-8, 9), current)
     z, b, v = slot(zone), slot(band), slot(level)
     direct = [f"set the {z} {b} to {v}", f"adjust the {b} in the {z} to {v}"]
     indirect = [_TONE_GOAL[band, level > current].format(z=z, band=b, level=v)]
@@ -203,7 +205,7 @@ def _source(rng: random.Random, s: MediaState, zone: Zone) -> DeviceAsk | None:
     p = s.zones[zone]
     if p.power == "off":
         return None
-    source = rng.choice([x for x in SOURCE.indirect if x != p.source])
+    source = other(rng, SOURCE.indirect, p.source)
     return device_ask(zone, {"playback", "repeat"}, SOURCE.request(zone=zone, source=source))
 
 
@@ -483,38 +485,39 @@ def _preset_level(rng: random.Random, s: MediaState) -> Request | None:
     )
 
 
+CONDITIONAL: tuple[tuple[Callable[[Player], bool], AskKind], ...] = (
+    (
+        lambda p: p.playback == "playing",
+        AskKind(
+            "pause",
+            ("if the {zone} is playing, pause it", "check the {zone} and pause it if it is playing"),
+            "pause the {zone} if anything is playing there because I'm about to make a call",
+        ),
+    ),
+    (
+        lambda p: p.playback == "paused",
+        AskKind(
+            "resume",
+            ("if the {zone} is paused, resume it", "check the {zone} and resume it if it is paused"),
+            "carry on playing in the {zone} if it was left paused now that I'm back",
+        ),
+    ),
+    (
+        lambda p: p.sleep_timer_min is not None,
+        AskKind(
+            "cancel_timer",
+            ("if the {zone} has a sleep timer, cancel it", "check for a sleep timer in the {zone} and cancel it"),
+            "get rid of the sleep timer in the {zone} if one is running since I'm staying up late",
+        ),
+    ),
+)
+"""Conditional asks: (when the zone's player calls for it, the ask), posed after reading its status."""
+
+
 def _conditional(rng: random.Random, s: MediaState) -> Request | None:
     zone = rng.choice(_on_zones(s))
-    p, z = s.zones[zone], slot(zone)
     read = ("get_status", {"zone": zone})
-    options = []
-    if p.playback == "playing":
-        options.append(
-            request(
-                [f"if the {z} is playing, pause it", f"check the {z} and pause it if it is playing"],
-                [f"pause the {z} if anything is playing there because I'm about to make a call"],
-                read,
-                ("pause", {"zone": zone}),
-            )
-        )
-    if p.playback == "paused":
-        options.append(
-            request(
-                [f"if the {z} is paused, resume it", f"check the {z} and resume it if it is paused"],
-                [f"carry on playing in the {z} if it was left paused now that I'm back"],
-                read,
-                ("resume", {"zone": zone}),
-            )
-        )
-    if p.sleep_timer_min is not None:
-        options.append(
-            request(
-                [f"if the {z} has a sleep timer, cancel it", f"check for a sleep timer in the {z} and cancel it"],
-                [f"get rid of the sleep timer in the {z} if one is running since I'm staying up late"],
-                read,
-                ("cancel_timer", {"zone": zone}),
-            )
-        )
+    options = [ask.after(read, zone=zone) for applies, ask in CONDITIONAL if applies(s.zones[zone])]
     return rng.choice(options) if options else None
 
 
@@ -531,7 +534,7 @@ READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
 PLAN = DEVICES.plan(
     _question, ("source_chain", (_switch_and_play, _switch_and_tune)), READ_THEN_WRITE, power_calls=(3, 4, 5, 6, 2)
 )
-"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
+"""Drafts per seed (see :meth:`~toolprism.domains._fleet.Devices.plan`)."""
 
 
 def drafts(state: MediaState, world_seed: int) -> list[TaskDraft]:

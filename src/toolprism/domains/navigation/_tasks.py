@@ -14,8 +14,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, requests_of, shuffled_compound
+from toolprism.domains._drafting import Ask, Scratch, Simulator, compose_families, other, requests_of, shuffled_compound
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Each, Quota, Rounds, draft_plan
@@ -31,6 +32,7 @@ from toolprism.domains.navigation._state import (
     PLACES,
     POSITIONS,
     PREFERENCES,
+    SECTIONS,
     SORT_KEYS,
     STOPS,
     NavigationState,
@@ -218,7 +220,7 @@ _PREFERENCE_GOALS = {
 def _preference_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if not _active(state):
         return None
-    route = rng.choice([p for p in PREFERENCES if p != state.route.preference])
+    route = other(rng, PREFERENCES, state.route.preference)
     r = slot(route)
     return _ask(
         "set_route_preference",
@@ -265,7 +267,7 @@ _MODE_GOALS = {
 
 
 def _mode_ask(rng: random.Random, state: NavigationState) -> Ask:
-    mode = rng.choice([m for m in MAP_MODES if m != state.map_mode])
+    mode = other(rng, MAP_MODES, state.map_mode)
     text = slot(mode, MODE_TEXT[mode])
     return _ask(
         "set_mode",
@@ -308,7 +310,7 @@ def _volume_ask(rng: random.Random, state: NavigationState) -> Ask | None:
     if state.voice.level == "muted":
         return None
     current = state.voice.volume
-    volume = rng.choice([v for v in range(10, 101, 10) if v != current])
+    volume = other(rng, range(10, 101, 10), current)
     v = slot(volume)
     if volume > current:
         indirect = f"turn the voice guidance up to {v}% because I can't hear the directions"
@@ -367,42 +369,38 @@ def write_asks(rng: random.Random, state: NavigationState) -> list[Ask]:
 # --- questions (one read each) -----------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    {
+        "route": ("what is the ETA on the current {section}?", "where is the current {section} taking me?"),
+        "display": ("what mode is the map {section} in?", "which map mode is the {section} using?"),
+        "voice": ("how is the {section} guidance set?", "what language and volume is the {section} guidance on?"),
+        "sharing": ("who am I {section} my ETA with?", "which ETA {section} is on right now?"),
+    },
+    {
+        "route": "check the {section} and tell me when I'll get there",
+        "display": "tell me how the {section} is showing the map, it looks different today",
+        "voice": "check the {section} guidance settings, the directions sound odd",
+        "sharing": "tell me who can see my ETA through {section} right now",
+    },
+    key="section",
+)
+SAVED_PLACES = AskKind(
+    "list_saved_places",
+    ("list my saved places", "which saved places do I have?"),
+    "remind me which places I've saved and how long each drive is",
+)
+
+
 def questions(rng: random.Random) -> list[Request]:
     """Read-only questions: one per status section, the saved places, and four place searches."""
-    route, display, voice, sharing = (slot(s) for s in ("route", "display", "voice", "sharing"))
-    out = [
-        request(
-            (f"what is the ETA on the current {route}?", f"where is the current {route} taking me?"),
-            f"check the {route} and tell me when I'll get there",
-            ("get_status", {"section": "route"}),
-        ),
-        request(
-            (f"what mode is the map {display} in?", f"which map mode is the {display} using?"),
-            f"tell me how the {display} is showing the map, it looks different today",
-            ("get_status", {"section": "display"}),
-        ),
-        request(
-            (f"how is the {voice} guidance set?", f"what language and volume is the {voice} guidance on?"),
-            f"check the {voice} guidance settings, the directions sound odd",
-            ("get_status", {"section": "voice"}),
-        ),
-        request(
-            (f"who am I {sharing} my ETA with?", f"which ETA {sharing} is on right now?"),
-            f"tell me who can see my ETA through {sharing} right now",
-            ("get_status", {"section": "sharing"}),
-        ),
-        request(
-            ("list my saved places", "which saved places do I have?"),
-            "remind me which places I've saved and how long each drive is",
-            ("list_saved_places", {}),
-        ),
-    ]
+    out = [*(STATUS.request(section=section) for section in SECTIONS), SAVED_PLACES.request()]
     for category, sort in rng.sample([(c, s) for c in CATEGORIES for s in SORT_KEYS], 4):
         what = _category(category)
-        best, other = _sorted_by(sort)
+        best, also = _sorted_by(sort)
         out.append(
             request(
-                (f"find the {best} {what}", f"which {what} is the {other} one?"),
+                (f"find the {best} {what}", f"which {what} is the {also} one?"),
                 f"look up the {best} {what} for me, {CATEGORY_REASON[category]}",
                 ("find_poi", {"category": category, "sort": sort}),
             )
@@ -458,12 +456,12 @@ def find_and_add(rng: random.Random, state: NavigationState) -> Plan | None:
         if top in waypoints or len(waypoints) >= MAX_WAYPOINTS:
             continue
         position = rng.choice(POSITIONS)
-        what, (best, other), at = _category(category), _sorted_by(sort), slot(position)
+        what, (best, also), at = _category(category), _sorted_by(sort), slot(position)
         s.add(
             request(
                 (
                     f"find the {best} {what} and add it as the {at} stop",
-                    f"look up the {other} {what} and put it on the route as the {at} stop",
+                    f"look up the {also} {what} and put it on the route as the {at} stop",
                 ),
                 f"look for the {best} {what} and make it the {at} stop, {CATEGORY_REASON[category]}",
                 ("find_poi", {"category": category, "sort": sort}),

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import Candidate, Simulator, chain
+from toolprism.domains._drafting import Candidate, Simulator, chain, flip, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, Quota, draft_plan
@@ -105,7 +105,7 @@ CAMERA_POWER = AskKind(
 
 
 def _camera_power(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
-    power = "off" if state.cameras[camera].power == "on" else "on"
+    power = flip(state.cameras[camera].power)
     if power == "off" and state.mode == "away":
         return None
     return CAMERA_POWER.request(camera=camera, power=power)
@@ -133,7 +133,7 @@ def _recording(rng: random.Random, state: SecurityState, camera: Camera, value: 
     current = state.cameras[camera]
     if current.power == "off":
         return None
-    value = value or rng.choice([r for r in RECORDINGS if r != current.recording])
+    value = value or other(rng, RECORDINGS, current.recording)
     return RECORDING.request(camera=camera, recording=value)
 
 
@@ -175,7 +175,7 @@ FLOODLIGHT = AskKind(
 
 
 def _floodlight(rng: random.Random, state: SecurityState, light: Floodlight, mode: str | None = None) -> Request | None:
-    mode = mode or rng.choice([m for m in ("off", "on", "motion") if m != state.floodlights[light].mode])
+    mode = mode or other(rng, ("off", "on", "motion"), state.floodlights[light].mode)
     return FLOODLIGHT.request(light=light, mode=mode)
 
 
@@ -183,7 +183,7 @@ def _brightness(rng: random.Random, state: SecurityState, light: Floodlight) -> 
     current = state.floodlights[light]
     if current.mode == "off":
         return None
-    level = rng.choice([b for b in range(10, 101, 10) if b != current.brightness])
+    level = other(rng, range(10, 101, 10), current.brightness)
     f, v = slot(light), slot(level)
     goal = (
         f"brighten the {f} floodlight to {v}%, I can't see the path"
@@ -217,7 +217,7 @@ def _volume(rng: random.Random, state: SecurityState, level: int | None = None) 
 def _delay(rng: random.Random, state: SecurityState) -> Request | None:
     if state.mode != "disarmed":
         return None
-    delay = rng.choice([d for d in ENTRY_DELAYS if d != state.entry_delay])
+    delay = other(rng, ENTRY_DELAYS, state.entry_delay)
     d = slot(delay)
     longer = ENTRY_DELAYS.index(delay) > ENTRY_DELAYS.index(state.entry_delay)
     goal = (
@@ -277,29 +277,21 @@ def _mode(rng: random.Random, state: SecurityState, mode: str | None = None) -> 
     return MODE.request(mode=mode)
 
 
-def _status(rng: random.Random, state: SecurityState) -> Request | None:
-    return request(
-        ["tell me the alarm status", "check whether the doors are locked"],
-        ["find out whether the house is secure right now", "look up how the alarm and doors are set"],
-        ("get_status", {}),
-    )
-
-
-def _camera_status(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
-    c = slot(camera)
-    return request(
-        [f"tell me how the {c} camera is set", f"check the {c} camera settings"],
-        [f"find out whether the {c} camera is recording", f"look up what the {c} camera is doing"],
-        ("get_camera", {"camera": camera}),
-    )
-
-
-def _events(rng: random.Random, state: SecurityState) -> Request | None:
-    return request(
-        ["list today's events", "show me the recent events"],
-        ["find out what the cameras picked up today", "run through what happened outside today"],
-        ("list_events", {}),
-    )
+STATUS = AskKind(
+    "get_status",
+    ("tell me the alarm status", "check whether the doors are locked"),
+    ("find out whether the house is secure right now", "look up how the alarm and doors are set"),
+)
+CAMERA_STATUS = AskKind(
+    "get_camera",
+    ("tell me how the {camera} camera is set", "check the {camera} camera settings"),
+    ("find out whether the {camera} camera is recording", "look up what the {camera} camera is doing"),
+)
+EVENTS = AskKind(
+    "list_events",
+    ("list today's events", "show me the recent events"),
+    ("find out what the cameras picked up today", "run through what happened outside today"),
+)
 
 
 def _camera_change(rng: random.Random, state: SecurityState, camera: Camera) -> Request | None:
@@ -340,8 +332,8 @@ def _single(rng: random.Random, state: SecurityState) -> Candidate:
 def _question(rng: random.Random, state: SecurityState) -> Candidate:
     pick = rng.random()
     if pick < 0.4:
-        return [_camera_status(rng, state, rng.choice(CAMERAS))]
-    return [_status(rng, state) if pick < 0.7 else _events(rng, state)]
+        return [CAMERA_STATUS.request(camera=rng.choice(CAMERAS))]
+    return [(STATUS if pick < 0.7 else EVENTS).request()]
 
 
 def _compound(count: int) -> Builder:
@@ -356,7 +348,7 @@ def _compound(count: int) -> Builder:
 
 def _secure_and_arm(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the doors, lock the closed unlocked ones, bypass what is open, then arm away or night."""
-    target = rng.choice([m for m in LOCKED_WHEN_ARMED if m != state.mode])
+    target = other(rng, LOCKED_WHEN_ARMED, state.mode)
     if state.mode == "disarmed":
         bypass = [s for s in SENSORS if state.sensors[s].contact == "open" and state.sensors[s].status == "monitored"]
     else:
@@ -435,7 +427,7 @@ def _event_response(rng: random.Random, state: SecurityState) -> Candidate:
                     *gold,
                 )
             )
-        level = rng.choice([b for b in range(60, 101, 10) if b != light.brightness])
+        level = other(rng, range(60, 101, 10), light.brightness)
         v = slot(level)
         steps.append(
             lambda s: request(
@@ -456,7 +448,7 @@ def _event_response(rng: random.Random, state: SecurityState) -> Candidate:
                     *gold_on,
                 )
             )
-        value = rng.choice([r for r in ("continuous", "motion") if r != camera.recording])
+        value = other(rng, ("continuous", "motion"), camera.recording)
         v = slot(value)
         steps.append(
             lambda s: request(
@@ -526,7 +518,7 @@ def _floodlight_setup(rng: random.Random, state: SecurityState) -> Candidate:
     """One or two floodlights: switch on or to motion (needed when off), then set the brightness."""
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, rng.choice((1, 2))):
-        mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
+        mode = other(rng, ("on", "motion"), state.floodlights[light].mode)
         steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
         steps.append(lambda s, f=light: _brightness(rng, s, f))
     return chain(SIM, state, steps)
@@ -540,7 +532,7 @@ def _outdoor_setup(rng: random.Random, state: SecurityState) -> Candidate:
     camera = rng.choice(cameras)
     steps: list[Step] = []
     for light in rng.sample(FLOODLIGHTS, 2):
-        mode = rng.choice([m for m in ("on", "motion") if m != state.floodlights[light].mode])
+        mode = other(rng, ("on", "motion"), state.floodlights[light].mode)
         steps.append(lambda s, f=light, m=mode: _floodlight(rng, s, f, m))
         steps.append(lambda s, f=light: _brightness(rng, s, f))
     if state.cameras[camera].power == "off":
@@ -554,7 +546,7 @@ def _outdoor_setup(rng: random.Random, state: SecurityState) -> Candidate:
 
 def _siren_check(rng: random.Random, state: SecurityState) -> Candidate:
     """Read the alarm; if it is armed set the siren to a level, otherwise mute it."""
-    level = rng.choice([v for v in range(30, 101, 10) if v != state.siren_volume])
+    level = other(rng, range(30, 101, 10), state.siren_volume)
     value = level if state.mode in ARMED else 0
     if value == state.siren_volume:
         return None

@@ -15,14 +15,15 @@ Mix per seed (:data:`MIX`): 29 single, 76 compound and 25 compositional drafts (
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, flip, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Quota, draft_plan, read_or_write
+from toolprism.domains._plan import draft_plan, keyed_plan
 from toolprism.domains.smart_home import _ops as ops
 from toolprism.domains.smart_home._state import (
     BLINDS_ROOMS,
@@ -41,6 +42,7 @@ from toolprism.domains.smart_home._state import (
     Room,
     Zone,
 )
+from toolprism.schema import JSON
 
 MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 """Drafts per kind and seed (22 % / 58 % / 19 %)."""
@@ -59,8 +61,23 @@ def _pick(rng: random.Random, candidates: list, key: Callable[[object], str], ta
     return rng.choice(free) if free else None
 
 
-def _other(rng: random.Random, values: tuple | list, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
+def _change(
+    rng: random.Random,
+    taken: set[str],
+    device: str,
+    current: Mapping[str, JSON],
+    values: Iterable[JSON],
+    phrase: Callable[[Any, Any, Any], Request],
+) -> Ask | None:
+    """An ask setting one ``device`` (``"light"``, ``"speaker"``...) of those in ``current``
+    (name → current value) not yet ``taken`` to one of ``values`` other than its current one,
+    phrased by ``phrase(name, value, current)``; None when every one is taken. Two
+    ``rng.choice`` calls: the device, then the value."""
+    name = _pick(rng, list(current), lambda n: f"{device}:{n}", taken)
+    if name is None:
+        return None
+    now = current[name]
+    return Ask(phrase(name, other(rng, values, now), now), frozenset({f"{device}:{name}"}))
 
 
 # --- lights ------------------------------------------------------------------------------------
@@ -109,7 +126,7 @@ def _light_power(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     room = _pick(rng, list(ROOMS), lambda r: f"light:{r}", taken)
     if room is None:
         return None
-    power = "off" if state.rooms[room].light.power == "on" else "on"
+    power = flip(state.rooms[room].light.power)
     return Ask(_power_request(room, power), frozenset({f"light:{room}"}))
 
 
@@ -129,20 +146,13 @@ def _lit_rooms(state: HomeState) -> list[Room]:
 
 
 def _brightness(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].light.brightness
-    level = _other(rng, range(10, 101, 5), current)
-    return Ask(_brightness_request(room, level, current), frozenset({f"light:{room}"}))
+    brightness = {r: state.rooms[r].light.brightness for r in _lit_rooms(state)}
+    return _change(rng, taken, "light", brightness, range(10, 101, 5), _brightness_request)
 
 
 def _color(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, _lit_rooms(state), lambda r: f"light:{r}", taken)
-    if room is None:
-        return None
-    color = _other(rng, COLORS, state.rooms[room].light.color)
-    return Ask(_color_request(room, color), frozenset({f"light:{room}"}))
+    color = {r: state.rooms[r].light.color for r in _lit_rooms(state)}
+    return _change(rng, taken, "light", color, COLORS, lambda r, c, _: _color_request(r, c))
 
 
 # --- blinds, fans, speakers --------------------------------------------------------------------
@@ -164,19 +174,15 @@ BLINDS = AskKind(
 
 
 def _blinds(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(BLINDS_ROOMS), lambda r: f"blinds:{r}", taken)
-    if room is None:
-        return None
-    position = _other(rng, POSITIONS, state.rooms[room].blinds)
-    return Ask(BLINDS.request(room=room, position=position), frozenset({f"blinds:{room}"}))
+    blinds = {r: state.rooms[r].blinds for r in BLINDS_ROOMS}
+    return _change(rng, taken, "blinds", blinds, POSITIONS, lambda r, p, _: BLINDS.request(room=r, position=p))
 
 
 def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(FAN_ROOMS), lambda r: f"fan:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].fan
-    speed = _other(rng, FAN_SPEEDS, current)
+    return _change(rng, taken, "fan", {r: state.rooms[r].fan for r in FAN_ROOMS}, FAN_SPEEDS, _fan_request)
+
+
+def _fan_request(room: Room, speed: str, current: str) -> Request:
     r, v = slot(room), slot(speed)
     if speed == "off":
         direct = (f"turn {v} the {r} fan", f"switch the {r} fan {v}")
@@ -187,7 +193,7 @@ def _fan(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
             indirect = (f"get the {r} fan going on {v}, it's stuffy in there",)
         else:
             indirect = (f"calm the {r} fan down to {v}, it's too noisy",)
-    return Ask(request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed})), frozenset({f"fan:{room}"}))
+    return request(direct, indirect, ("set_fan_speed", {"room": room, "speed": speed}))
 
 
 def _play_request(room: Room, playlist: str) -> Request:
@@ -205,20 +211,13 @@ def _volume_request(room: Room, volume: int, current: int) -> Request:
 
 
 def _music(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
-    if room is None:
-        return None
-    playlist = _other(rng, PLAYLISTS, state.rooms[room].speaker.playlist)
-    return Ask(_play_request(room, playlist), frozenset({f"speaker:{room}"}))
+    playlist = {r: state.rooms[r].speaker.playlist for r in SPEAKER_ROOMS}
+    return _change(rng, taken, "speaker", playlist, PLAYLISTS, lambda r, p, _: _play_request(r, p))
 
 
 def _volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    room = _pick(rng, list(SPEAKER_ROOMS), lambda r: f"speaker:{r}", taken)
-    if room is None:
-        return None
-    current = state.rooms[room].speaker.volume
-    volume = _other(rng, range(10, 91, 5), current)
-    return Ask(_volume_request(room, volume, current), frozenset({f"speaker:{room}"}))
+    volume = {r: state.rooms[r].speaker.volume for r in SPEAKER_ROOMS}
+    return _change(rng, taken, "speaker", volume, range(10, 91, 5), _volume_request)
 
 
 def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
@@ -227,8 +226,8 @@ def _music_at_volume(rng: random.Random, state: HomeState, taken: set[str]) -> A
     if room is None:
         return None
     speaker = state.rooms[room].speaker
-    playlist = _other(rng, PLAYLISTS, speaker.playlist)
-    volume = _other(rng, range(10, 91, 5), speaker.volume)
+    playlist = other(rng, PLAYLISTS, speaker.playlist)
+    volume = other(rng, range(10, 91, 5), speaker.volume)
     gold = (
         ("play_music", {"room": room, "playlist": playlist}),
         ("set_volume", {"room": room, "volume": volume}),
@@ -273,7 +272,7 @@ def _temperature(rng: random.Random, state: HomeState, taken: set[str]) -> Ask |
     if zone is None or state.thermostats[zone].mode == "off":
         return None
     current = state.thermostats[zone].target_temperature
-    degrees = _other(rng, _temperatures(state.thermostats[zone].mode), current)
+    degrees = other(rng, _temperatures(state.thermostats[zone].mode), current)
     return Ask(_temperature_request(zone, degrees, current), frozenset({f"thermostat:{zone}"}))
 
 
@@ -298,11 +297,8 @@ def _mode_request(zone: Zone, mode: str) -> Request:
 
 
 def _mode(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
-    if zone is None:
-        return None
-    mode = _other(rng, ("heat", "cool", "auto", "off"), state.thermostats[zone].mode)
-    return Ask(_mode_request(zone, mode), frozenset({f"thermostat:{zone}"}))
+    mode = {z: state.thermostats[z].mode for z in ZONES}
+    return _change(rng, taken, "thermostat", mode, ("heat", "cool", "auto", "off"), lambda z, m, _: _mode_request(z, m))
 
 
 def _lock_request(lock: str, current: str) -> Request:
@@ -361,43 +357,48 @@ def _scene(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
 # --- questions ---------------------------------------------------------------------------------
 
 
+ROOM_STATUS = AskKind(
+    "get_room_status",
+    ("tell me what the devices in the {room} are doing", "check the status of the {room}"),
+    "take a look at the {room}, I may have left something running",
+)
+THERMOSTAT_STATUS = AskKind(
+    "get_thermostat",
+    ("tell me what the {zone} thermostat is set to", "check the {zone} thermostat"),
+    "see what the {zone} thermostat is aiming for, I'm curious",
+)
+LOCK_STATUS = AskKind(
+    "get_lock_status",
+    ("tell me whether the {lock} is locked", "check the {lock} lock"),
+    "see whether I secured the {lock}, I can't remember",
+)
+SCENE_LIST = AskKind(
+    "list_scenes",
+    ("list the scenes I can activate", "show me which scenes there are"),
+    "remind me which presets this house has by listing the scenes",
+)
+
+
 def _room_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     free = [r for r in ROOMS if not _room_keys(r) & taken]
     if not free:
         return None
     room = rng.choice(free)
-    r = slot(room)
-    direct = (f"tell me what the devices in the {r} are doing", f"check the status of the {r}")
-    indirect = (f"take a look at the {r}, I may have left something running",)
-    return Ask(request(direct, indirect, ("get_room_status", {"room": room})), _room_keys(room))
+    return Ask(ROOM_STATUS.request(room=room), _room_keys(room))
 
 
 def _thermostat_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     zone = _pick(rng, list(ZONES), lambda z: f"thermostat:{z}", taken)
-    if zone is None:
-        return None
-    z = slot(zone)
-    direct = (f"tell me what the {z} thermostat is set to", f"check the {z} thermostat")
-    indirect = (f"see what the {z} thermostat is aiming for, I'm curious",)
-    return Ask(request(direct, indirect, ("get_thermostat", {"zone": zone})), frozenset({f"thermostat:{zone}"}))
+    return None if zone is None else Ask(THERMOSTAT_STATUS.request(zone=zone), frozenset({f"thermostat:{zone}"}))
 
 
 def _lock_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
     lock = _pick(rng, list(LOCKS), lambda lk: f"lock:{lk}", taken)
-    if lock is None:
-        return None
-    d = slot(lock)
-    direct = (f"tell me whether the {d} is locked", f"check the {d} lock")
-    indirect = (f"see whether I secured the {d}, I can't remember",)
-    return Ask(request(direct, indirect, ("get_lock_status", {"lock": lock})), frozenset({f"lock:{lock}"}))
+    return None if lock is None else Ask(LOCK_STATUS.request(lock=lock), frozenset({f"lock:{lock}"}))
 
 
 def _scenes_question(rng: random.Random, state: HomeState, taken: set[str]) -> Ask | None:
-    if "scene" in taken:
-        return None
-    direct = ("list the scenes I can activate", "show me which scenes there are")
-    indirect = ("remind me which presets this house has by listing the scenes",)
-    return Ask(request(direct, indirect, ("list_scenes", {})), frozenset({"scene"}))
+    return None if "scene" in taken else Ask(SCENE_LIST.request(), frozenset({"scene"}))
 
 
 WRITES: dict[str, Maker] = {
@@ -436,13 +437,13 @@ def _light_on_then_level(rng: random.Random, state: HomeState) -> Chain | None:
         return None
     room = rng.choice(dark)
     light = state.rooms[room].light
-    level = _other(rng, range(10, 101, 5), light.brightness)
+    level = other(rng, range(10, 101, 5), light.brightness)
     chain = [_power_request(room, "on")]
     shape = rng.randrange(3)
     if shape in (0, 2):
         chain.append(_brightness_request(room, level, light.brightness))
     if shape in (1, 2):
-        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+        chain.append(_color_request(room, other(rng, COLORS, light.color)))
     return chain
 
 
@@ -586,9 +587,9 @@ def _scene_then_adjust(rng: random.Random, state: HomeState) -> Chain | None:
     light = after.rooms[room].light
     chain = [_scene_request(scene)]
     if rng.random() < 0.5:
-        chain.append(_brightness_request(room, _other(rng, range(10, 101, 5), light.brightness), light.brightness))
+        chain.append(_brightness_request(room, other(rng, range(10, 101, 5), light.brightness), light.brightness))
     else:
-        chain.append(_color_request(room, _other(rng, COLORS, light.color)))
+        chain.append(_color_request(room, other(rng, COLORS, light.color)))
     return chain
 
 
@@ -608,25 +609,6 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, HomeState], Chain | None]] = {
 SIM = Simulator(ops.OPERATIONS)
 
 
-def _compound(rng: random.Random, state: HomeState) -> list[Ask] | None:
-    """2-5 independent requests on disjoint devices, 2 to :data:`MAX_CALLS` gold calls in all."""
-    size = rng.choices((2, 3, 4, 5), weights=(3, 4, 3, 1))[0]
-    makers = {**WRITES, "music_at_volume": _music_at_volume}
-
-    def propose(chosen: list[Ask]) -> Ask | None:
-        pool = QUESTIONS if rng.random() < 0.1 else makers
-        taken = set().union(*(a.writes for a in chosen))
-        return pool[rng.choice(sorted(pool))](rng, state, taken)
-
-    asks = compound(propose, size, tries=4 * size, minimum=2)
-    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
-
-
-def _chain(rng: random.Random, state: HomeState) -> tuple[str, Chain] | None:
-    """One compositional template, or (sometimes) two on different devices, the second on the state after the first."""
-    return compose(rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=_independent)
-
-
 def _independent(first: Chain, second: Chain) -> bool:
     """No argument value (room, zone, door) of one chain's gold occurs in the other's."""
 
@@ -637,10 +619,15 @@ def _independent(first: Chain, second: Chain) -> bool:
     return not scenes and not (targets(first) - {"None"}) & (targets(second) - {"None"})
 
 
-PLAN = (
-    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
-    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
-    Quota("", _chain, MIX["compositional"], "compositional"),
+PLAN = keyed_plan(
+    SIM,
+    QUESTIONS,
+    WRITES,
+    COMPOSITIONAL,
+    mix=MIX,
+    sizes=((2, 3, 4, 5), (3, 4, 3, 1)),
+    fits=lambda _, first, second: _independent(first, second),
+    compound_writes={**WRITES, "music_at_volume": _music_at_volume},
 )
 """Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
 

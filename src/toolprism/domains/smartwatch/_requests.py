@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from toolprism.domains._drafting import other
 from toolprism.domains._grammar import slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains.smartwatch._state import (
@@ -41,11 +42,6 @@ from toolprism.domains.smartwatch._state import (
 Maker = Callable[["Plan"], Request | None]
 ALARM_HOURS = {"wake_up": (5, 9), "medication": (7, 21), "gym": (6, 20), "nap": (12, 16)}
 """Hours (inclusive) a task sets each alarm to."""
-
-
-def words(name: str) -> str:
-    """An enumerated value as a query writes it (``"power_saver"`` → ``"power saver"``)."""
-    return name.replace("_", " ")
 
 
 def clock(hour: int, minute: str) -> str:
@@ -112,7 +108,7 @@ def brightness(plan: Plan) -> Request | None:
     if plan.state.mode == "sleep" or not plan.claim({"mode"}, {"brightness"}):
         return None
     top = POWER_SAVER_MAX_BRIGHTNESS if plan.state.mode == "power_saver" else 10
-    value = plan.rng.choice([b for b in range(1, top + 1) if b != plan.state.brightness])
+    value = other(plan.rng, range(1, top + 1), plan.state.brightness)
     level = slot(value)
     reason = (
         f"turn the screen up to {level}, it is too dim to read outside"
@@ -314,7 +310,7 @@ def new_goal(plan: Plan, metric: str) -> int:
     """A value for ``metric``'s goal in its range, on a round step, other than the current one."""
     low, high = GOAL_RANGE[metric]
     step = {"steps": 500, "active_minutes": 5, "calories": 50, "stand_hours": 1}[metric]
-    return plan.rng.choice([v for v in range(low, high + 1, step) if v != plan.state.goals[metric]])
+    return other(plan.rng, range(low, high + 1, step), plan.state.goals[metric])
 
 
 def two_goals(plan: Plan) -> Request | None:

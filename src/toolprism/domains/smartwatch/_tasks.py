@@ -11,13 +11,14 @@ timer is cancelled before it restarts). Per seed: 8 questions, 20 single writes,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Candidate
+from toolprism.domains._drafting import MAX_CALLS, other
 from toolprism.domains._grammar import replied, slot
+from toolprism.domains._opkit import words
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Builder, Rotation, draft_plan
+from toolprism.domains._plan import draft_plan, rotation_plan
 from toolprism.domains.smartwatch._requests import (
     ALARM_HOURS,
     WRITES,
@@ -28,7 +29,6 @@ from toolprism.domains.smartwatch._requests import (
     two_goals,
     two_timers,
     when,
-    words,
 )
 from toolprism.domains.smartwatch._state import (
     ACTIVITIES,
@@ -43,7 +43,6 @@ from toolprism.domains.smartwatch._state import (
     WatchState,
 )
 
-QUESTIONS, SINGLES, COMPOUNDS, COMPOSITIONALS = 8, 20, 72, 24
 Composer = Callable[[Plan], list[Request] | None]
 _TIMER_MINUTES = (3, 5, 8, 10, 12, 15, 20, 25, 30, 45)
 
@@ -113,7 +112,7 @@ def stop_then_start(plan: Plan) -> list[Request] | None:
     current = plan.state.workout
     if current is None:
         return None
-    activity = plan.rng.choice([a for a in ACTIVITIES if a != current.activity])
+    activity = other(plan.rng, ACTIVITIES, current.activity)
     return [
         stop_request(current.activity, plan.rng.choice(("save", "discard"))),
         start_request(activity, plan.rng.choice(GOALS)),
@@ -157,7 +156,7 @@ def wake_up_watch(plan: Plan) -> list[Request] | None:
     if plan.state.mode not in ("sleep", "power_saver"):
         return None
     low = 0 if plan.state.mode == "sleep" else POWER_SAVER_MAX_BRIGHTNESS
-    level = plan.rng.choice([b for b in range(low + 1, 11) if b != plan.state.brightness])
+    level = other(plan.rng, range(low + 1, 11), plan.state.brightness)
     normal, v = slot("normal"), slot(level)
     requests = [
         request(
@@ -182,7 +181,7 @@ def restart_timer(plan: Plan) -> list[Request] | None:
     if not running:
         return None
     labels = plan.rng.sample(running, min(len(running), plan.rng.choice((1, 1, 2))))
-    minutes = [plan.rng.choice([m for m in _TIMER_MINUTES if m != plan.state.timers[t]]) for t in labels]
+    minutes = [other(plan.rng, _TIMER_MINUTES, plan.state.timers[t]) for t in labels]
     parts = " and ".join(f"the {slot(t)} timer at {slot(m)} minutes" for t, m in zip(labels, minutes, strict=True))
     return [
         request(
@@ -407,24 +406,10 @@ def compound(plan: Plan) -> list[Request] | None:
     return requests if len(requests) >= 2 else None
 
 
-def _single(maker: Callable[[Plan], Request | None]) -> Composer:
-    return lambda plan: [r] if (r := maker(plan)) is not None else None
-
-
 # --- assembly ----------------------------------------------------------------------------------
 
 
-def _planned(templates: Mapping[str, Callable[[Plan], Candidate]]) -> dict[str, Builder]:
-    """``templates`` as plan builders: each gets a fresh :class:`Plan` of the world and the task RNG."""
-    return {name: lambda rng, state, make=make: make(Plan(state, rng)) for name, make in templates.items()}
-
-
-PLAN = (
-    Rotation(_planned(QUESTION_TEMPLATES), QUESTIONS, "single"),
-    Rotation(_planned({name: _single(maker) for name, maker in WRITES.items()}), SINGLES, "single"),
-    Rotation(_planned({"compound": compound}), COMPOUNDS, "compound"),
-    Rotation(_planned(COMPOSITIONAL_TEMPLATES), COMPOSITIONALS, "compositional"),
-)
+PLAN = rotation_plan(Plan, QUESTION_TEMPLATES, WRITES, compound, COMPOSITIONAL_TEMPLATES)
 """Questions, one-call writes, compound tasks, then compositional ones, the templates of each in turn."""
 
 

@@ -19,11 +19,12 @@ for compositional tasks, shown by an earlier read.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._devices import Atom, DeviceAsk, Devices, device_ask
-from toolprism.domains._drafting import Simulator
+from toolprism.domains._drafting import Simulator, flip, other
+from toolprism.domains._fleet import Atom, DeviceAsk, Devices, device_ask
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
 from toolprism.domains._plan import Builder, draft_plan
@@ -40,6 +41,7 @@ from toolprism.domains.tv._state import (
     TvName,
     TvState,
 )
+from toolprism.schema import JSON
 
 ALL_SLOTS = frozenset({"power", "content", "volume", "mode", "subtitles", "timer", "lock"})
 
@@ -161,7 +163,7 @@ LOCK = AskKind(
 
 
 def _power(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
-    return DeviceAsk(POWER.request(tv=tv, power="on" if s.tvs[tv].power == "off" else "off"), tv, ALL_SLOTS)
+    return DeviceAsk(POWER.request(tv=tv, power=flip(s.tvs[tv].power)), tv, ALL_SLOTS)
 
 
 def _input(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
@@ -228,7 +230,7 @@ def _volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "muted":
         return None
-    level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
+    level = other(rng, range(5, 96, 5), t.volume)
     n, v = slot(tv), slot(level)
     direct = [f"set the {n} tv volume to {v}", f"change the volume on the {n} tv to {v}"]
     if level > t.volume:
@@ -250,7 +252,7 @@ def _unmute_and_volume(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk 
     t = s.tvs[tv]
     if t.power == "off" or t.mute == "unmuted":
         return None
-    level = rng.choice([v for v in range(5, 96, 5) if v != t.volume])
+    level = other(rng, range(5, 96, 5), t.volume)
     n, v, u = slot(tv), slot(level), slot("unmuted", "unmute")
     direct = [f"{u} the {n} tv and set it to volume {v}", f"{u} the {n} tv, then make the volume {v}"]
     indirect = [f"{u} the {n} tv and bring the volume to {v} so we can hear it again"]
@@ -278,7 +280,7 @@ def _timer(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk | None:
 
 
 def _child_lock(rng: random.Random, s: TvState, tv: TvName) -> DeviceAsk:
-    lock = "on" if s.tvs[tv].child_lock == "off" else "off"
+    lock = flip(s.tvs[tv].child_lock)
     return DeviceAsk(LOCK.request(tv=tv, lock=lock), tv, frozenset({"lock", "content"}))
 
 
@@ -438,38 +440,46 @@ def _app_choice(rng: random.Random, s: TvState) -> Request | None:
     )
 
 
+CONDITIONAL: tuple[tuple[Callable[[Television], bool], AskKind, dict[str, JSON]], ...] = (
+    (
+        lambda t: t.input == "apps" and t.playback == "playing",
+        AskKind(
+            "pause",
+            ("if an app is playing on the {tv} tv, pause it", "check the {tv} tv and pause it if a show plays"),
+            "pause the {tv} tv if a show is playing because dinner is ready",
+        ),
+        {},
+    ),
+    (
+        lambda t: t.input == "apps" and t.playback == "paused",
+        AskKind(
+            "resume",
+            ("if the {tv} tv is paused, resume it", "check the {tv} tv and resume it if it is paused"),
+            "carry on with the {tv} tv show if it was left paused now that we're back",
+        ),
+        {},
+    ),
+    (
+        lambda t: t.mute == "muted",
+        AskKind(
+            "set_mute",
+            (
+                "if the {tv} tv is muted, {mute:unmute} it",
+                "check whether the {tv} tv is muted and {mute:unmute} it if so",
+            ),
+            "{mute:unmute} the {tv} tv if someone left it muted because I want to hear the show",
+        ),
+        {"mute": "unmuted"},
+    ),
+)
+"""Conditional asks: (when the set calls for it, the ask, its arguments besides ``tv``), posed
+after reading the set's status."""
+
+
 def _conditional(rng: random.Random, s: TvState) -> Request | None:
     tv = rng.choice(_on_tvs(s))
-    t, n, unmute = s.tvs[tv], slot(tv), slot("unmuted", "unmute")
     read = ("get_status", {"tv": tv})
-    options = []
-    if t.input == "apps" and t.playback == "playing":
-        options.append(
-            request(
-                [f"if an app is playing on the {n} tv, pause it", f"check the {n} tv and pause it if a show plays"],
-                [f"pause the {n} tv if a show is playing because dinner is ready"],
-                read,
-                ("pause", {"tv": tv}),
-            )
-        )
-    if t.input == "apps" and t.playback == "paused":
-        options.append(
-            request(
-                [f"if the {n} tv is paused, resume it", f"check the {n} tv and resume it if it is paused"],
-                [f"carry on with the {n} tv show if it was left paused now that we're back"],
-                read,
-                ("resume", {"tv": tv}),
-            )
-        )
-    if t.mute == "muted":
-        options.append(
-            request(
-                [f"if the {n} tv is muted, {unmute} it", f"check whether the {n} tv is muted and {unmute} it if so"],
-                [f"{unmute} the {n} tv if someone left it muted because I want to hear the show"],
-                read,
-                ("set_mute", {"tv": tv, "mute": "unmuted"}),
-            )
-        )
+    options = [ask.after(read, tv=tv, **args) for applies, ask, args in CONDITIONAL if applies(s.tvs[tv])]
     return rng.choice(options) if options else None
 
 
@@ -486,7 +496,7 @@ READ_THEN_WRITE: tuple[tuple[str, Builder, int], ...] = (
 PLAN = DEVICES.plan(
     _question, ("dependent_chain", (_switch_and_tune, _unmute_and_volume)), READ_THEN_WRITE, power_calls=(2, 3, 4, 5, 6)
 )
-"""Drafts per seed (see :meth:`~toolprism.domains._devices.Devices.plan`)."""
+"""Drafts per seed (see :meth:`~toolprism.domains._fleet.Devices.plan`)."""
 
 
 def drafts(state: TvState, world_seed: int) -> list[TaskDraft]:

@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 from toolprism.domains._asks import AskKind
 from toolprism.domains._base import TaskDraft
-from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, compose, compound, gold_of, requests_of
+from toolprism.domains._drafting import MAX_CALLS, Ask, Simulator, flip, gold_of, other
 from toolprism.domains._grammar import replied, slot
 from toolprism.domains._phrasing import Request, request
-from toolprism.domains._plan import Quota, draft_plan, read_or_write
+from toolprism.domains._plan import draft_plan, keyed_plan
 from toolprism.domains.vacuum import _ops as ops
 from toolprism.domains.vacuum._state import (
     DAYS,
@@ -53,10 +53,6 @@ Maker = Callable[[random.Random, VacuumState, set[str]], Ask | None]
 """Builds one request touching nothing in the taken set (None: not posable)."""
 Chain = list[Request]
 """Requests in dependency order."""
-
-
-def _other(rng: random.Random, values: tuple | list | range, current: object) -> object:
-    return rng.choice([v for v in values if v != current])
 
 
 def _room_claims(target: str, state: VacuumState) -> frozenset[str]:
@@ -159,7 +155,7 @@ def _map_request(map_name: str) -> Request:
 def _set_map(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     if state.robot.job is not None or {"job", "map"} & taken:
         return None
-    map_name = _other(rng, MAPS, state.robot.active_map)
+    map_name = other(rng, MAPS, state.robot.active_map)
     return Ask(_map_request(map_name), frozenset({"job", "map"}))
 
 
@@ -203,7 +199,7 @@ def _suction(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | N
     if state.robot.mode == "mop" or {"suction", "mode"} & taken:
         return None
     current = state.robot.suction
-    return Ask(_suction_request(_other(rng, SUCTIONS, current), current), frozenset({"suction", "mode"}))
+    return Ask(_suction_request(other(rng, SUCTIONS, current), current), frozenset({"suction", "mode"}))
 
 
 def _water_request(level: str, current: str) -> Request:
@@ -220,7 +216,7 @@ def _water(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | Non
     if state.robot.mode == "vacuum" or {"water", "mode"} & taken:
         return None
     current = state.robot.water_level
-    return Ask(_water_request(_other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
+    return Ask(_water_request(other(rng, WATER_LEVELS, current), current), frozenset({"water", "mode"}))
 
 
 CHILD_LOCK = AskKind(
@@ -237,7 +233,7 @@ CHILD_LOCK = AskKind(
 def _child_lock(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     if "child_lock" in taken:
         return None
-    lock = "off" if state.robot.child_lock == "on" else "on"
+    lock = flip(state.robot.child_lock)
     return Ask(CHILD_LOCK.request(lock=lock), frozenset({"child_lock"}))
 
 
@@ -305,7 +301,7 @@ def _zone(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None
     if not zones:
         return None
     zone = rng.choice(zones)
-    status = "off" if state.zones[zone] == "on" else "on"
+    status = flip(state.zones[zone])
     return Ask(_zone_request(zone, status), frozenset({f"zone:{zone}", f"room:{ZONE_ROOM[zone]}"}))
 
 
@@ -329,13 +325,26 @@ def _schedule(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | 
 # --- questions ---------------------------------------------------------------------------------
 
 
+STATUS = AskKind(
+    "get_status",
+    ("tell me what the robot is doing", "check the robot's status and battery"),
+    "see whether the robot has enough battery left, I'm curious",
+)
+ROOM_STATUS = AskKind(
+    "get_room",
+    ("tell me when the {room} was last cleaned", "check the {room} details"),
+    "see whether the {room} has been cleaned lately",
+)
+PRESET_LIST = AskKind(
+    "list_presets",
+    ("list the cleaning presets", "show me the presets the robot has"),
+    "remind me which presets the robot knows by listing them",
+)
+
+
 def _status_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
     claims = frozenset({"job", "map", "child_lock", *SETTINGS, *(f"day:{d}" for d in DAYS)})
-    if claims & taken:
-        return None
-    direct = ("tell me what the robot is doing", "check the robot's status and battery")
-    indirect = "see whether the robot has enough battery left, I'm curious"
-    return Ask(request(direct, indirect, ("get_status", {})), claims)
+    return None if claims & taken else Ask(STATUS.request(), claims)
 
 
 def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
@@ -343,19 +352,12 @@ def _room_question(rng: random.Random, state: VacuumState, taken: set[str]) -> A
     if not rooms:
         return None
     room = rng.choice(rooms)
-    r = slot(room)
-    direct = (f"tell me when the {r} was last cleaned", f"check the {r} details")
-    indirect = f"see whether the {r} has been cleaned lately"
     claims = frozenset({f"room:{room}"} | {f"zone:{z}" for z, zr in ZONE_ROOM.items() if zr == room})
-    return Ask(request(direct, indirect, ("get_room", {"room": room})), claims)
+    return Ask(ROOM_STATUS.request(room=room), claims)
 
 
 def _presets_question(rng: random.Random, state: VacuumState, taken: set[str]) -> Ask | None:
-    if SETTINGS & taken:
-        return None
-    direct = ("list the cleaning presets", "show me the presets the robot has")
-    indirect = "remind me which presets the robot knows by listing them"
-    return Ask(request(direct, indirect, ("list_presets", {})), SETTINGS)
+    return None if SETTINGS & taken else Ask(PRESET_LIST.request(), SETTINGS)
 
 
 WRITES: dict[str, Maker] = {
@@ -389,7 +391,7 @@ def _map_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
     """Switch maps, (switch out of mop-only mode for a carpet,) then clean a room there."""
     if state.robot.job is not None:
         return None
-    map_name = _other(rng, MAPS, state.robot.active_map)
+    map_name = other(rng, MAPS, state.robot.active_map)
     chain = [_map_request(map_name)]
     after = SIM.after(state, gold_of(chain))
     if after.robot.mode == "mop" and rng.random() < 0.5:
@@ -407,7 +409,7 @@ def _stop_then_clean(rng: random.Random, state: VacuumState) -> Chain | None:
         return None
     chain = [_stop_request(rng.choice(("dock", "stay")))]
     if rng.random() < 0.4:
-        chain.append(_map_request(_other(rng, MAPS, state.robot.active_map)))
+        chain.append(_map_request(other(rng, MAPS, state.robot.active_map)))
     after = SIM.after(state, gold_of(chain))
     targets = [t for t in _cleanable(after) if t != state.robot.job.target]
     chain.append(_start_request(rng.choice(targets), rng.randint(1, 3)))
@@ -419,10 +421,10 @@ def _mode_then_setting(rng: random.Random, state: VacuumState) -> Chain | None:
     robot = state.robot
     if robot.mode == "vacuum" and robot.mop_pad == "attached":
         mode = rng.choice(MOP_MODES)
-        return [_mode_request(mode), _water_request(_other(rng, WATER_LEVELS, robot.water_level), robot.water_level)]
+        return [_mode_request(mode), _water_request(other(rng, WATER_LEVELS, robot.water_level), robot.water_level)]
     if robot.mode == "mop":
         mode = rng.choice(("vacuum", "vacuum_and_mop"))
-        return [_mode_request(mode), _suction_request(_other(rng, SUCTIONS, robot.suction), robot.suction)]
+        return [_mode_request(mode), _suction_request(other(rng, SUCTIONS, robot.suction), robot.suction)]
     return None
 
 
@@ -442,7 +444,7 @@ def _zone_if(rng: random.Random, state: VacuumState) -> Chain | None:
         return None
     zone = rng.choice(zones)
     room, current = ZONE_ROOM[zone], state.zones[zone]
-    status = "off" if current == "on" else "on"
+    status = flip(current)
     r, z, v = slot(room), slot(zone), slot(status)
     read = request(
         (f"check the {r}", f"look up the {r} details"),
@@ -515,7 +517,7 @@ def _stop_then_zone(rng: random.Random, state: VacuumState) -> Chain | None:
     if not zones:
         return None
     zone = rng.choice(zones)
-    status = "off" if state.zones[zone] == "on" else "on"
+    status = flip(state.zones[zone])
     return [_stop_request(rng.choice(("dock", "stay"))), _zone_request(zone, status)]
 
 
@@ -556,26 +558,6 @@ COMPOSITIONAL: dict[str, Callable[[random.Random, VacuumState], Chain | None]] =
 SIM = Simulator(ops.OPERATIONS)
 
 
-def _compound(rng: random.Random, state: VacuumState) -> list[Ask] | None:
-    """2-5 independent requests with disjoint claims, at most :data:`MAX_CALLS` calls."""
-    size = rng.choices((2, 3, 4, 5), weights=(2, 4, 4, 2))[0]
-
-    def propose(chosen: list[Ask]) -> Ask | None:
-        pool = QUESTIONS if rng.random() < 0.1 else WRITES
-        taken = set().union(*(a.writes for a in chosen))
-        return pool[rng.choice(sorted(pool))](rng, state, taken)
-
-    asks = compound(propose, size, tries=4 * size, minimum=2)
-    return asks if asks and SIM.writes_any(gold_of(a.request for a in asks)) else None
-
-
-def _chain(rng: random.Random, state: VacuumState) -> tuple[str, Chain] | None:
-    """One compositional template, or (sometimes) two, the second posed on the state after the first."""
-    return compose(
-        rng, SIM, state, COMPOSITIONAL, chance=0.3, fits=lambda first, second: _chains_fit(state, first, second)
-    )
-
-
 def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     ops_first = {op for op, _ in gold_of(first) if SIM.is_write(op)}
     ops_second = {op for op, _ in gold_of(second) if SIM.is_write(op)}
@@ -583,11 +565,7 @@ def _chains_fit(state: VacuumState, first: Chain, second: Chain) -> bool:
     return calls <= MAX_CALLS and not ops_first & ops_second and SIM.after(state, gold_of(first + second)) != state
 
 
-PLAN = (
-    Quota("", read_or_write(QUESTIONS, WRITES), MIX["single"], "single"),
-    Quota("compound", lambda rng, s: requests_of(_compound(rng, s)), MIX["compound"], "compound"),
-    Quota("", _chain, MIX["compositional"], "compositional"),
-)
+PLAN = keyed_plan(SIM, QUESTIONS, WRITES, COMPOSITIONAL, mix=MIX, sizes=((2, 3, 4, 5), (2, 4, 4, 2)), fits=_chains_fit)
 """Singles (about one question in four), then compound, then compositional drafts: see :data:`MIX`."""
 
 

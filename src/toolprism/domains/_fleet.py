@@ -1,4 +1,4 @@
-"""Asks and task shapes of domains made of several like devices (the tv sets, the media zones).
+"""A fleet: a domain made of several like devices (the tv sets, the media zones), its asks and task shapes.
 
 Such a domain phrases each one-call write as an *atom* ``(rng, state, device) -> ask`` on one
 device, from its current state; :class:`Devices` turns its atoms into the compound and chained
