@@ -106,3 +106,18 @@ def test_help_paragraphs_are_wrapped_by_the_terminal_not_by_the_source() -> None
     assert "the arms are the clean (C), failed (F), inconsistent-status (Ns) and inconsistent-identifier" in wide.output
     commands = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
     assert "Xu et al.'s fault arms" in commands.output and "Seed 00" not in commands.output
+
+
+def test_score_says_when_a_run_is_unfinished(tmp_path: Path) -> None:
+    import sqlite3
+
+    out = tmp_path / "r"
+    assert runner.invoke(app, ["run", "--model", "oracle", "-d", "tv", "-n", "3", "--run-dir", str(out)]).exit_code == 0
+    db = sqlite3.connect(out / "results.sqlite")
+    with db:
+        db.execute("DELETE FROM episodes WHERE rowid > 5")
+    db.close()
+    result = runner.invoke(app, ["score", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["planned"] == 15 and json.loads(result.stdout)["episodes"] == 5
+    assert "only 5 of the 15 episodes this run planned are recorded" in " ".join(result.output.split())

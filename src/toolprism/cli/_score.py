@@ -30,6 +30,12 @@ def score(
     Everything is recomputed from the stored traces; no model is called. Also prints the
     best-vs-worst variant gap per condition; --parquet writes one row per episode."""
     result = score_run(run_dir)
+    if result.planned is not None and result.episodes < result.planned:
+        Console(stderr=True).print(
+            f"only {result.episodes} of the {result.planned} episodes this run planned are recorded; the scores cover "
+            f"those (continue the run with: toolprism run --resume {run_dir})",
+            markup=False,
+        )
     if parquet is not None:
         from toolprism.score import episode_frame, write_parquet
 

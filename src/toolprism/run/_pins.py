@@ -51,13 +51,19 @@ def changed_tasks(
     """
     problems: list[str] = []
     for name, pinned in pins.items():
-        current = {t.id: t for t in now.get(name, ())}
+        if name not in now:
+            problems.append(f"domain {name} is pinned by the run but not among the domains its configuration names")
+            continue
+        current = {t.id: t for t in now[name]}
+        version = next((t.version for t in current.values()), pinned.version)
+        if version != pinned.version:
+            problems.append(f"domain {name} is at version {version}; the run was made at version {pinned.version}")
         for task_id, digest in pinned.tasks.items():
             task = current.get(task_id)
             if task is None:
                 problems.append(f"task {task_id} changed since this run: the code no longer generates it")
             elif task.content_hash != digest:
-                detail = _difference(stored.get(task_id), task) if stored else None
+                detail = _difference((stored or {}).get(task_id), task)
                 problems.append(
                     f"task {task_id} changed since this run: {detail or f'hash {digest} -> {task.content_hash}'}"
                 )
@@ -79,32 +85,56 @@ def _difference(old: Mapping[str, JSON] | None, task: Task) -> str | None:
             if key == "query":
                 return f"its query was {old.get(key)!r}, now {new[key]!r}"
             return f"its {key} differs" + (" (the replies of its reference trace)" if key == "reference" else "")
-    if task.version != 1 or old == new:
-        return f"its domain version is now {task.version}"
     return None
 
 
-def pins_from_traces(tasks: Mapping[str, Mapping[str, JSON]], domains: Mapping[str, str]) -> dict[str, DomainPins]:
+def pins_from_traces(tasks: Mapping[str, Mapping[str, JSON]]) -> dict[str, DomainPins]:
     """Pins for a run made before headers recorded them: each trace's stored task JSON hashed at
-    domain version 1 (every domain's version then), grouped by domain.
+    domain version 1 (every domain's version then), grouped by the task's domain.
 
     Args:
-        tasks: task id -> the task JSON its traces stored.
-        domains: task id -> domain name.
+        tasks: task id -> the task JSON its traces stored (normalised, see :func:`stored_tasks`).
     """
     out: dict[str, DomainPins] = {}
     for task_id, data in tasks.items():
-        entry = out.setdefault(domains[task_id], DomainPins(version=1, set_hash=None, tasks={}))
+        entry = out.setdefault(str(data["domain"]), DomainPins(version=1, set_hash=None, tasks={}))
         entry.tasks[task_id] = task_hash(data, 1)
     return out
+
+
+def stored_tasks(store: RunStore) -> tuple[dict[str, dict[str, JSON]], list[str]]:
+    """The task each task id's traces stored, normalised through :meth:`Task.from_json` (a version-1
+    trace's task reads as the upgraded one), and one problem per task whose traces disagree or
+    whose stored task is malformed (an edited or damaged trace).
+
+    Returns:
+        ``(task id -> task JSON, problems)``.
+    """
+    found: dict[str, list[dict[str, JSON]]] = {}
+    problems: list[str] = []
+    for data in store.stored_tasks():
+        try:
+            task = Task.from_json(data)
+        except (ConfigError, TypeError, KeyError, AttributeError, ValueError) as e:
+            problems.append(f"a trace stores a malformed task ({str(e).splitlines()[0]}): edited or damaged")
+            continue
+        versions = found.setdefault(task.id, [])
+        if (normal := task.to_json()) not in versions:
+            versions.append(normal)
+    problems += [
+        f"the traces of task {i} store {len(v)} different tasks: edited or damaged"
+        for i, v in found.items()
+        if len(v) > 1
+    ]
+    return {i: v[0] for i, v in found.items()}, problems
 
 
 def refuse_changed(problems: list[str], run_dir: object, action: str) -> None:
     """Raise when ``problems`` (from :func:`changed_tasks`) is not empty.
 
     Raises:
-        ConfigError: naming up to :data:`SHOWN` changed tasks and how many more there are, and
-            that ``action`` on the run would mean other tasks than those it ran.
+        ConfigError: naming up to :data:`SHOWN` problems and how many more there are, and what
+            ``action`` on the run needs.
     """
     if not problems:
         return
@@ -112,8 +142,8 @@ def refuse_changed(problems: list[str], run_dir: object, action: str) -> None:
     if len(problems) > SHOWN:
         shown.append(f"... and {len(problems) - SHOWN} more changed task(s)")
     shown.append(
-        f"{action} {run_dir} would mix tasks the run never posed with those it did; check out the toolprism "
-        "version that made the run (its header has the git revision), or start a new run"
+        f"{action} {run_dir} needs the tasks the run posed: check out the toolprism version that made the run "
+        "(its header has the git revision), or start a new run"
     )
     raise ConfigError(shown, what="pinned tasks")
 
@@ -129,35 +159,38 @@ def run_pins(posed: Iterable[tuple[Domain, Task]], seed: int) -> dict[str, Domai
 def verify_run_tasks(
     store: RunStore, action: str = "re-scoring", posed: Iterable[tuple[Domain, Task]] | None = None
 ) -> None:
-    """Check that the code still generates every task the run in ``store`` posed.
+    """Check that the traces of the run in ``store`` hold the tasks its header pins, and that the
+    code still generates every one of them.
 
     Without ``posed``, the run's domains are regenerated at its seed and each pinned task's hash
     compared. With ``posed`` (what a resumed run would pose now), those tasks must be exactly the
-    pinned ones. A run without pins in its header is checked against the task JSON its traces
-    stored (its unfinished tasks cannot be checked).
+    pinned ones. A run without pins in its header is pinned by the tasks its traces stored (its
+    unfinished tasks cannot be checked).
 
     Raises:
-        ConfigError: a task changed (see :func:`refuse_changed`).
+        ConfigError: a trace's task differs from its pin or from another trace of the same task, or
+            the code now generates a pinned task differently (see :func:`refuse_changed`).
     """
     config = store.header.config
-    header_pins = store.header.tasks
-    stored = None
-    if header_pins is None:
-        stored = store.stored_tasks()
-        pins = pins_from_traces(stored, {i: str(t.get("domain")) for i, t in stored.items()})
+    stored, problems = stored_tasks(store)
+    pins = store.header.tasks
+    if pins is None:
+        pins = pins_from_traces(stored)
     else:
-        pins = header_pins
+        pinned = {i: (d, p.version) for d, p in pins.items() for i, _ in p.tasks.items()}
+        for task_id, data in stored.items():
+            if task_id not in pinned:
+                problems.append(f"task {task_id} has traces but the run header does not pin it: edited header?")
+            elif task_hash(data, pinned[task_id][1]) != pins[pinned[task_id][0]].tasks[task_id]:
+                problems.append(f"the traces of task {task_id} store another task than the header pins: edited?")
     now: dict[str, list[Task]] = {}
     if posed is None:
-        for name in config.domains or []:
+        for name in config.domains:
             domain = get_domain(name)
-            now[domain.name] = domain.tasks(config.seed or 0)
+            now[domain.name] = domain.tasks(config.seed)
     else:
         for domain, task in posed:
             if task.id not in {t.id for t in now.setdefault(domain.name, [])}:
                 now[domain.name].append(task)
-    exact = posed is not None and header_pins is not None
-    problems = changed_tasks(pins, now, exact=exact)
-    if problems and stored is None:
-        problems = changed_tasks(pins, now, store.stored_tasks(), exact=exact)
+    problems += changed_tasks(pins, now, stored, exact=posed is not None and store.header.tasks is not None)
     refuse_changed(problems, store.run_dir, action)

@@ -320,13 +320,10 @@ class RunStore:
             what="run directory",
         )
 
-    def stored_tasks(self) -> dict[str, dict[str, Any]]:
-        """Task id -> the task JSON its traces stored (one per task; unreadable traces skipped)."""
-        rows = self._db.execute(
-            "SELECT json_extract(trace, '$.task.id'), json_extract(trace, '$.task') FROM traces"
-            " WHERE json_valid(trace) GROUP BY json_extract(trace, '$.task.id')"
-        )
-        return {task_id: json.loads(task) for task_id, task in rows if task_id is not None}
+    def stored_tasks(self) -> list[dict[str, Any]]:
+        """Every distinct task JSON the traces stored (as written; unreadable traces skipped)."""
+        rows = self._db.execute("SELECT DISTINCT json_extract(trace, '$.task') FROM traces WHERE json_valid(trace)")
+        return [task for (text,) in rows if text is not None and isinstance(task := json.loads(text), dict)]
 
     def close(self) -> None:
         """Close the database."""

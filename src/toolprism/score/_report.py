@@ -137,6 +137,9 @@ class RunScore(BaseModel):
 
     run_dir: str
     episodes: int
+    planned: int | None = None
+    """Episodes the run planned (its header), None if unknown; more than :attr:`episodes` when the
+    run was stopped before it finished (``toolprism run --resume`` finishes it)."""
     variants: list[VariantScore]
     gaps: list[VariantGap]
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
@@ -152,6 +155,7 @@ def score_run(run_dir: Path) -> RunScore:
     store = RunStore.open(run_dir)
     try:
         verify_run_tasks(store, "re-scoring")
+        planned = store.header.episodes
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
@@ -195,6 +199,7 @@ def score_run(run_dir: Path) -> RunScore:
     return RunScore(
         run_dir=str(run_dir),
         episodes=sum(v.episodes for v in variants),
+        planned=planned,
         variants=variants,
         gaps=_gaps(variants),
         perturbations=by_condition(outcomes, skipped),
