@@ -9,20 +9,34 @@ replaced.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Any
 
-from toolprism.domains import CHATTER, Span, Task, reachable
+from toolprism.domains import CHATTER, Span, Task, reachable, surface_forms
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace
 
 
+def written(task: Task, span: Span) -> bool:
+    """Whether the query states ``span``'s value in the value's own words (one of its
+    :func:`~toolprism.domains.surface_forms`, any case), not as an alias or verb form ("Mute"
+    for ``muted``), which B2/B3 could not replace with other values' words."""
+    text = task.query[span.start : span.end].lower()
+    return any(text in forms for forms in surface_forms(span.value))
+
+
 def mentions(task: Task) -> list[Span]:
     """The gold values the query states, from its recorded spans (:attr:`Task.spans`): the
-    first span of each scalar argument, in text order, none overlapping an earlier one."""
+    first span of each scalar argument, in text order, none overlapping an earlier one. Only
+    arguments every span of which states the value in its own words (:func:`written`) count:
+    elsewhere the query says it in words a rewrite cannot replace or leave out."""
+    other = {(s.action, s.param) for s in task.spans if not written(task, s)}
     first: dict[tuple[int, str], Span] = {}
     for span in sorted(task.spans, key=lambda s: s.start):
+        if (span.action, span.param) in other:
+            continue
         if not isinstance(task.gold[span.action].arguments.get(span.param), (dict, list)):
             first.setdefault((span.action, span.param), span)
     spans = sorted(first.values(), key=lambda s: s.start)
@@ -148,11 +162,18 @@ class Ambiguity(_Intent):
         return _blank(text, instance.params["spans"], instance.severity), f"left out {instance.params['values']}"
 
 
+_ARTICLE = re.compile(r"(?:^|(?<=\W))(the|a|an) $", re.IGNORECASE)
+
+
 def _blank(text: str, spans: list[list[int]], severity: str) -> str:
-    """``text`` with each span replaced by B2's vague reference for ``severity``."""
+    """``text`` with each span replaced by B2's vague reference for ``severity``; an article
+    before the span goes with it ("the kitchen light" → "the usual light", not "the the usual")."""
     vague = "the usual" if severity == "light" else "whatever works"
     for start, end in sorted(spans, reverse=True):
-        text = text[:start] + vague + text[end:]
+        if article := _ARTICLE.search(text[:start]):
+            start = article.start()
+        said = vague[0].upper() + vague[1:] if text[start : start + 1].isupper() else vague
+        text = text[:start] + said + text[end:]
     return text
 
 
