@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import pytest
 
-from toolprism.domains import get_domain
+from toolprism.domains import domain_names, get_domain, surface_forms
 from toolprism.domains._grammar import Span
 from toolprism.perturb import SUBTYPES, parse_perturbations, plan
 from toolprism.perturb._intent import mentions, written
@@ -74,3 +75,23 @@ def test_b2_takes_the_article_with_the_value() -> None:
     domain, task = _task("tv/single/9")  # "Mute the bedroom tv."
     (instance,), _ = plan(task, domain.action_space(), parse_perturbations("B2:light"), 0)
     assert SUBTYPES.get("B2").rewrite(instance, task.query, None)[0] == "Mute the usual tv."
+
+
+def _stated(text: str, value) -> bool:
+    forms = [f for group in surface_forms(value) for f in group if f]
+    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text, re.IGNORECASE) for f in forms)
+
+
+def test_b3_wrong_values_are_never_ones_the_query_already_states() -> None:
+    # "...the bedroom tv... Sorry, correction: I meant living room, not bedroom" is ambiguous
+    # when the query also says "bedroom" of another argument
+    planned = 0
+    for name in domain_names():
+        domain = get_domain(name)
+        for task in domain.tasks(0):
+            instances, _ = plan(task, domain.action_space(), parse_perturbations("B3:heavy"), 0)
+            for instance in instances:
+                planned += 1
+                stated = [d for d in instance.params["decoys"] if _stated(task.query, d)]
+                assert not stated, (task.id, task.query, stated)
+    assert planned > 1000

@@ -48,18 +48,26 @@ def stated_at(task: Task, mention: Span) -> list[list[int]]:
     return sorted({(s.start, s.end) for s in task.spans if (s.action, s.param) == (mention.action, mention.param)})
 
 
-def decoy(space: ActionSpace, task: Task, mention: Span, rng: random.Random) -> Any | None:
-    """Another legal value for the mentioned argument (another enum value, or a nearby integer
-    in range), or None."""
+def decoys(space: ActionSpace, task: Task, mention: Span) -> list[Any]:
+    """The other legal values for the mentioned argument (the other enum values, or nearby
+    integers in range) that the query does not already state (in none of their
+    :func:`~toolprism.domains.surface_forms`): a wrong value the query also states elsewhere
+    ("the bedroom tv ... I meant living room, not bedroom") would leave the correction ambiguous."""
     param = space.get(task.gold[mention.action].op).param(mention.param)
     if param.enum is not None:
         others = [v for v in param.enum if v != mention.value and isinstance(v, str)]
-        return rng.choice(others) if others else None
-    if isinstance(mention.value, int) and not isinstance(mention.value, bool):
+    elif isinstance(mention.value, int) and not isinstance(mention.value, bool):
         low, high = param.schema.get("minimum", -(10**9)), param.schema.get("maximum", 10**9)
         others = [v for v in (mention.value + d for d in (-10, -5, -2, -1, 1, 2, 5, 10)) if low <= v <= high]
-        return rng.choice(others) if others else None
-    return None
+    else:
+        others = []
+    return [v for v in others if not _said(task.query, v)]
+
+
+def _said(text: str, value: Any) -> bool:
+    """Whether ``text`` states ``value`` in one of its surface forms (a whole word or phrase, any case)."""
+    forms = [f for group in surface_forms(value) for f in group if f]
+    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text, re.IGNORECASE) for f in forms)
 
 
 def _words(value: Any) -> str:
@@ -191,20 +199,19 @@ class Conflict(_Intent):
     }
 
     def applicable(self, task: Task, space: ActionSpace) -> str | None:
-        rng = random.Random(0)
-        if any(decoy(space, task, m, rng) is not None for m in mentions(task)):
+        if any(decoys(space, task, m) for m in mentions(task)):
             return None
-        return "no gold value in the query has another legal value to contradict it with"
+        return "no gold value in the query has another legal value, not stated in the query, to contradict it with"
 
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
-        options = [m for m in mentions(task) if decoy(space, task, m, random.Random(0)) is not None]
-        m = rng.choice(options)
-        decoys = [decoy(space, task, m, rng) for _ in range(2)]
+        options = [(m, pool) for m in mentions(task) if (pool := decoys(space, task, m))]
+        m, pool = rng.choice(options)
+        wrong = [rng.choice(pool) for _ in range(2)]
         return self.instance(
             task,
             severity,
             target="query",
-            params={"span": [m.start, m.end], "value": m.value, "decoys": decoys},
+            params={"span": [m.start, m.end], "value": m.value, "decoys": wrong},
             labels=RuntimeLabels(final_result=f"use the corrected value {m.value!r}"),
         )
 
