@@ -95,3 +95,21 @@ def test_b3_wrong_values_are_never_ones_the_query_already_states() -> None:
                 stated = [d for d in instance.params["decoys"] if _stated(task.query, d)]
                 assert not stated, (task.id, task.query, stated)
     assert planned > 1000
+
+
+@pytest.mark.parametrize("name", ["car_cabin", "garden", "tv", "vacuum"])
+def test_b3_heavy_states_two_different_wrong_values_or_skips(name: str) -> None:
+    domain = get_domain(name)
+    skipped = 0
+    for task in domain.tasks(0):
+        (instances, skips) = plan(task, domain.action_space(), parse_perturbations("B3:heavy"), 0)
+        for instance in instances:
+            first, second = instance.params["decoys"]
+            assert first != second, (task.id, instance.params)
+            shown, _ = SUBTYPES.get("B3").rewrite(instance, task.query, random.Random(0))
+            assert f"make that {str(second).replace('_', ' ')}." in shown, shown
+        if skips and not plan(task, domain.action_space(), parse_perturbations("B3:light"), 0)[1]:
+            assert "two different wrong values" in skips[0].reason, skips
+            skipped += 1
+    assert skipped, "the domain has a value with just one other legal value (a two-value enum)"
+    assert "two different wrong values" in SUBTYPES.get("B3").levels["heavy"]

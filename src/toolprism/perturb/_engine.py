@@ -125,7 +125,7 @@ def plan(
     instances, skips = [], []
     for p in perturbations:
         subtype = SUBTYPES.get(p.subtype)
-        reason = subtype.applicable(task, space)
+        reason = subtype.applicable_at(task, space, p.severity)
         if reason is None:
             instance = subtype.plan(task, space, p.severity, _rng("plan", p, task, seed))
             if variant is not None and subtype.family == "A" and subtype.layer(instance, variant.top) is None:

@@ -195,7 +195,7 @@ class Conflict(_Intent):
     levels = {
         "light": "a value is first misspoken and corrected on the spot ('D, no wait, V')",
         "medium": "the query states a wrong value and a correction at the end restores it",
-        "heavy": "two wrong values in turn, and a final correction restores the right one",
+        "heavy": "two different wrong values in turn, and a final correction restores the right one",
     }
 
     def applicable(self, task: Task, space: ActionSpace) -> str | None:
@@ -203,10 +203,18 @@ class Conflict(_Intent):
             return None
         return "no gold value in the query has another legal value, not stated in the query, to contradict it with"
 
+    def applicable_at(self, task: Task, space: ActionSpace, severity: Severity) -> str | None:
+        if (reason := self.applicable(task, space)) is not None or severity != "heavy":
+            return reason
+        if any(len(decoys(space, task, m)) >= 2 for m in mentions(task)):
+            return None
+        return "heavy states two different wrong values, and no gold value in the query has two other legal values"
+
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
-        options = [(m, pool) for m in mentions(task) if (pool := decoys(space, task, m))]
+        need = 2 if severity == "heavy" else 1
+        options = [(m, pool) for m in mentions(task) if len(pool := decoys(space, task, m)) >= need]
         m, pool = rng.choice(options)
-        wrong = [rng.choice(pool) for _ in range(2)]
+        wrong = rng.sample(pool, need)
         return self.instance(
             task,
             severity,
@@ -217,7 +225,7 @@ class Conflict(_Intent):
 
     def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
         (start, end), value = instance.params["span"], instance.params["value"]
-        first, second = (_words(d) for d in instance.params["decoys"])
+        first = _words(instance.params["decoys"][0])
         said = text[start:end]
         if instance.severity == "light":
             return text[:start] + f"{first}, no wait, {said}" + text[end:], f"misspoke {first!r}, corrected"
@@ -227,6 +235,7 @@ class Conflict(_Intent):
                 f"{stated} Sorry, correction: I meant {said}, not {first}.",
                 f"stated {first!r}, corrected at the end",
             )
+        second = _words(instance.params["decoys"][1])
         return (
             f"{stated} Hmm, actually make that {second}. No, scratch both of those: {said} is what I want.",
             f"stated {first!r}, then {second!r}, final correction to {value!r}",
