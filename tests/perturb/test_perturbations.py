@@ -6,6 +6,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -82,6 +86,15 @@ def test_the_suite_has_fourteen_subtypes_in_four_families() -> None:
     assert len(terms) == 14 * 3
     ids = sorted({t.subtype for t in terms})
     assert ids == ["A1", "A2", "A3", "B1", "B2", "B3", "B4", "C1", "C2", "C3", "C4", "D1", "D2", "D3"]
+
+
+def test_importing_the_package_registers_every_subtype() -> None:
+    # a fresh interpreter: here the subtypes are already registered by suite() above
+    code = "from toolprism.perturb import SUBTYPES; SUBTYPES.get('B3'); print(len(SUBTYPES.names()))"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "14"
 
 
 @pytest.mark.parametrize("subtype", sorted(SUBTYPES.names()))

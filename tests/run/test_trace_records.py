@@ -102,19 +102,30 @@ def test_version_1_traces_are_upgraded() -> None:
     assert loaded.version == 2 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
     with pytest.raises(ConfigError, match="reads version 1"):
         upgrade_trace({"version": 2})
+    with pytest.raises(ConfigError, match="reads version 1, got version True"):
+        upgrade_trace({"version": True})
 
 
 @pytest.mark.parametrize(
     ("text", "match"),
     [
         ('{"version": 3}', "trace version 3 is not supported"),
-        ('{"version": "two"}', "trace version 'two' is not supported"),
+        ('{"version": "two"}', "trace version 'two' is not supported.*not a trace version"),
+        ('{"version": 3}', "a newer toolprism wrote it"),
+        ('{"version": true}', "trace version True is not supported.*not a trace version"),
+        ('{"version": 1.0}', "trace version 1.0 is not supported.*not a trace version"),
+        ('{"version": 2.0}', "trace version 2.0 is not supported.*not a trace version"),
+        ('{"version": 0}', "trace version 0 is not supported.*not a trace version"),
+        ('{"version": -1}', "trace version -1 is not supported.*not a trace version"),
+        ('{"version": null}', "trace version None is not supported.*not a trace version"),
+        (123, "a trace is JSON text"),
+        (None, "a trace is JSON text"),
         ("[1, 2]", "a trace is a JSON object"),
         ("{not json", "not valid JSON"),
         ('{"version": 2, "episode_id": "e"}', r"task: Field required"),
     ],
 )
-def test_unreadable_traces_are_config_errors_naming_the_problem(text: str, match: str) -> None:
+def test_unreadable_traces_are_config_errors_naming_the_problem(text: object, match: str) -> None:
     with pytest.raises(ConfigError, match=match) as info:
         Trace.load(text)
     assert "pydantic" not in str(info.value)

@@ -14,14 +14,14 @@ import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from toolprism.domains._grammar import Span
+from toolprism.domains._grammar import Span, find_spans
 from toolprism.errors import ConfigError, DomainError, RejectedCall, RejectionKind, ToolprismError
-from toolprism.schema import JSON, Action, ActionSpace, Operation, Param, canonical_json
+from toolprism.schema import JSON, Action, ActionRecord, ActionSpace, Operation, Param, canonical_json
 
 OperationFn = Callable[..., JSON]
 TaskKind = Literal["single", "compound", "compositional"]
@@ -141,6 +141,10 @@ class Task:
     def from_json(cls, data: Mapping[str, JSON]) -> Task:
         """The inverse of :meth:`to_json`: ``Task.from_json(task.to_json()) == task``.
 
+        The :attr:`spans` are found again in the query (as an imported pack's are, see
+        :func:`~toolprism.domains._grammar.find_spans`): every place the query states a gold value
+        in the value's own words.
+
         Args:
             data: ``{"id", "domain", "query", "gold": [{"op", "args"}], "reference": [{"action",
                 "reply"}], "world_seed", "kind", "form"}``; ``reference``, ``world_seed``, ``kind``
@@ -148,29 +152,81 @@ class Task:
                 keys (an export record's ``encodings``) are ignored.
 
         Raises:
-            ConfigError: a required key is missing, or a kind or form is not one of
-                :data:`TaskKind` / :data:`Form` (every problem listed).
+            ConfigError: ``data`` is not an object, or does not have the shape of :class:`TaskRecord`
+                (a required key missing, a value of the wrong type, a kind or form that is not one
+                of :data:`TaskKind` / :data:`Form`; every problem listed).
         """
-        problems = [f"task has no {key!r}" for key in ("id", "domain", "query", "gold") if key not in data]
-        kind, form = data.get("kind", "single"), data.get("form", "easy")
-        if kind not in TASK_KINDS:
-            problems.append(f"task kind {kind!r} is not one of {', '.join(TASK_KINDS)}")
-        if form not in get_args(Form):
-            problems.append(f"task form {form!r} is not one of {', '.join(get_args(Form))}")
-        if problems:
-            raise ConfigError(problems, what="task")
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"a task is a JSON object, not {type(data).__name__}", what="task")
+        known = {k: v for k, v in data.items() if k in TaskRecord.model_fields}
+        try:
+            record = TaskRecord.model_validate(
+                {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **known}, strict=True
+            )
+        except ValidationError as e:
+            raise ConfigError([_problem(error) for error in e.errors()], what="task") from None
+        gold = tuple(a.to_action() for a in record.gold)
         return cls(
-            id=data["id"],
-            domain=data["domain"],
-            query=data["query"],
-            gold=tuple(Action.from_json(a) for a in data["gold"]),
-            reference=tuple(
-                ReferenceStep(Action.from_json(s["action"]), s["reply"]) for s in data.get("reference", [])
-            ),
-            world_seed=data.get("world_seed", 0),
-            kind=kind,
-            form=form,
+            id=record.id,
+            domain=record.domain,
+            query=record.query,
+            gold=gold,
+            reference=tuple(ReferenceStep(s.action.to_action(), s.reply) for s in record.reference),
+            world_seed=record.world_seed,
+            kind=record.kind,
+            form=record.form,
+            spans=find_spans(record.query, [(a.op, a.args) for a in record.gold]),
         )
+
+
+def _problem(error: Any) -> str:
+    """One pydantic error of a task record as a line (``task has no 'query'``, ``gold.0.args: ...``)."""
+    where = ".".join(map(str, error["loc"]))
+    if error["type"] == "missing" and len(error["loc"]) == 1:
+        return f"task has no {where!r}"
+    if where in ("kind", "form"):
+        known = TASK_KINDS if where == "kind" else get_args(Form)
+        return f"task {where} {error['input']!r} is not one of {', '.join(known)}"
+    return f"task {where}: {error['msg'].lower()} (got {error['input']!r})"
+
+
+class ReferenceStepRecord(BaseModel):
+    """One step of a task's reference trace: ``{"action": {"op", "args"}, "reply": <JSON>}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: ActionRecord
+    reply: Any = None
+
+
+class TaskRecord(BaseModel):
+    """A task as stored in a trace (the query as posed, before any perturbation).
+
+    Attributes:
+        id / domain / query / world_seed / kind / form: as :class:`Task` has them.
+        gold: the gold native actions, in execution order.
+        reference: the reference trace (gold actions with their replies on a fresh world).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    domain: str
+    query: str
+    world_seed: int
+    kind: TaskKind
+    form: Form
+    gold: list[ActionRecord]
+    reference: list[ReferenceStepRecord]
+
+    @classmethod
+    def of(cls, task: Task) -> TaskRecord:
+        """The record of ``task``."""
+        return cls.model_validate(task.to_json())
+
+    def to_task(self) -> Task:
+        """The :class:`Task` again (``TaskRecord.of(task).to_task() == task``)."""
+        return Task.from_json(self.model_dump(mode="json"))
 
 
 def task_hash(task: Mapping[str, JSON], version: int = 1) -> str:

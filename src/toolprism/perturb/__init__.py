@@ -11,6 +11,8 @@ in :data:`SUBTYPES`. A condition is a variant plus zero, one or two (mixed-famil
 identifier) at a task's injection site, over a replayed, byte-identical prefix.
 """
 
+# the subtype modules register their subtypes in SUBTYPES on import
+from toolprism.perturb import _intent, _interface, _output, _runtime  # noqa: F401
 from toolprism.perturb._arms import ARMS, FaultArm, InjectionSite, fault_arms, site_position
 from toolprism.perturb._engine import (
     MIXED_PAIRS,

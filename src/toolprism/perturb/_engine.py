@@ -62,7 +62,6 @@ def parse_perturbations(text: str | Sequence[str]) -> list[Perturbation]:
         ConfigError: every malformed term, unknown subtype or severity, repeated subtype, and
             mixing problem (see :func:`mixing_problem`).
     """
-    _load()
     parts = [text] if isinstance(text, str) else list(text)
     if bad := [p for p in parts if not isinstance(p, str)]:
         raise ConfigError([f"{p!r} is not a string like 'C2:medium'" for p in bad], what="perturbation spec")
@@ -110,7 +109,6 @@ def mixing_problem(subtypes: Sequence[str]) -> str | None:
 def suite() -> list[Perturbation]:
     """Every subtype at every severity, ``A1:light`` … ``D3:heavy`` (42 terms; the mixed pairs are
     :data:`MIXED_PAIRS`)."""
-    _load()
     return [Perturbation(s, v) for s in sorted(SUBTYPES.names()) for v in SEVERITIES]
 
 
@@ -124,11 +122,10 @@ def plan(
     """Instances of ``perturbations`` for ``task`` (deterministic in task and seed), and a
     :class:`Skip` with the reason for each one that cannot apply. With ``variant``, a tool-
     interface subtype that finds nothing to change among the variant's tools is skipped too."""
-    _load()
     instances, skips = [], []
     for p in perturbations:
         subtype = SUBTYPES.get(p.subtype)
-        reason = subtype.applicable(task, space)
+        reason = subtype.applicable_at(task, space, p.severity)
         if reason is None:
             instance = subtype.plan(task, space, p.severity, _rng("plan", p, task, seed))
             if variant is not None and subtype.family == "A" and subtype.layer(instance, variant.top) is None:
@@ -181,7 +178,6 @@ class Perturber:
     _attempts: dict[str, int] = field(default_factory=dict)
 
     def _each(self) -> list[tuple[Subtype, Instance]]:
-        _load()  # instances read back from a trace (a repair re-run) may be the first use of their subtypes
         return [(SUBTYPES.get(i.subtype), i) for i in self.instances]
 
     def query(self, text: str) -> str:
@@ -243,8 +239,3 @@ def layer_change(layer: object) -> str:
     """A one-line description of a family-A layer (its class docstring's first sentence)."""
     doc = (type(layer).__doc__ or type(layer).__name__).strip().split("\n")[0]
     return doc.rstrip(".")
-
-
-def _load() -> None:
-    # Subtype modules register themselves on import.
-    from toolprism.perturb import _intent, _interface, _output, _runtime  # noqa: F401

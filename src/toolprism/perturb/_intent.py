@@ -9,20 +9,34 @@ replaced.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Any
 
-from toolprism.domains import CHATTER, Span, Task, reachable
+from toolprism.domains import CHATTER, Span, Task, reachable, surface_forms
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace
 
 
+def written(task: Task, span: Span) -> bool:
+    """Whether the query states ``span``'s value in the value's own words (one of its
+    :func:`~toolprism.domains.surface_forms`, any case), not as an alias or verb form ("Mute"
+    for ``muted``), which B2/B3 could not replace with other values' words."""
+    text = task.query[span.start : span.end].lower()
+    return any(text in forms for forms in surface_forms(span.value))
+
+
 def mentions(task: Task) -> list[Span]:
     """The gold values the query states, from its recorded spans (:attr:`Task.spans`): the
-    first span of each scalar argument, in text order, none overlapping an earlier one."""
+    first span of each scalar argument, in text order, none overlapping an earlier one. Only
+    arguments every span of which states the value in its own words (:func:`written`) count:
+    elsewhere the query says it in words a rewrite cannot replace or leave out."""
+    other = {(s.action, s.param) for s in task.spans if not written(task, s)}
     first: dict[tuple[int, str], Span] = {}
     for span in sorted(task.spans, key=lambda s: s.start):
+        if (span.action, span.param) in other:
+            continue
         if not isinstance(task.gold[span.action].arguments.get(span.param), (dict, list)):
             first.setdefault((span.action, span.param), span)
     spans = sorted(first.values(), key=lambda s: s.start)
@@ -34,18 +48,26 @@ def stated_at(task: Task, mention: Span) -> list[list[int]]:
     return sorted({(s.start, s.end) for s in task.spans if (s.action, s.param) == (mention.action, mention.param)})
 
 
-def decoy(space: ActionSpace, task: Task, mention: Span, rng: random.Random) -> Any | None:
-    """Another legal value for the mentioned argument (another enum value, or a nearby integer
-    in range), or None."""
+def decoys(space: ActionSpace, task: Task, mention: Span) -> list[Any]:
+    """The other legal values for the mentioned argument (the other enum values, or nearby
+    integers in range) that the query does not already state (in none of their
+    :func:`~toolprism.domains.surface_forms`): a wrong value the query also states elsewhere
+    ("the bedroom tv ... I meant living room, not bedroom") would leave the correction ambiguous."""
     param = space.get(task.gold[mention.action].op).param(mention.param)
     if param.enum is not None:
         others = [v for v in param.enum if v != mention.value and isinstance(v, str)]
-        return rng.choice(others) if others else None
-    if isinstance(mention.value, int) and not isinstance(mention.value, bool):
+    elif isinstance(mention.value, int) and not isinstance(mention.value, bool):
         low, high = param.schema.get("minimum", -(10**9)), param.schema.get("maximum", 10**9)
         others = [v for v in (mention.value + d for d in (-10, -5, -2, -1, 1, 2, 5, 10)) if low <= v <= high]
-        return rng.choice(others) if others else None
-    return None
+    else:
+        others = []
+    return [v for v in others if not _said(task.query, v)]
+
+
+def _said(text: str, value: Any) -> bool:
+    """Whether ``text`` states ``value`` in one of its surface forms (a whole word or phrase, any case)."""
+    forms = [f for group in surface_forms(value) for f in group if f]
+    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text, re.IGNORECASE) for f in forms)
 
 
 def _words(value: Any) -> str:
@@ -148,11 +170,18 @@ class Ambiguity(_Intent):
         return _blank(text, instance.params["spans"], instance.severity), f"left out {instance.params['values']}"
 
 
+_ARTICLE = re.compile(r"(?:^|(?<=\W))(the|a|an) $", re.IGNORECASE)
+
+
 def _blank(text: str, spans: list[list[int]], severity: str) -> str:
-    """``text`` with each span replaced by B2's vague reference for ``severity``."""
+    """``text`` with each span replaced by B2's vague reference for ``severity``; an article
+    before the span goes with it ("the kitchen light" → "the usual light", not "the the usual")."""
     vague = "the usual" if severity == "light" else "whatever works"
     for start, end in sorted(spans, reverse=True):
-        text = text[:start] + vague + text[end:]
+        if article := _ARTICLE.search(text[:start]):
+            start = article.start()
+        said = vague[0].upper() + vague[1:] if text[start : start + 1].isupper() else vague
+        text = text[:start] + said + text[end:]
     return text
 
 
@@ -166,30 +195,37 @@ class Conflict(_Intent):
     levels = {
         "light": "a value is first misspoken and corrected on the spot ('D, no wait, V')",
         "medium": "the query states a wrong value and a correction at the end restores it",
-        "heavy": "two wrong values in turn, and a final correction restores the right one",
+        "heavy": "two different wrong values in turn, and a final correction restores the right one",
     }
 
     def applicable(self, task: Task, space: ActionSpace) -> str | None:
-        rng = random.Random(0)
-        if any(decoy(space, task, m, rng) is not None for m in mentions(task)):
+        if any(decoys(space, task, m) for m in mentions(task)):
             return None
-        return "no gold value in the query has another legal value to contradict it with"
+        return "no gold value in the query has another legal value, not stated in the query, to contradict it with"
+
+    def applicable_at(self, task: Task, space: ActionSpace, severity: Severity) -> str | None:
+        if (reason := self.applicable(task, space)) is not None or severity != "heavy":
+            return reason
+        if any(len(decoys(space, task, m)) >= 2 for m in mentions(task)):
+            return None
+        return "heavy states two different wrong values, and no gold value in the query has two other legal values"
 
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
-        options = [m for m in mentions(task) if decoy(space, task, m, random.Random(0)) is not None]
-        m = rng.choice(options)
-        decoys = [decoy(space, task, m, rng) for _ in range(2)]
+        need = 2 if severity == "heavy" else 1
+        options = [(m, pool) for m in mentions(task) if len(pool := decoys(space, task, m)) >= need]
+        m, pool = rng.choice(options)
+        wrong = rng.sample(pool, need)
         return self.instance(
             task,
             severity,
             target="query",
-            params={"span": [m.start, m.end], "value": m.value, "decoys": decoys},
+            params={"span": [m.start, m.end], "value": m.value, "decoys": wrong},
             labels=RuntimeLabels(final_result=f"use the corrected value {m.value!r}"),
         )
 
     def rewrite(self, instance: Instance, text: str, rng: random.Random) -> tuple[str, str]:
         (start, end), value = instance.params["span"], instance.params["value"]
-        first, second = (_words(d) for d in instance.params["decoys"])
+        first = _words(instance.params["decoys"][0])
         said = text[start:end]
         if instance.severity == "light":
             return text[:start] + f"{first}, no wait, {said}" + text[end:], f"misspoke {first!r}, corrected"
@@ -199,6 +235,7 @@ class Conflict(_Intent):
                 f"{stated} Sorry, correction: I meant {said}, not {first}.",
                 f"stated {first!r}, corrected at the end",
             )
+        second = _words(instance.params["decoys"][1])
         return (
             f"{stated} Hmm, actually make that {second}. No, scratch both of those: {said} is what I want.",
             f"stated {first!r}, then {second!r}, final correction to {value!r}",

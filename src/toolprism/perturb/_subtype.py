@@ -67,6 +67,11 @@ class Subtype:
         """``None`` when the subtype can act on ``task``; otherwise the reason it cannot."""
         return None
 
+    def applicable_at(self, task: Task, space: ActionSpace, severity: Severity) -> str | None:
+        """Like :meth:`applicable`, for one severity (a level may need more of the task than the
+        others); the default is :meth:`applicable`."""
+        return self.applicable(task, space)
+
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
         """The instance for ``task`` at ``severity``; call only when :meth:`applicable` is None."""
         return self.instance(task, severity, target={"A": "tools", "B": "query"}.get(self.family, ""))

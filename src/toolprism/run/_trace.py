@@ -216,6 +216,8 @@ class Trace(Record):
                 ``"trace version"`` and the message names the version); or records that do not
                 match the version's shape (the first ten problems listed, never a pydantic traceback).
         """
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ConfigError(f"a trace is JSON text (str or bytes), not {type(text).__name__}", what="trace")
         try:
             data = json.loads(text)
         except ValueError as e:
@@ -223,10 +225,12 @@ class Trace(Record):
         if not isinstance(data, dict):
             raise ConfigError(f"a trace is a JSON object, not {type(data).__name__}", what="trace")
         version = data.get("version", 1)
-        if version not in READABLE_VERSIONS:
+        if not _is_int(version) or version not in READABLE_VERSIONS:
+            newer = _is_int(version) and version > TRACE_VERSION
             raise ConfigError(
                 f"trace version {version!r} is not supported (this toolprism reads versions "
-                f"{', '.join(map(str, READABLE_VERSIONS))}; a newer toolprism wrote it?)",
+                f"{', '.join(map(str, READABLE_VERSIONS))}; "
+                f"{'a newer toolprism wrote it?' if newer else 'not a trace version'})",
                 what="trace version",
             )
         if version == 1:
@@ -245,12 +249,17 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
     Raises:
         ConfigError: ``data`` is not a version-1 trace (its ``version`` is set and not 1).
     """
-    if data.get("version", 1) != 1:
-        raise ConfigError(f"upgrade_trace reads version 1, got version {data['version']!r}", what="trace")
+    if not _is_int(version := data.get("version", 1)) or version != 1:
+        raise ConfigError(f"upgrade_trace reads version 1, got version {version!r}", what="trace")
     task = data.get("task")
     if isinstance(task, dict):
         task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
     return {**data, "version": 2, "task": task}
+
+
+def _is_int(value: object) -> bool:
+    """A JSON integer: an int, not a bool (``true == 1``) nor a float (``1.0 == 1``)."""
+    return type(value) is int
 
 
 def _problems(error: ValidationError) -> list[str]:
