@@ -132,7 +132,7 @@ def test_a_trace_whose_task_was_edited_is_refused(run_dir: Path) -> None:
     _edit_traces(run_dir, _wrong_gold, only=1)
     result = runner.invoke(app, ["score", str(run_dir)])
     assert result.exit_code == 2, result.output
-    assert "store 2 different tasks" in result.output or "another task than the header pins" in result.output
+    assert "another task than the header pins" in " ".join(result.output.split())
 
 
 def test_without_pins_traces_of_one_task_must_agree(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_without_pins_traces_of_one_task_must_agree(tmp_path: Path) -> None:
     _edit_traces(out, _wrong_gold, only=1)
     result = runner.invoke(app, ["score", str(out)])
     assert result.exit_code == 2, result.output
-    assert "store 2 different tasks: edited or damaged" in result.output
+    assert "store different tasks: edited or damaged" in result.output
 
 
 def test_an_edited_header_is_named(run_dir: Path) -> None:

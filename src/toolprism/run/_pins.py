@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from toolprism.domains import Domain, Task, get_domain, task_hash, task_set_hash
+from toolprism.domains import Domain, Task, get_domain, task_set_hash
 from toolprism.errors import ConfigError
 from toolprism.run._store import DomainPins, RunStore
 from toolprism.schema import JSON
@@ -77,56 +77,38 @@ def changed_tasks(
 
 
 def _difference(old: Mapping[str, JSON] | None, task: Task) -> str | None:
+    """What differs between a task JSON a trace stored and the task the code generates, over the
+    fields the stored one has (early version-1 traces left some out); None when nothing does."""
     if old is None:
         return None
     new = task.to_json()
     for key in ("query", "gold", "reference", "world_seed", "kind", "form"):
-        if old.get(key) != new[key]:
+        if key in old and old[key] != new[key]:
             if key == "query":
-                return f"its query was {old.get(key)!r}, now {new[key]!r}"
+                return f"its query was {old[key]!r}, now {new[key]!r}"
             return f"its {key} differs" + (" (the replies of its reference trace)" if key == "reference" else "")
     return None
 
 
-def pins_from_traces(tasks: Mapping[str, Mapping[str, JSON]]) -> dict[str, DomainPins]:
-    """Pins for a run made before headers recorded them: each trace's stored task JSON hashed at
-    domain version 1 (every domain's version then), grouped by the task's domain.
-
-    Args:
-        tasks: task id -> the task JSON its traces stored (normalised, see :func:`stored_tasks`).
-    """
-    out: dict[str, DomainPins] = {}
-    for task_id, data in tasks.items():
-        entry = out.setdefault(str(data["domain"]), DomainPins(version=1, set_hash=None, tasks={}))
-        entry.tasks[task_id] = task_hash(data, 1)
-    return out
-
-
 def stored_tasks(store: RunStore) -> tuple[dict[str, dict[str, JSON]], list[str]]:
-    """The task each task id's traces stored, normalised through :meth:`Task.from_json` (a version-1
-    trace's task reads as the upgraded one), and one problem per task whose traces disagree or
-    whose stored task is malformed (an edited or damaged trace).
+    """The task JSON each task id's traces stored, and one problem per task whose traces disagree
+    (on a field both have) or whose stored task is not a task (an edited or damaged trace).
 
     Returns:
-        ``(task id -> task JSON, problems)``.
+        ``(task id -> task JSON as stored, problems)``.
     """
-    found: dict[str, list[dict[str, JSON]]] = {}
+    found: dict[str, dict[str, JSON]] = {}
     problems: list[str] = []
     for data in store.stored_tasks():
         try:
-            task = Task.from_json(data)
-        except (ConfigError, TypeError, KeyError, AttributeError, ValueError) as e:
+            Task.from_json(data)
+        except ConfigError as e:
             problems.append(f"a trace stores a malformed task ({str(e).splitlines()[0]}): edited or damaged")
             continue
-        versions = found.setdefault(task.id, [])
-        if (normal := task.to_json()) not in versions:
-            versions.append(normal)
-    problems += [
-        f"the traces of task {i} store {len(v)} different tasks: edited or damaged"
-        for i, v in found.items()
-        if len(v) > 1
-    ]
-    return {i: v[0] for i, v in found.items()}, problems
+        first = found.setdefault(str(data["id"]), data)
+        if any(first[k] != v for k, v in data.items() if k in first):
+            problems.append(f"the traces of task {data['id']} store different tasks: edited or damaged")
+    return found, list(dict.fromkeys(problems))
 
 
 def refuse_changed(problems: list[str], run_dir: object, action: str) -> None:
@@ -159,30 +141,21 @@ def run_pins(posed: Iterable[tuple[Domain, Task]], seed: int) -> dict[str, Domai
 def verify_run_tasks(
     store: RunStore, action: str = "re-scoring", posed: Iterable[tuple[Domain, Task]] | None = None
 ) -> None:
-    """Check that the traces of the run in ``store`` hold the tasks its header pins, and that the
-    code still generates every one of them.
+    """Check that the code still generates every task the run in ``store`` posed, and that its
+    traces hold those tasks.
 
-    Without ``posed``, the run's domains are regenerated at its seed and each pinned task's hash
-    compared. With ``posed`` (what a resumed run would pose now), those tasks must be exactly the
-    pinned ones. A run without pins in its header is pinned by the tasks its traces stored (its
-    unfinished tasks cannot be checked).
+    The run's domains are regenerated at its seed (or, with ``posed``, what a resumed run would
+    pose now, which must be exactly the pinned tasks) and each task compared with the header's
+    pin. Each task a trace stored is compared with the task the code generates: a run made before
+    pins existed is checked that way only (over the fields its traces stored; its unfinished
+    tasks cannot be checked), and in a pinned run a difference means an edited trace.
 
     Raises:
-        ConfigError: a trace's task differs from its pin or from another trace of the same task, or
-            the code now generates a pinned task differently (see :func:`refuse_changed`).
+        ConfigError: a task changed, a trace's task differs from its pin or from another trace of
+            the same task, or the header does not pin a task its traces hold (see :func:`refuse_changed`).
     """
     config = store.header.config
     stored, problems = stored_tasks(store)
-    pins = store.header.tasks
-    if pins is None:
-        pins = pins_from_traces(stored)
-    else:
-        pinned = {i: (d, p.version) for d, p in pins.items() for i, _ in p.tasks.items()}
-        for task_id, data in stored.items():
-            if task_id not in pinned:
-                problems.append(f"task {task_id} has traces but the run header does not pin it: edited header?")
-            elif task_hash(data, pinned[task_id][1]) != pins[pinned[task_id][0]].tasks[task_id]:
-                problems.append(f"the traces of task {task_id} store another task than the header pins: edited?")
     now: dict[str, list[Task]] = {}
     if posed is None:
         for name in config.domains:
@@ -192,5 +165,22 @@ def verify_run_tasks(
         for domain, task in posed:
             if task.id not in {t.id for t in now.setdefault(domain.name, [])}:
                 now[domain.name].append(task)
-    problems += changed_tasks(pins, now, stored, exact=posed is not None and store.header.tasks is not None)
+    pins = store.header.tasks
+    if pins is not None:
+        problems += changed_tasks(pins, now, stored, exact=posed is not None)
+    pinned = {i: digest for p in (pins or {}).values() for i, digest in p.tasks.items()}
+    generated = {t.id: t for tasks in now.values() for t in tasks}
+    for task_id, data in stored.items():
+        task = generated.get(task_id)
+        if pins is not None and task_id not in pinned:
+            problems.append(f"task {task_id} has traces but the run header does not pin it: edited header?")
+        elif pins is None and task is None and posed is None:
+            problems.append(f"task {task_id} changed since this run: the code no longer generates it")
+        elif task is not None and (pins is None or task.content_hash == pinned[task_id]):
+            if (detail := _difference(data, task)) is not None:
+                problems.append(
+                    f"task {task_id} changed since this run: {detail}"
+                    if pins is None
+                    else f"the traces of task {task_id} store another task than the header pins ({detail}): edited?"
+                )
     refuse_changed(problems, store.run_dir, action)
