@@ -82,11 +82,9 @@ def _stated(text: str, value) -> bool:
     return any(re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text, re.IGNORECASE) for f in forms)
 
 
-def test_b3_wrong_values_are_never_ones_the_query_already_states() -> None:
-    # "...the bedroom tv... Sorry, correction: I meant living room, not bedroom" is ambiguous
-    # when the query also says "bedroom" of another argument
+def _b3_decoys_unstated(names: list[str]) -> int:
     planned = 0
-    for name in domain_names():
+    for name in names:
         domain = get_domain(name)
         for task in domain.tasks(0):
             instances, _ = plan(task, domain.action_space(), parse_perturbations("B3:heavy"), 0)
@@ -94,7 +92,18 @@ def test_b3_wrong_values_are_never_ones_the_query_already_states() -> None:
                 planned += 1
                 stated = [d for d in instance.params["decoys"] if _stated(task.query, d)]
                 assert not stated, (task.id, task.query, stated)
-    assert planned > 1000
+    return planned
+
+
+def test_b3_wrong_values_are_never_ones_the_query_already_states() -> None:
+    # "...the bedroom tv... Sorry, correction: I meant living room, not bedroom" is ambiguous
+    # when the query also says "bedroom" of another argument (the domains where it happened most)
+    assert _b3_decoys_unstated(["tv", "garden", "climate", "car_cabin"]) > 500
+
+
+@pytest.mark.slow
+def test_b3_wrong_values_are_never_stated_in_any_domain() -> None:
+    assert _b3_decoys_unstated(domain_names()) > 1000
 
 
 @pytest.mark.parametrize("name", ["car_cabin", "garden", "tv", "vacuum"])

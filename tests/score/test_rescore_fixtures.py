@@ -100,7 +100,7 @@ def test_every_episode_gets_the_recorded_diagnosis_and_stages(name: str, tmp_pat
         assert column(stage) == [e["stages"]["stages"][stage] for e in wanted]
 
 
-@pytest.mark.parametrize("name", RUNS)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "saboteur" else n for n in RUNS])
 def test_repairing_a_version_1_run_gives_the_recorded_report(name: str, tmp_path: Path) -> None:
     run_dir = _copy(name, tmp_path)
     now = diagnose_run(run_dir, backend=OracleBackend()).model_dump(mode="json")
