@@ -3,6 +3,16 @@
 The fixture runs under ``tests/fixtures/runs/`` were recorded, and their scores computed, on commit
 3ce79d5 (trace version 1, records read as dicts); see ``tests/fixtures/runs/make_fixtures.py``.
 Every trace goes through the upgrade path (:func:`toolprism.run.upgrade_trace`).
+
+The failure labels were then updated once, deliberately, when the taxonomy became the paper's
+(Action-Space Shaping, ``eval/taxonomy.py``); every other number is as recorded:
+
+- 18 episodes (9 per run) ``wrong_class`` → ``over_exec`` (an extra action in another operation group under a
+  variant that is no class arm; all B2 episodes, where the agent acts on a changed request).
+- saboteur ``retail/cancel/0@merge+D1:light#0`` ``over_exec`` → ``livelock`` (it answered on its
+  8th turn, the run's turn limit: the paper counts the turn limit reached, answer or not).
+- new fields: each diagnosis's ``protocol`` (15 saboteur transaction episodes left a transaction
+  dangling; 3 of them succeeded), each variant's ``protocols``, the run's ``livelock_turns``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, perturbation_table, print_json
-from toolprism.score import STAGES, FailureMode, score_run
+from toolprism.score import LIVELOCK_TURNS, STAGES, FailureMode, score_run
 
 
 @friendly_errors
@@ -24,12 +24,22 @@ def score(
             "(replaced if it exists: it is derived from the run)."
         ),
     ] = None,
+    livelock_turns: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Livelock threshold of the failure taxonomy: an episode of at least this many model turns "
+            "(or cut off at its own turn limit) is a livelock (Action-Space Shaping: 16).",
+        ),
+    ] = LIVELOCK_TURNS,
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
 
-    Everything is recomputed from the stored traces; no model is called. Also prints the
-    best-vs-worst variant gap per condition; --parquet writes one row per episode."""
-    result = score_run(run_dir)
+    Everything is recomputed from the stored traces; no model is called. Failure modes are the
+    Action-Space Shaping taxonomy (livelock, txn_handle, rejected_stuck, wrong_class, under_exec,
+    over_exec, wrong_args; other: no output). Also prints the best-vs-worst variant gap per
+    condition; --parquet writes one row per episode."""
+    result = score_run(run_dir, livelock_turns=livelock_turns)
     if result.planned is not None and result.episodes < result.planned:
         Console(stderr=True).print(
             f"only {result.episodes} of the {result.planned} episodes this run planned are recorded; the scores cover "
@@ -39,7 +49,7 @@ def score(
     if parquet is not None:
         from toolprism.score import episode_frame, write_parquet
 
-        written = write_parquet(episode_frame([run_dir]), parquet)
+        written = write_parquet(episode_frame([run_dir], livelock_turns=livelock_turns), parquet)
         Console(stderr=True).print(f"wrote {result.episodes} episodes to {written}", markup=False)
     if json_output:
         print_json(result.model_dump())

@@ -16,7 +16,18 @@ from toolprism.score._stages import (
     reported_status,
     score_stages,
 )
-from toolprism.score._taxonomy import EpisodeDiagnosis, FailureMode, diagnose, run_domains
+from toolprism.score._taxonomy import (
+    LIVELOCK_TURNS,
+    PROTOCOL_BREAKS,
+    TXN_BREAKS,
+    EpisodeDiagnosis,
+    FailureMode,
+    ProtocolBreak,
+    diagnose,
+    is_class_arm,
+    protocol_breaks,
+    run_domains,
+)
 
 _AGGREGATES = ("aggregate", "episode_frame", "variant_gap", "write_parquet")
 
@@ -31,7 +42,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "LIVELOCK_TURNS",
     "PRIMARY_ERRORS",
+    "PROTOCOL_BREAKS",
+    "TXN_BREAKS",
     "STAGES",
     "ObservedError",
     "PrimaryError",
@@ -45,11 +59,14 @@ __all__ = [
     "EpisodeStages",
     "FailureMode",
     "PerturbationSummary",
+    "ProtocolBreak",
     "RunScore",
     "VariantScore",
     "by_condition",
     "diagnose",
+    "is_class_arm",
     "normalize_failure_type",
+    "protocol_breaks",
     "reported_status",
     "run_domains",
     "score_actions",

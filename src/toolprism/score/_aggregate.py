@@ -18,24 +18,29 @@ from toolprism.perturb import condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
-from toolprism.score._taxonomy import diagnose, run_domains
+from toolprism.score._taxonomy import LIVELOCK_TURNS, check_livelock_turns, diagnose, run_domains
 
 GROUP = ("model", "variant", "condition")
 """The default aggregation cells."""
 
 
-def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
+def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns: int = LIVELOCK_TURNS) -> pd.DataFrame:
     """One row per stored episode of ``run_dirs`` (one run directory, or several).
 
     Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, subtype,
-    severity, seed, success, schema_form_success, mode, S1 … S5, source_stage, cascade, boundary_violation,
-    rejected_calls, turns``. ``subtype``/``severity`` split the condition (``A3+C4``/``medium``;
-    empty when clean, see :func:`toolprism.perturb.condition_cell`). Stage columns hold
-    ``pass``/``fail``/``n/a``; ``mode`` and the attribution columns are empty (None) for successes.
+    severity, seed, success, schema_form_success, mode, protocol, S1 … S5, source_stage, cascade,
+    boundary_violation, rejected_calls, turns``. ``subtype``/``severity`` split the condition
+    (``A3+C4``/``medium``; empty when clean, see :func:`toolprism.perturb.condition_cell`). Stage
+    columns hold ``pass``/``fail``/``n/a``; ``mode`` (the taxonomy's label, computed with the
+    livelock threshold ``livelock_turns``) and the attribution columns are empty (None) for
+    successes; ``protocol`` is the first protocol break (see
+    :attr:`toolprism.score.EpisodeDiagnosis.protocol`), None when there is none.
 
     Raises:
-        ConfigError: a path is not a run directory.
+        ConfigError: a path is not a run directory; ``livelock_turns`` is not an integer of at
+            least 1.
     """
+    check_livelock_turns(livelock_turns)
     rows = []
     for run_dir in [run_dirs] if isinstance(run_dirs, Path | str) else run_dirs:
         store = RunStore.open(Path(run_dir))
@@ -45,7 +50,8 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
             for result in store.results():
                 trace = store.trace(result.episode_id)
                 domain = domains.get(result.domain)
-                diagnosis, staged = diagnose(trace, domain), score_stages(trace, domain)
+                diagnosis = diagnose(trace, domain, livelock_turns=livelock_turns)
+                staged = score_stages(trace, domain, livelock_turns=livelock_turns)
                 subtype, severity = condition_cell(result.condition or "")
                 rows.append(
                     {
@@ -64,6 +70,7 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
                         "success": diagnosis.success,
                         "schema_form_success": diagnosis.schema_form_success,
                         "mode": diagnosis.mode.value if diagnosis.mode else None,
+                        "protocol": diagnosis.protocol,
                         **staged.stages,
                         "source_stage": staged.source_stage,
                         "cascade": staged.cascade,
@@ -76,8 +83,8 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str]) -> pd.DataFrame:
             store.close()
     columns = [
         "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "subtype", "severity",
-        "seed", "success", "schema_form_success", "mode", *STAGES, "source_stage", "cascade", "boundary_violation",
-        "rejected_calls", "turns",
+        "seed", "success", "schema_form_success", "mode", "protocol", *STAGES, "source_stage", "cascade",
+        "boundary_violation", "rejected_calls", "turns",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 

@@ -14,7 +14,15 @@ from toolprism.perturb import SEVERITIES, SkipRecord, Stage, condition_cell
 from toolprism.run import RunStore, verify_run_tasks
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, score_stages
-from toolprism.score._taxonomy import FailureMode, diagnose, run_domains
+from toolprism.score._taxonomy import (
+    LIVELOCK_TURNS,
+    PROTOCOL_BREAKS,
+    FailureMode,
+    ProtocolBreak,
+    check_livelock_turns,
+    diagnose,
+    run_domains,
+)
 
 
 class VariantScore(BaseModel):
@@ -27,6 +35,8 @@ class VariantScore(BaseModel):
             :func:`toolprism.score.success_interval`).
         schema_form_success_rate: the rate if schema-form calls counted as their native actions.
         modes: failure mode → episodes (modes with no episode omitted), in taxonomy order.
+        protocols: the first protocol an episode broke → episodes, successes included (see
+            :data:`toolprism.score.ProtocolBreak`; none omitted).
         stage_pass_rates: S1 … S5 → pass rate over the episodes where the stage applies (None
             where it applies to none).
         sources: source stage of each failed episode → count (cascade-aware attribution).
@@ -46,6 +56,7 @@ class VariantScore(BaseModel):
     ci_high: float
     schema_form_success_rate: float
     modes: dict[FailureMode, int]
+    protocols: dict[ProtocolBreak, int] = Field(default_factory=dict)
     stage_pass_rates: dict[Stage, float | None]
     sources: dict[Stage, int]
     cascades: int
@@ -136,6 +147,8 @@ class RunScore(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     run_dir: str
+    livelock_turns: int = LIVELOCK_TURNS
+    """The livelock threshold the failure modes were computed with (model turns)."""
     episodes: int
     planned: int | None = None
     """Episodes the run planned (its header), None if unknown; more than :attr:`episodes` when the
@@ -145,13 +158,18 @@ class RunScore(BaseModel):
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
 
 
-def score_run(run_dir: Path) -> RunScore:
+def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScore:
     """Recompute scores and failure modes of every stored episode; deterministic (no timings).
 
+    ``livelock_turns``: the taxonomy's livelock threshold in model turns (the paper's 16 by
+    default; see :func:`toolprism.score.diagnose`).
+
     Raises:
-        ConfigError: ``run_dir`` is not a run directory, or the code no longer generates a task
-            the run posed as it was (pinned task hashes; the message names each changed task).
+        ConfigError: ``livelock_turns`` is not an integer of at least 1, ``run_dir`` is not a run
+            directory, or the code no longer generates a task the run posed as it was (pinned task
+            hashes; the message names each changed task).
     """
+    check_livelock_turns(livelock_turns)
     store = RunStore.open(run_dir)
     try:
         verify_run_tasks(store, "re-scoring")
@@ -163,7 +181,10 @@ def score_run(run_dir: Path) -> RunScore:
         for result in store.results():
             trace = store.trace(result.episode_id)
             domain = domains.get(result.domain)
-            scored = (diagnose(trace, domain), score_stages(trace, domain))
+            scored = (
+                diagnose(trace, domain, livelock_turns=livelock_turns),
+                score_stages(trace, domain, livelock_turns=livelock_turns),
+            )
             rows.setdefault((result.variant, result.condition or ""), []).append(scored)
             specs[result.variant] = result.spec
     finally:
@@ -173,6 +194,7 @@ def score_run(run_dir: Path) -> RunScore:
         diagnoses = [d for d, _ in scored]
         stages = [s for _, s in scored]
         modes = Counter(d.mode for d in diagnoses if d.mode is not None)
+        protocols = Counter(d.protocol for d in diagnoses if d.protocol is not None)
         n = len(diagnoses)
         judged = {stage: [s.stages[stage] for s in stages if s.stages[stage] != "n/a"] for stage in STAGES}
         sources = Counter(s.source_stage for s in stages if s.source_stage)
@@ -189,6 +211,7 @@ def score_run(run_dir: Path) -> RunScore:
                 ci_high=high,
                 schema_form_success_rate=sum(d.schema_form_success for d in diagnoses) / n,
                 modes={m: modes[m] for m in FailureMode if modes[m]},
+                protocols={p: protocols[p] for p in PROTOCOL_BREAKS if protocols[p]},
                 stage_pass_rates={k: (v.count("pass") / len(v) if v else None) for k, v in judged.items()},
                 sources={stage: sources[stage] for stage in STAGES if sources[stage]},
                 cascades=sum(s.cascade for s in stages),
@@ -198,6 +221,7 @@ def score_run(run_dir: Path) -> RunScore:
     outcomes = [(v.condition, d.success) for v in variants for d, _ in rows[(v.variant, v.condition)]]
     return RunScore(
         run_dir=str(run_dir),
+        livelock_turns=livelock_turns,
         episodes=sum(v.episodes for v in variants),
         planned=planned,
         variants=variants,

@@ -43,7 +43,14 @@ from toolprism.domains import Domain
 from toolprism.perturb import FailureType, Injection, Instance, Stage, expected_gold, rereads
 from toolprism.run import CallRecord, Trace
 from toolprism.score._multiset import without_rereads
-from toolprism.score._taxonomy import OFF_SCHEMA_KINDS, PROTOCOL_KINDS, FailureMode, diagnose
+from toolprism.score._taxonomy import (
+    LIVELOCK_TURNS,
+    OFF_SCHEMA_KINDS,
+    PROTOCOL_KINDS,
+    FailureMode,
+    check_livelock_turns,
+    diagnose,
+)
 
 STAGES: tuple[Stage, ...] = get_args(Stage)
 Verdict = Literal["pass", "fail", "n/a"]
@@ -174,9 +181,15 @@ class EpisodeStages(BaseModel):
     reported_failure_type: FailureType | None
 
 
-def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
-    """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` as
-    for :func:`toolprism.score.diagnose`)."""
+def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
+    """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` and
+    ``livelock_turns``, which only the observed error depends on, as for
+    :func:`toolprism.score.diagnose`).
+
+    Raises:
+        ConfigError: ``livelock_turns`` is not an integer of at least 1.
+    """
+    check_livelock_turns(livelock_turns)
     instances = trace.perturbations
     tolerate = rereads(instances)
     gold = Counter(expected_gold([a.to_action() for a in trace.task.gold], instances))
@@ -236,7 +249,7 @@ def score_stages(trace: Trace, domain: Domain | None = None) -> EpisodeStages:
     allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
     return EpisodeStages(
         stages=stages,
-        observed_error=diagnose(trace, domain).mode or "incomplete",
+        observed_error=diagnose(trace, domain, livelock_turns=livelock_turns).mode or "incomplete",
         primary_error=causes.get(source, "incomplete"),
         earliest_failed_stage=earliest,
         source_stage=source,
