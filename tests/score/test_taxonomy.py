@@ -19,7 +19,7 @@ from toolprism.domains import domain_names, get_domain
 from toolprism.errors import ConfigError
 from toolprism.run import EpisodeSpec, Trace, run_episode
 from toolprism.schema import ActionSpace
-from toolprism.score import FailureMode, diagnose, is_class_arm, protocol_breaks, score_run
+from toolprism.score import FailureMode, diagnose, episode_frame, is_class_arm, protocol_breaks, score_run
 from toolprism.shaping import Variant
 
 DOMAIN = get_domain("smart_home")
@@ -327,6 +327,9 @@ def test_score_takes_the_livelock_threshold(tmp_path: Path) -> None:
     assert raised.exit_code == 0, raised.output
     assert json.loads(raised.stdout)["variants"][0]["modes"] == {"over_exec": 1}
     assert score_run(tmp_path / "r", livelock_turns=17).variants[0].modes == {FailureMode.LIVELOCK: 1}
+    frame = episode_frame(tmp_path / "r", livelock_turns=18)
+    assert list(frame["mode"]) == ["over_exec"] and list(frame["protocol"]) == [None]
+    assert list(episode_frame(tmp_path / "r")["mode"]) == ["livelock"]
     refused = runner.invoke(app, ["score", str(tmp_path / "r"), "--livelock-turns", "0"])
     assert refused.exit_code == 2 and "livelock-turns" in refused.output
     with pytest.raises(ConfigError, match="livelock_turns"):
