@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS
-from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS
+from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
@@ -38,11 +38,17 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
     return list(dict.fromkeys(out))
 
 
-def expand_variants(names: list[str]) -> list[str]:
-    """``all`` stands for the whole named suite, in registry order."""
+def expand_variants(names: list[str], domains: list[str] | None = None) -> list[str]:
+    """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order;
+    repeats are dropped. When ``domains`` is given and lacks the whole-catalog domain, a suite brings
+    no whole-catalog arm (they apply to that domain only; naming one explicitly is kept, for the plan
+    to refuse with a hint)."""
     out: list[str] = []
     for name in names:
-        out += [v for v in VARIANTS.names() if v not in out] if name == "all" else [name]
+        members = SUITES.get(name, (name,))
+        if name in SUITES and domains is not None and CATALOG_DOMAIN not in domains:
+            members = tuple(v for v in members if variant_scope(v) == "domain")
+        out += [v for v in members if v not in out]
     return out
 
 
@@ -53,7 +59,7 @@ class RunConfig(BaseModel):
         model: backend name (see :func:`toolprism.backends.create_backend`).
         base_url: OpenAI-compatible endpoint, for remote models.
         domains: domain names.
-        variants: variant names from the suite, or spec strings.
+        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings.
         tasks: tasks per domain (spread over the domain's templates), None for all.
         seed: the run seed (task generation and episode seeds derive from it).
         max_turns: model turns per episode.
@@ -76,8 +82,8 @@ class RunConfig(BaseModel):
 
     @field_validator("variants")
     @classmethod
-    def _expand_all(cls, names: list[str]) -> list[str]:
-        return expand_variants(names)
+    def _expand_suites(cls, names: list[str], info: ValidationInfo) -> list[str]:
+        return expand_variants(names, info.data.get("domains"))
 
     @field_validator("perturbations")
     @classmethod

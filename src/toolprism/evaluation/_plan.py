@@ -9,7 +9,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.perturb import Skip, SkipRecord, parse_perturbations
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import EpisodeSpec
-from toolprism.shaping import Variant, parse_spec, resolve
+from toolprism.shaping import CATALOG_DOMAIN, Variant, parse_spec, resolve, variant_scope
 
 
 def spread(tasks: list[Task], limit: int | None) -> list[Task]:
@@ -74,6 +74,12 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
         problems.append(f"concurrency must be at least 1, got {config.concurrency}")
     for kind, names in (("domain", config.domains), ("variant", config.variants)):
         problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
+    arms = [v for v in config.variants if variant_scope(v) == "catalog"]
+    if arms and CATALOG_DOMAIN not in config.domains:
+        problems.append(
+            f"variant(s) {', '.join(map(repr, arms))} show the whole device catalog at once: "
+            f"they run on domain {CATALOG_DOMAIN!r} only, so add it with -d {CATALOG_DOMAIN}"
+        )
     for variant_name in config.variants:
         try:
             parse_spec(resolve(variant_name))
@@ -94,6 +100,8 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
         for variant_name in config.variants:
+            if variant_scope(variant_name) == "catalog" and name != CATALOG_DOMAIN:
+                continue  # a whole-catalog arm runs on the whole-catalog domain only
             try:
                 variant = Variant.build(variant_name, space)
             except ConfigError as e:
