@@ -4,8 +4,9 @@ suites into the names and conditions it stores."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.domains import is_pack_path
@@ -38,17 +39,12 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
     return list(dict.fromkeys(out))
 
 
-def expand_variants(names: list[str], domains: list[str] | None = None) -> list[str]:
+def expand_variants(names: list[str]) -> list[str]:
     """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order;
-    repeats are dropped. When ``domains`` is given and lacks the whole-catalog domain, a suite brings
-    no whole-catalog arm (they apply to that domain only; naming one explicitly is kept, for the plan
-    to refuse with a hint)."""
+    repeats are dropped."""
     out: list[str] = []
     for name in names:
-        members = SUITES.get(name, (name,))
-        if name in SUITES and domains is not None and CATALOG_DOMAIN not in domains:
-            members = tuple(v for v in members if variant_scope(v) == "domain")
-        out += [v for v in members if v not in out]
+        out += [v for v in SUITES.get(name, (name,)) if v not in out]
     return out
 
 
@@ -59,13 +55,20 @@ class RunConfig(BaseModel):
         model: backend name (see :func:`toolprism.backends.create_backend`).
         base_url: OpenAI-compatible endpoint, for remote models.
         domains: domain names.
-        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings.
+        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings. The
+            paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
+            ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
+            ``catalog`` domain runs those arms only, every other variant runs on the other domains.
         tasks: tasks per domain (spread over the domain's templates), None for all.
         seed: the run seed (task generation and episode seeds derive from it).
         max_turns: model turns per episode.
         concurrency: episodes in flight at once.
         perturbations: perturbation conditions (see :func:`expand_conditions`); when any are
             given, every task also runs clean, as the baseline.
+        instruction: the calling instruction after the domain's policy in the system prompt:
+            ``toolprism`` (one call at a time, answer when done) or ``paper`` (Action-Space Shaping's
+            runner: use only the provided tools, exactly as defined).
+        preset: the preset the run was set up from (see :data:`toolprism.evaluation.PRESETS`), if any.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -79,11 +82,20 @@ class RunConfig(BaseModel):
     max_turns: int = MAX_TURNS
     concurrency: int = 1
     perturbations: list[str] = Field(default_factory=list)
+    instruction: Literal["toolprism", "paper"] = "toolprism"
+    preset: str | None = None
 
     @field_validator("variants")
     @classmethod
-    def _expand_suites(cls, names: list[str], info: ValidationInfo) -> list[str]:
-        return expand_variants(names, info.data.get("domains"))
+    def _expand_suites(cls, names: list[str]) -> list[str]:
+        return expand_variants(names)
+
+    @model_validator(mode="after")
+    def _catalog_for_arms(self) -> RunConfig:
+        # the whole-catalog arms run on the whole-catalog domain (and only they do, in such a run)
+        if any(variant_scope(v) == "catalog" for v in self.variants) and CATALOG_DOMAIN not in self.domains:
+            self.domains = [*self.domains, CATALOG_DOMAIN]
+        return self
 
     @field_validator("perturbations")
     @classmethod

@@ -74,12 +74,6 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
         problems.append(f"concurrency must be at least 1, got {config.concurrency}")
     for kind, names in (("domain", config.domains), ("variant", config.variants)):
         problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
-    arms = [v for v in config.variants if variant_scope(v) == "catalog"]
-    if arms and CATALOG_DOMAIN not in config.domains:
-        problems.append(
-            f"variant(s) {', '.join(map(repr, arms))} show the whole device catalog at once: "
-            f"they run on domain {CATALOG_DOMAIN!r} only, so add it with -d {CATALOG_DOMAIN}"
-        )
     for variant_name in config.variants:
         try:
             parse_spec(resolve(variant_name))
@@ -96,12 +90,13 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             ]
     specs: list[EpisodeSpec] = []
     skips: list[SkipRecord] = []
+    arms = any(variant_scope(v) == "catalog" for v in config.variants)
     for name, domain in domains.items():
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
         for variant_name in config.variants:
-            if variant_scope(variant_name) == "catalog" and name != CATALOG_DOMAIN:
-                continue  # a whole-catalog arm runs on the whole-catalog domain only
+            if not _pairs(name, variant_name, arms):
+                continue
             try:
                 variant = Variant.build(variant_name, space)
             except ConfigError as e:
@@ -118,6 +113,14 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips
+
+
+def _pairs(domain: str, variant: str, arms: bool) -> bool:
+    """Whether ``variant`` runs on ``domain``: a whole-catalog arm on the whole-catalog domain only; in a
+    run with such arms, that domain runs nothing else (see :class:`RunConfig`)."""
+    if variant_scope(variant) == "catalog":
+        return domain == CATALOG_DOMAIN
+    return not (arms and domain == CATALOG_DOMAIN)
 
 
 def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> SkipRecord:
