@@ -73,7 +73,8 @@ def run(
             "--variants",
             "-v",
             help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or a suite: 'paper' (the "
-            "Action-Space Shaping paper's 32 variants), 'extended' (toolprism's own) or 'all'. See 'toolprism variants list'. "
+            "Action-Space Shaping paper's 32 variants), 'extended' (toolprism's own) or 'all'. "
+            "See 'toolprism variants list'. "
             f"Default: {','.join(DEFAULT_VARIANTS)}.",
         ),
     ] = None,

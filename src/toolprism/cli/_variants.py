@@ -49,7 +49,9 @@ def list_variants(
     ] = "all",
     json_output: Annotated[
         bool,
-        typer.Option("--json", help="Print a JSON list of {name, title, figure, scope, spec, tools, tool_count_ratio}."),
+        typer.Option(
+            "--json", help="Print a JSON list of {name, title, figure, scope, spec, tools, tool_count_ratio, convention}."
+        ),
     ] = False,
 ) -> None:
     """List a suite's variants: name, the paper's label, spec, and tool count relative to native."""

@@ -74,7 +74,12 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
         "spec merge_full_nested.json",
     ),
     PaperVariant(
-        "merge-domain-union", "merge · domain, union", _A4, "merge(by=full,args=union)", "domain", "spec merge_full_union.json"
+        "merge-domain-union",
+        "merge · domain, union",
+        _A4,
+        "merge(by=full,args=union)",
+        "domain",
+        "spec merge_full_union.json",
     ),
     PaperVariant(
         "merge-semantic-groups", "merge · semantic groups", _A4, "merge(by=semantic)", "domain", "spec mgroup_sem.json"
