@@ -50,7 +50,7 @@ def list_variants(
     json_output: Annotated[
         bool,
         typer.Option(
-            "--json", help="Print a JSON list of {name, title, figure, scope, spec, tools, tool_count_ratio, convention}."
+            "--json", help="Print a JSON list of {name, title, figure, scope, spec, tools, tool_count_ratio, ...}."
         ),
     ] = False,
 ) -> None:

@@ -46,15 +46,11 @@ _F2, _A4 = "Figure 2", "Appendix Figure 4"
 PAPER_VARIANTS: tuple[PaperVariant, ...] = (
     PaperVariant("native", "native", _F2, "", "domain", "ladder k=5"),
     PaperVariant("fully-merged", "fully merged", _F2, "ladder(k=0)", "domain", "ladder k=0"),
-    PaperVariant(
-        "class-dispatch", "class dispatch", _F2, "merge(by=class,args=flat)", "catalog", "hierarchy dispatch"
-    ),
+    PaperVariant("class-dispatch", "class dispatch", _F2, "merge(by=class,args=flat)", "catalog", "hierarchy dispatch"),
     PaperVariant("fully-split", "fully split", _F2, "ladder(k=9)", "domain", "ladder k=9"),
     PaperVariant("interval-split", "interval split", _F2, "interval", "domain", "spec pred.json"),
     PaperVariant("nested-args", "nested args", _F2, "nest(form=paper)", "domain", "spec pack.json"),
-    PaperVariant(
-        "namespaced-names", "namespaced names", _F2, "rename(style=class)", "catalog", "hierarchy qualified"
-    ),
+    PaperVariant("namespaced-names", "namespaced names", _F2, "rename(style=class)", "catalog", "hierarchy qualified"),
     PaperVariant("strip-descriptions", "strip descriptions", _F2, "strip(what=all)", "domain", "spec s_nodesc.json"),
     PaperVariant("reorder-arguments", "reorder arguments", _F2, "reorder(seed=0)", "domain", "spec s_shuffle.json"),
     PaperVariant("transaction", "transaction", _F2, "transaction", "domain", "spec curry.json"),

@@ -107,6 +107,7 @@ def variant_scope(name: str) -> str:
     ``domain`` for every other variant name or spec."""
     return PAPER[name].scope if name in PAPER else "domain"
 
+
 DEFAULT_VARIANTS = ("native", "merge", "split", "transaction", "rename-opaque")
 
 _TERM = re.compile(r"^\s*([a-z_]+)\s*(?:\(([^()]*)\))?\s*$")
