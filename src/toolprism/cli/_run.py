@@ -14,7 +14,16 @@ from rich.table import Table
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.cli._common import counting_progress, friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
-from toolprism.evaluation import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, RunSummary, evaluate, expand_conditions
+from toolprism.evaluation import (
+    DEFAULT_DOMAINS,
+    DEFAULT_TASKS,
+    PRESETS,
+    RunConfig,
+    RunSummary,
+    apply_preset,
+    evaluate,
+    expand_conditions,
+)
 from toolprism.run import MAX_TURNS, EpisodeResult
 from toolprism.shaping import DEFAULT_VARIANTS
 
@@ -63,7 +72,9 @@ def run(
         typer.Option(
             "--variants",
             "-v",
-            help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or 'all' for the suite. "
+            help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or a suite: 'paper' (the "
+            "Action-Space Shaping paper's 32 variants), 'extended' (toolprism's own) or 'all'. "
+            "See 'toolprism variants list'. "
             f"Default: {','.join(DEFAULT_VARIANTS)}.",
         ),
     ] = None,
@@ -102,6 +113,14 @@ def run(
             help="'all': every subtype at every severity (42 conditions); 'mixed': the representative mixed pairs."
         ),
     ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="A paper's setup; options you give override it. "
+            + "; ".join(f"'{p.name}': {p.summary}" for p in map(PRESETS.get, PRESETS.names()))
+            + ".",
+        ),
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
     ] = False,
@@ -114,17 +133,18 @@ def run(
     """
     if resume is not None:
         _refuse_options_with_resume(ctx)
-    config = RunConfig(
-        model=model,
-        base_url=base_url,
-        domains=_split(domains) or list(DEFAULT_DOMAINS),
-        variants=_split(variants) or list(DEFAULT_VARIANTS),
-        tasks=tasks,
-        seed=seed,
-        max_turns=max_turns,
-        concurrency=concurrency,
-        perturbations=expand_conditions(_split(perturb) or [], perturb_suite),
-    )
+    values = {
+        "model": model,
+        "base_url": base_url,
+        "domains": _split(domains) or list(DEFAULT_DOMAINS),
+        "variants": _split(variants) or list(DEFAULT_VARIANTS),
+        "tasks": tasks,
+        "seed": seed,
+        "max_turns": max_turns,
+        "concurrency": concurrency,
+        "perturbations": expand_conditions(_split(perturb) or [], perturb_suite),
+    }
+    config = RunConfig(**apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}))
     progress = counting_progress("episodes", transient=json_output)
     bar = progress.add_task("", total=None)
     where: list[Path] = []
@@ -181,6 +201,13 @@ def _terminate(terminated: list[int], signum: int) -> None:
         task.cancel()
 
 
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was set (on the command line or through its environment variable)."""
+    if name == "perturbations":
+        return _given(ctx, "perturb") or _given(ctx, "perturb_suite")
+    return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
+
+
 def _refuse_options_with_resume(ctx: typer.Context) -> None:
     """``--resume`` continues a run with its stored configuration: other run options would be ignored."""
     given = [
@@ -197,8 +224,9 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "run_dir",
             "perturb",
             "perturb_suite",
+            "preset",
         )  # fmt: skip
-        if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
+        if _given(ctx, name)
     ]
     if given:
         raise ConfigError(

@@ -9,15 +9,20 @@ decoded native actions, and records it in the run directory as it finishes. ``ev
 from toolprism.evaluation._config import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, expand_conditions, expand_variants
 from toolprism.evaluation._evaluate import default_run_dir, evaluate
 from toolprism.evaluation._plan import plan_episodes, plan_run, spread
+from toolprism.evaluation._preset import DEVICE_DOMAINS, PRESETS, Preset, apply_preset
 from toolprism.evaluation._score import expected_gold, gold_state_hash, score_episode
 from toolprism.evaluation._summary import RunSummary, VariantSummary, summarize
 
 __all__ = [
     "DEFAULT_DOMAINS",
     "DEFAULT_TASKS",
+    "DEVICE_DOMAINS",
+    "PRESETS",
+    "Preset",
     "RunConfig",
     "RunSummary",
     "VariantSummary",
+    "apply_preset",
     "default_run_dir",
     "evaluate",
     "expand_conditions",

@@ -4,15 +4,16 @@ suites into the names and conditions it stores."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from toolprism.backends import DEFAULT_MODEL
 from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS
-from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS
+from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
@@ -39,10 +40,11 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
 
 
 def expand_variants(names: list[str]) -> list[str]:
-    """``all`` stands for the whole named suite, in registry order."""
+    """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order;
+    repeats are dropped."""
     out: list[str] = []
     for name in names:
-        out += [v for v in VARIANTS.names() if v not in out] if name == "all" else [name]
+        out += [v for v in SUITES.get(name, (name,)) if v not in out]
     return out
 
 
@@ -53,13 +55,20 @@ class RunConfig(BaseModel):
         model: backend name (see :func:`toolprism.backends.create_backend`).
         base_url: OpenAI-compatible endpoint, for remote models.
         domains: domain names.
-        variants: variant names from the suite, or spec strings.
+        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings. The
+            paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
+            ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
+            ``catalog`` domain runs those arms only, every other variant runs on the other domains.
         tasks: tasks per domain (spread over the domain's templates), None for all.
         seed: the run seed (task generation and episode seeds derive from it).
         max_turns: model turns per episode.
         concurrency: episodes in flight at once.
         perturbations: perturbation conditions (see :func:`expand_conditions`); when any are
             given, every task also runs clean, as the baseline.
+        instruction: the calling instruction after the domain's policy in the system prompt:
+            ``toolprism`` (one call at a time, answer when done) or ``paper`` (Action-Space Shaping's
+            runner: use only the provided tools, exactly as defined).
+        preset: the preset the run was set up from (see :data:`toolprism.evaluation.PRESETS`), if any.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -73,11 +82,20 @@ class RunConfig(BaseModel):
     max_turns: int = MAX_TURNS
     concurrency: int = 1
     perturbations: list[str] = Field(default_factory=list)
+    instruction: Literal["toolprism", "paper"] = "toolprism"
+    preset: str | None = None
 
     @field_validator("variants")
     @classmethod
-    def _expand_all(cls, names: list[str]) -> list[str]:
+    def _expand_suites(cls, names: list[str]) -> list[str]:
         return expand_variants(names)
+
+    @model_validator(mode="after")
+    def _catalog_for_arms(self) -> RunConfig:
+        # the whole-catalog arms run on the whole-catalog domain (and only they do, in such a run)
+        if any(variant_scope(v) == "catalog" for v in self.variants) and CATALOG_DOMAIN not in self.domains:
+            self.domains = [*self.domains, CATALOG_DOMAIN]
+        return self
 
     @field_validator("perturbations")
     @classmethod

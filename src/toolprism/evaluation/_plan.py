@@ -9,7 +9,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.perturb import Skip, SkipRecord, parse_perturbations
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import EpisodeSpec
-from toolprism.shaping import Variant, parse_spec, resolve
+from toolprism.shaping import CATALOG_DOMAIN, Variant, parse_spec, resolve, variant_scope
 
 
 def spread(tasks: list[Task], limit: int | None) -> list[Task]:
@@ -90,10 +90,13 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             ]
     specs: list[EpisodeSpec] = []
     skips: list[SkipRecord] = []
+    arms = any(variant_scope(v) == "catalog" for v in config.variants)
     for name, domain in domains.items():
         space = domain.action_space()
         tasks = spread(domain.tasks(config.seed), config.tasks)
         for variant_name in config.variants:
+            if not _pairs(name, variant_name, arms):
+                continue
             try:
                 variant = Variant.build(variant_name, space)
             except ConfigError as e:
@@ -110,6 +113,14 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips
+
+
+def _pairs(domain: str, variant: str, arms: bool) -> bool:
+    """Whether ``variant`` runs on ``domain``: a whole-catalog arm on the whole-catalog domain only; in a
+    run with such arms, that domain runs nothing else (see :class:`RunConfig`)."""
+    if variant_scope(variant) == "catalog":
+        return domain == CATALOG_DOMAIN
+    return not (arms and domain == CATALOG_DOMAIN)
 
 
 def _skip_record(task: Task, variant: str, terms: list, skip: Skip) -> SkipRecord:

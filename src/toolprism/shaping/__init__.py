@@ -7,11 +7,28 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 
 from toolprism.shaping._adapter import AdapterSession, Decision
 from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
-from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
+from toolprism.shaping._paper import CATALOG_DOMAIN, PAPER_INSTRUCTION, PAPER_MAX_TURNS, PAPER_VARIANTS, PaperVariant
+from toolprism.shaping._pipeline import (
+    DEFAULT_VARIANTS,
+    OPERATORS,
+    PAPER,
+    SUITES,
+    VARIANTS,
+    Variant,
+    parse_spec,
+    resolve,
+    variant_scope,
+)
 
 __all__ = [
+    "CATALOG_DOMAIN",
     "DEFAULT_VARIANTS",
     "OPERATORS",
+    "PAPER",
+    "PAPER_INSTRUCTION",
+    "PAPER_MAX_TURNS",
+    "PAPER_VARIANTS",
+    "SUITES",
     "VARIANTS",
     "AdapterSession",
     "Answer",
@@ -23,8 +40,10 @@ __all__ = [
     "Layer",
     "NativeLayer",
     "Operator",
+    "PaperVariant",
     "Plan",
     "Variant",
     "parse_spec",
     "resolve",
+    "variant_scope",
 ]

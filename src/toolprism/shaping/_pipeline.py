@@ -16,6 +16,7 @@ from toolprism.errors import ConfigError
 from toolprism.registry import Registry
 from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
+from toolprism.shaping._paper import PAPER_VARIANTS
 from toolprism.shaping.operators import (
     Discovery,
     Flatten,
@@ -34,8 +35,9 @@ for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Re
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")
-"""The standard suite: named variants → spec strings. Every entry applies to every built-in domain
-(Action-Space Shaping, "The transformation space, briefly"; names follow the paper's where it has one)."""
+"""Every named variant → its spec string: the ``paper`` suite (the paper's 32 variants under its names,
+:data:`~toolprism.shaping._paper.PAPER_VARIANTS`), then the ``extended`` suite (toolprism's own)."""
+
 SUITE = {
     # identity
     "native": "",
@@ -62,7 +64,7 @@ SUITE = {
     "split": "split",
     "split-all": "split(on=all)",
     # cross-call protocols
-    "transaction": "transaction",
+    "transaction-shared": "transaction",
     "reference": "reference",
     "discovery": "discovery",
     # compositions
@@ -77,8 +79,34 @@ SUITE = {
     "rename-opaque+discovery": "rename(style=opaque)|discovery",
     "split-all+merge-class": "split(on=all)|merge(by=class,args=flat)",
 }
+"""The ``extended`` suite: toolprism's own variants and stacked compositions (names differ from the
+paper's wherever the construction does; ``native`` and ``rename-opaque`` are shared with the paper)."""
+
+for _paper in PAPER_VARIANTS:
+    VARIANTS.add(_paper.name, _paper.spec)
 for _name, _spec in SUITE.items():
-    VARIANTS.add(_name, _spec)
+    if _name not in VARIANTS:
+        VARIANTS.add(_name, _spec)
+    elif VARIANTS.get(_name) != _spec:  # a shared name must mean one construction
+        raise ConfigError(f"variant {_name!r} is {VARIANTS.get(_name)!r} in the paper suite, {_spec!r} here")
+
+SUITES: dict[str, tuple[str, ...]] = {
+    "paper": tuple(v.name for v in PAPER_VARIANTS),
+    "extended": tuple(SUITE),
+    "all": tuple(VARIANTS.names()),
+}
+"""Suite name → its variant names, in order: ``paper`` (Action-Space Shaping's 32), ``extended``
+(toolprism's own), ``all`` (both)."""
+
+PAPER = {v.name: v for v in PAPER_VARIANTS}
+"""Paper variant name → :class:`PaperVariant` (title, figure, scope, the paper's construction)."""
+
+
+def variant_scope(name: str) -> str:
+    """``catalog`` for the paper's whole-catalog arms, which only apply to the whole-catalog domain;
+    ``domain`` for every other variant name or spec."""
+    return PAPER[name].scope if name in PAPER else "domain"
+
 
 DEFAULT_VARIANTS = ("native", "merge", "split", "transaction", "rename-opaque")
 
