@@ -19,6 +19,7 @@ from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping.operators import (
     Discovery,
     Flatten,
+    Interval,
     Merge,
     Nest,
     Reference,
@@ -30,7 +31,7 @@ from toolprism.shaping.operators import (
 )
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
-for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery):
+for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery, Interval):
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")
