@@ -17,6 +17,7 @@ from toolprism.registry import Registry
 from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping.operators import (
+    Compose,
     Discovery,
     Flatten,
     Interval,
@@ -31,7 +32,7 @@ from toolprism.shaping.operators import (
 )
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
-for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery, Interval):
+for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery, Interval, Compose):
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")

@@ -1,5 +1,6 @@
 """The operators, one short module each. Registered in :data:`toolprism.shaping.OPERATORS`."""
 
+from toolprism.shaping.operators._compose import Compose
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
 from toolprism.shaping.operators._interval import Interval
@@ -13,6 +14,7 @@ from toolprism.shaping.operators._strip import Strip
 from toolprism.shaping.operators._transaction import Transaction, TransactionState
 
 __all__ = [
+    "Compose",
     "Discovery",
     "DiscoveryState",
     "Flatten",

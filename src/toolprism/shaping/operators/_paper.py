@@ -74,3 +74,24 @@ def number_label(value: float) -> str:
     """A cut value as a name fragment: ``75``, ``2_5`` for 2.5, ``m5`` for -5."""
     text = f"{value:g}" if isinstance(value, float) else str(value)
     return text.replace("-", "m").replace(".", "_")
+
+
+def paper_merges(file: str, tools: list[ToolSpec]) -> list[list[str]]:
+    """The member lists of the paper's ``merge`` ops in ``file`` for ``tools`` (members of the op's
+    group present in ``tools``; ops with none are left out), in file order.
+
+    Raises:
+        ConfigError: the file is unreadable or not a spec file.
+    """
+    present = {(t.name, t.group) for t in tools}
+    names = {t.name for t in tools}
+    out = []
+    for op in _read(file):
+        if op["op"] != "merge":
+            continue
+        members = [
+            m for m in op.get("tools", []) if m in names and ("group" not in op or (m, op["group"]) in present)
+        ]
+        if members:
+            out.append(members)
+    return out

@@ -90,6 +90,8 @@ class PaperResolve:
     file: str
     min_values: int
     what: str
+    only: frozenset[str] | None = None
+    """By rule only: the operations that may have referenced parameters (None: all)."""
 
     @cached_property
     def refs(self) -> dict[str, list[_Ref]]:
@@ -107,6 +109,8 @@ class PaperResolve:
                     chosen.setdefault(o["tool"], []).append((o["param"], list(o["values"])))
         else:
             for tool in self.lower:
+                if self.only is not None and tool.name not in self.only:
+                    continue
                 for p, schema in tool.parameters.get("properties", {}).items():
                     if isinstance(schema, dict) and schema.get("type") == "string":
                         if len(schema.get("enum", [])) >= self.min_values:
