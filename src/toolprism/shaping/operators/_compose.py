@@ -255,9 +255,7 @@ class Compose(Operator):
                         baked.setdefault(tool.name, []).append(p)
                     elif (c := rule_cut(schema)) is not None:
                         cuts.setdefault(tool.name, []).append((p, (c,)))
-        plans = {
-            n: ToolPlan(tuple(baked.get(n, [])), tuple(cuts.get(n, []))) for n in dict.fromkeys([*baked, *cuts])
-        }
+        plans = {n: ToolPlan(tuple(baked.get(n, [])), tuple(cuts.get(n, []))) for n in dict.fromkeys([*baked, *cuts])}
         return merged, plans, resolve
 
     def _check_file(
@@ -265,7 +263,10 @@ class Compose(Operator):
     ) -> None:
         props = {t.name: t.parameters.get("properties", {}) for t in lower}
         problems = [
-            f"{self.file}: {t}.{p} is not enumerable" for t, ps in baked.items() for p in ps if not enum_values(props[t].get(p))
+            f"{self.file}: {t}.{p} is not enumerable"
+            for t, ps in baked.items()
+            for p in ps
+            if not enum_values(props[t].get(p))
         ]
         problems += [
             f"{self.file}: {t}.{p} is missing, not numeric or has no cuts"

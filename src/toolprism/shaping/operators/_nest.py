@@ -93,18 +93,18 @@ class Nest(Operator):
         return self.param
 
     def convention(self) -> str:
-        if self.keep >= 0:
+        if self.keep != -1:
             return f"Some tools take their later arguments inside one '{self.param}' object."
         return f"Pass all of a tool's arguments inside its single '{self.param}' object."
 
     def tools(self) -> list[ToolSpec]:
         param = self._checked
-        if self.keep >= 0:
+        if self.keep != -1:
             return [self._grouped(t) for t in self.below.tools()]
         return [replace(t, parameters=wrap(dict(t.parameters), param)) for t in self.below.tools()]
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
-        if self.keep >= 0:
+        if self.keep != -1:
             if call.name not in self._moved:
                 return Forward(call)
             args = dict(call.arguments)
@@ -114,7 +114,7 @@ class Nest(Operator):
         return Forward(ToolCall(call.name, dict(call.arguments[self.param])))
 
     def encode(self, call: ToolCall) -> Plan:
-        if self.keep >= 0:
+        if self.keep != -1:
             moved = self._moved.get(call.name, [])
             args = {k: v for k, v in call.arguments.items() if k not in moved}
             inner = {k: v for k, v in call.arguments.items() if k in moved}

@@ -89,9 +89,7 @@ def paper_merges(file: str, tools: list[ToolSpec]) -> list[list[str]]:
     for op in _read(file):
         if op["op"] != "merge":
             continue
-        members = [
-            m for m in op.get("tools", []) if m in names and ("group" not in op or (m, op["group"]) in present)
-        ]
+        members = [m for m in op.get("tools", []) if m in names and ("group" not in op or (m, op["group"]) in present)]
         if members:
             out.append(members)
     return out

@@ -338,9 +338,7 @@ class _PerTool:
             return (yield call)
         reply = yield ToolCall(self.names["begin", call.name, ""], {})
         txn_id = reply["txn_id"]
-        sets = [
-            ToolCall(self.names["set", call.name, k], {"txn_id": txn_id, k: v}) for k, v in call.arguments.items()
-        ]
+        sets = [ToolCall(self.names["set", call.name, k], {"txn_id": txn_id, k: v}) for k, v in call.arguments.items()]
         if sets:
             yield Batch(tuple(sets))
         return (yield ToolCall(self.names["commit", call.name, ""], {"txn_id": txn_id}))
