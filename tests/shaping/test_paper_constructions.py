@@ -22,7 +22,7 @@ import pytest
 
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError, RejectionKind
-from toolprism.schema import ActionSpace, ToolCall, load_tools
+from toolprism.schema import ActionSpace, Operation, Param, ToolCall, load_tools
 from toolprism.shaping import AdapterSession, Variant, parse_spec
 from toolprism.shaping.operators._resolve import handle_of, lookup
 from toolprism.shaping.operators._transaction import tool_name
@@ -177,6 +177,9 @@ def test_resolver_matches_exactly_then_by_case_then_fuzzily() -> None:
     assert ambiguous["error"] == "ambiguous or no exact match"
     assert set(ambiguous["candidates"]) == {"the standup", "the stand-down"}
     assert lookup("lunch", table, "p") == {"error": "no p matching 'lunch'"}
+    spaced = {handle_of("t", "p", v): v for v in (" ", "a ")}
+    assert lookup(" ", spaced, "p") == {"handle": handle_of("t", "p", " ")}  # exact before stripping
+    assert lookup("a ", spaced, "p") == {"handle": handle_of("t", "p", "a ")}
 
 
 def test_paper_reference_protocol() -> None:
@@ -238,6 +241,11 @@ def test_bad_parameters_are_config_errors(tmp_path: Path) -> None:
     for spec in bad:
         with pytest.raises(ConfigError):
             Variant.build(spec, space)
+    clash = ActionSpace(
+        "clash", (Operation("op", "", (Param("txn_id", {"type": "string"}), Param("x", {"type": "string"}))),)
+    )
+    with pytest.raises(ConfigError, match="txn_id"):
+        Variant.build("transaction(setters=tool)", clash)
 
 
 # (4) end to end, and old specs unchanged -------------------------------------------------------

@@ -19,13 +19,15 @@ Which parameters, and their tables:
   6); a parameter with that many named values is the closest thing our catalogs have to a pooled
   name. Ratio 1.29x on the twelve device domains (the paper: 1.26x).
 
-Resolving a query (``SimEnv._resolve``): an exact match, then a case-insensitive one, answers
+Resolving a query (``SimEnv._resolve``): an exact match, then a case-insensitive one of the
+query without surrounding whitespace, answers
 ``{"handle"}``; otherwise ``difflib.get_close_matches`` (3 candidates, cutoff 0.6): one candidate, or a
 best candidate with ratio >= 0.85, answers ``{"handle", "matched"}``; several answer ``{"error",
 "candidates"}``; none answer ``{"error"}``. Resolver answers are replies, never rejections, as in the
-paper. Deviation: the paper matches case-insensitively only, so of two table values differing in
-case (``Team Sync`` / ``Team sync``) one can never be resolved; the exact match first makes every
-table value reachable (the oracle depends on it).
+paper. Deviation: the paper matches the stripped query case-insensitively only, so of two table
+values differing in case (``Team Sync`` / ``Team sync``) one can never be resolved, nor can a value
+with surrounding whitespace; the exact match first makes every table value reachable (the oracle
+depends on it).
 
 Strict decoding rejects a handle not in the table (UNKNOWN_HANDLE); the paper's hard control
 executes it as an unresolved value (the controls decide that).
@@ -52,10 +54,10 @@ def handle_of(op: str, param: str, value: JSON) -> str:
 
 def lookup(query: str, table: dict[str, JSON], param: str) -> JSON:
     """The resolver's reply to ``query`` over ``table`` (handle → value); see the module doc."""
-    q = query.strip()
     exact = {str(v): h for h, v in table.items()}
-    if q in exact:
-        return {"handle": exact[q]}
+    if query in exact:
+        return {"handle": exact[query]}
+    q = query.strip()
     lowered: dict[str, str] = {}
     for h, v in table.items():
         lowered.setdefault(str(v).lower(), h)

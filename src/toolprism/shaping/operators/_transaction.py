@@ -242,7 +242,8 @@ class _PerTool:
     Protocol (the paper's hard control, ``simenv.py``): a set or commit on a transaction that is not
     open, or was begun for another operation, is rejected (UNKNOWN_TRANSACTION); a commit with
     required arguments unset is rejected and the transaction stays open (INCOMPLETE_TRANSACTION).
-    Deviation: toolprism rejects a set on a committed transaction too (the paper flags it).
+    Deviations: toolprism rejects a set on a committed transaction too (the paper flags it); an
+    operation with a parameter called ``txn_id`` is a ConfigError (the paper's setter would clash).
     """
 
     lower: list[ToolSpec]
@@ -255,6 +256,8 @@ class _PerTool:
         problems = []
         for tool in self.lower:
             params = list(tool.parameters.get("properties", {}))
+            if len(params) >= 2 and "txn_id" in params:
+                problems.append(f"tool {tool.name!r}: its parameter 'txn_id' would clash with the transaction id")
             if len(params) < 2:
                 entries = [(tool.name, ("plain", tool.name, ""))]
             else:
