@@ -41,7 +41,7 @@ from typing import Any
 
 from toolprism.errors import ConfigError
 from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Layer, Operator, Plan
+from toolprism.shaping._layer import Batch, Decoded, Forward, Layer, Operator, Plan
 from toolprism.shaping.operators._interval import Number, inside, rule_cut, spans
 from toolprism.shaping.operators._merge import Merge
 from toolprism.shaping.operators._paper import paper_merges, paper_ops, spec_without_defaults
@@ -310,9 +310,41 @@ class Compose(Operator):
         return Forward(call)
 
     def encode(self, call: ToolCall) -> Plan:
-        from toolprism.shaping._pipeline import _lift  # the pipeline imports the operators
-
         plan = self._chain[0].encode(call)
         for layer in self._chain[1:]:
-            plan = _lift(layer, plan)
+            plan = _through(layer, plan)
         return (yield from plan)
+
+
+def _through(layer: Layer, inner: Plan) -> Plan:
+    """Re-encode each call (or batch) ``inner`` yields through ``layer``, feeding the replies back.
+
+    The same lifting as the pipeline's (``_pipeline._lift``), kept here because the pipeline
+    imports the operators; a batch's calls are encoded in lockstep, one batch per round.
+    """
+    try:
+        item = next(inner)
+        while True:
+            if isinstance(item, Batch):
+                plans = [layer.encode(c) for c in item.calls]
+                results: list[JSON] = [None] * len(plans)
+                steps = {i: next(p) for i, p in enumerate(plans)}
+                while steps:
+                    sizes = {i: len(s.calls) if isinstance(s, Batch) else 1 for i, s in steps.items()}
+                    flat = [c for s in steps.values() for c in (s.calls if isinstance(s, Batch) else (s,))]
+                    replies = yield Batch(tuple(flat))
+                    offset = 0
+                    for i, step in list(steps.items()):
+                        part = replies[offset : offset + sizes[i]]
+                        offset += sizes[i]
+                        try:
+                            steps[i] = plans[i].send(part if isinstance(step, Batch) else part[0])
+                        except StopIteration as stop:
+                            results[i] = stop.value
+                            del steps[i]
+                reply: JSON = results
+            else:
+                reply = yield from layer.encode(item)
+            item = inner.send(reply)
+    except StopIteration as stop:
+        return stop.value
