@@ -53,18 +53,22 @@ def _default_names(tools: list) -> list[str]:
 
 @dataclass(frozen=True)
 class Reference(Operator):
-    """Replace referenced arguments by handles that ``resolve_<arg>`` tools issue.
+    """Replace referenced arguments by handles that resolver tools issue.
 
-    ``args`` names the referenced arguments (``order_id+user_id``). By default: every argument
-    some operation requires as a free string (ids, names, emails); in a catalog with none, every
-    required enumerated string argument (rooms, modes) instead, so the operator always applies.
+    ``style=paper``: the paper's construction (:mod:`._resolve`), with ``file`` (a paper spec file
+    giving the value tables) and ``min_values`` (the rule without one). The rest of this docstring
+    is ``style=value``, toolprism's: ``args`` names the referenced arguments (``order_id+user_id``).
+    By default: every argument some operation requires as a free string (ids, names, emails); in a
+    catalog with none, every required enumerated string argument (rooms, modes) instead, so the
+    operator always applies.
 
     Rejections: a handle never issued in this episode, or issued for another argument (UNKNOWN_HANDLE);
     a handle whose value the operation's own schema refuses (INVALID_ARGUMENTS).
 
     Raises:
         ConfigError: when binding, for a named argument no operation takes, a resolver name that is
-            already a tool's, or an ``<arg>_handle`` an operation already takes.
+            already a tool's, or an ``<arg>_handle`` an operation already takes; ``file`` or
+            ``min_values`` without ``style=paper``, ``args`` with it; see :class:`PaperResolve`.
     """
 
     name = "reference"
