@@ -27,13 +27,15 @@ KNOWN: dict[str, list[str]] = {
     "rename": ["rename(style=opaque)", "rename(style=namespaced)"],
     "merge": ["merge", "merge(by=class)", "merge(args=nested)", "merge(args=union)", "merge(by=random,k=2,seed=1)"],
     "split": ["split", "split(on=all)"],
-    "reference": ["reference"],
+    "reference": ["reference", "reference(style=paper)", "reference(style=paper,min_values=2)"],
     "discovery": ["discovery"],
-    "transaction": ["transaction"],
-    "nest": ["nest", "nest(param=args)"],
+    "transaction": ["transaction", "transaction(setters=tool)"],
+    "nest": ["nest", "nest(param=args)", "nest(param=options,keep=1)", "nest(param=args,keep=0)"],
     "flatten": ["flatten"],
     "strip": ["strip", "strip(what=tools)", "strip(what=params)"],
-    "reorder": ["reorder", "reorder(seed=3,catalog=true)"],
+    "reorder": ["reorder", "reorder(seed=3,catalog=true)", "reorder(seed=13,style=paper)"],
+    "interval": ["interval"],
+    "compose": ["compose", "compose(min_values=2)", "compose(args=nested)"],
 }
 """Operators whose parameter sets this file knows; others that register later are not drawn."""
 TERMS = [term for name in OPERATORS.names() for term in KNOWN.get(name, [])]

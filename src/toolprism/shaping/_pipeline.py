@@ -18,8 +18,10 @@ from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 from toolprism.shaping._layer import Batch, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping._paper import PAPER_VARIANTS
 from toolprism.shaping.operators import (
+    Compose,
     Discovery,
     Flatten,
+    Interval,
     Merge,
     Nest,
     Reference,
@@ -31,7 +33,7 @@ from toolprism.shaping.operators import (
 )
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
-for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery):
+for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery, Interval, Compose):
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")

@@ -1,7 +1,9 @@
 """The operators, one short module each. Registered in :data:`toolprism.shaping.OPERATORS`."""
 
+from toolprism.shaping.operators._compose import Compose
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
+from toolprism.shaping.operators._interval import Interval
 from toolprism.shaping.operators._merge import Merge
 from toolprism.shaping.operators._nest import Nest
 from toolprism.shaping.operators._reference import Reference, ReferenceState
@@ -12,9 +14,11 @@ from toolprism.shaping.operators._strip import Strip
 from toolprism.shaping.operators._transaction import Transaction, TransactionState
 
 __all__ = [
+    "Compose",
     "Discovery",
     "DiscoveryState",
     "Flatten",
+    "Interval",
     "Merge",
     "Nest",
     "Reference",

@@ -1,5 +1,13 @@
 """``reference``: pass values by handle (Action-Space Shaping, cross-call protocols, reference resolution).
 
+Two constructions, chosen by ``style``:
+
+- ``style=paper`` (the paper's reference resolution: ToolSchemaSpace ``toolschema/operators.py``
+  ``_apply_indirect``, ``simenv.py`` ``_resolve``; see :mod:`._resolve`): one
+  ``resolve_<op>__<param>(query)`` per referenced (operation, parameter) over a value table, the
+  operation taking ``<param>_ref`` instead.
+- ``style=value`` (toolprism's, the default when ``style`` is not given), described next.
+
 ``resolve_<arg>(value)`` answers ``{"handle": "h_<n>"}``; every operation taking ``<arg>`` takes
 ``<arg>_handle`` instead. ``args=order_id+user_id`` names the referenced arguments; by default they
 are the argument names that some operation requires as a plain string (no enum): ids, names, emails.
@@ -10,10 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
 
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec
 from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan, reject
+from toolprism.shaping.operators._paper import spec_without_defaults
+from toolprism.shaping.operators._resolve import PaperResolve
 from toolprism.shaping.operators._transaction import closed, tool_name, value_check
 
 
@@ -42,22 +53,46 @@ def _default_names(tools: list) -> list[str]:
 
 @dataclass(frozen=True)
 class Reference(Operator):
-    """Replace referenced arguments by handles that ``resolve_<arg>`` tools issue.
+    """Replace referenced arguments by handles that resolver tools issue.
 
-    ``args`` names the referenced arguments (``order_id+user_id``). By default: every argument
-    some operation requires as a free string (ids, names, emails); in a catalog with none, every
-    required enumerated string argument (rooms, modes) instead, so the operator always applies.
+    ``style=paper``: the paper's construction (:mod:`._resolve`), with ``file`` (a paper spec file
+    giving the value tables) and ``min_values`` (the rule without one). The rest of this docstring
+    is ``style=value``, toolprism's: ``args`` names the referenced arguments (``order_id+user_id``).
+    By default: every argument some operation requires as a free string (ids, names, emails); in a
+    catalog with none, every required enumerated string argument (rooms, modes) instead, so the
+    operator always applies.
 
     Rejections: a handle never issued in this episode, or issued for another argument (UNKNOWN_HANDLE);
     a handle whose value the operation's own schema refuses (INVALID_ARGUMENTS).
 
     Raises:
         ConfigError: when binding, for a named argument no operation takes, a resolver name that is
-            already a tool's, or an ``<arg>_handle`` an operation already takes.
+            already a tool's, or an ``<arg>_handle`` an operation already takes; ``file`` or
+            ``min_values`` without ``style=paper``, ``args`` with it; see :class:`PaperResolve`.
     """
 
     name = "reference"
     args: str = ""
+    style: Literal["", "value", "paper"] = ""
+    file: str = ""
+    min_values: int = 6
+
+    def spec(self) -> str:
+        return spec_without_defaults(self, {"style": "value", "min_values": 6})
+
+    @cached_property
+    def _paper(self) -> PaperResolve | None:
+        if self.style != "paper":
+            problems = [f"{k} applies to style=paper only" for k in ("file", "min_values") if self._changed(k)]
+            if problems:
+                raise ConfigError(problems, what=f"operator {self.spec()}")
+            return None
+        if self.args:
+            raise ConfigError(["args applies to style=value only (style=paper takes file)"], what=self.spec())
+        return PaperResolve(self.below.tools(), self.file, self.min_values, self.spec())
+
+    def _changed(self, key: str) -> bool:
+        return getattr(self, key) != {"file": "", "min_values": 6}[key]
 
     @cached_property
     def _resolvers(self) -> dict[str, tuple[str, list[JSON]]]:
@@ -114,6 +149,8 @@ class Reference(Operator):
         )
 
     def tools(self) -> list[ToolSpec]:
+        if self._paper is not None:
+            return self._paper.tools()
         lower = self.below.tools()
         resolvers = []
         for name, (arg, schemas) in self._resolvers.items():
@@ -124,6 +161,8 @@ class Reference(Operator):
         return [self._show(t) for t in lower] + resolvers
 
     def convention(self) -> str:
+        if self._paper is not None:
+            return self._paper.convention()
         if not self._resolvers:
             return ""
         return (
@@ -135,6 +174,8 @@ class Reference(Operator):
         return ReferenceState()
 
     def decode(self, call: ToolCall, state: ReferenceState) -> Decoded:
+        if self._paper is not None:
+            return self._paper.decode(call)
         if call.name in self._resolvers:
             handle = f"h_{len(state.handles) + 1}"
             state.handles[handle] = (self._resolvers[call.name][0], call.arguments["value"])
@@ -156,6 +197,8 @@ class Reference(Operator):
         return Forward(ToolCall(call.name, args))
 
     def encode(self, call: ToolCall) -> Plan:
+        if self._paper is not None:
+            return (yield from self._paper.encode(call))
         refs = [a for a in call.arguments if a in self._resolver_of]
         if not refs:
             return (yield call)

@@ -1,6 +1,12 @@
 """``strip``: remove descriptions (Action-Space Shaping, per-tool surface). ``what=tools`` blanks the tool
 descriptions, ``what=params`` removes every ``description`` keyword from the parameter schemas at
 any depth, ``what=all`` (the default) does both. Names, types and enums stay: calls are unchanged.
+
+The paper's strip descriptions (ToolSchemaSpace ``toolschema/operators.py`` ``_strip_desc``,
+``s_nodesc.json`` names every tool) is ``strip(what=all)``: on the paper's catalog it reproduces
+``schemas/07_strip_descriptions.json`` exactly. The one difference: the paper removes
+``description`` from properties and nested ``properties`` only, toolprism also inside ``items``,
+``anyOf`` and the other subschema keywords (the paper's catalog has none).
 """
 
 from __future__ import annotations

@@ -1,5 +1,14 @@
 """``transaction``: every call becomes begin / set / commit (Action-Space Shaping, cross-call protocols).
 
+Two constructions, chosen by ``setters``:
+
+- ``setters=tool`` (the paper's, ToolSchemaSpace ``toolschema/operators.py`` ``_curry_tools`` and
+  ``benchmarks/synthetic/opspecs.py``): every operation with at least two parameters becomes
+  ``begin_<op>()``, one ``set_<op>__<param>(txn_id, <param>)`` per parameter and
+  ``commit_<op>(txn_id)``, with the paper's descriptions; operations with fewer parameters stay as
+  they are. On the paper's catalog this reproduces ``schemas/09_transaction.json`` (727 tools).
+- ``setters=shared`` (toolprism's, the default when ``setters`` is not given):
+
 Per operation ``<op>`` below: ``begin_<op>()`` answers ``{"txn_id": "txn_<n>"}``; ``set_<arg>(txn_id,
 value)`` (one tool per argument name across all operations) stores one argument; ``commit_<op>(txn_id)``
 runs ``<op>`` with the arguments set and closes the transaction. An argument name that operations
@@ -14,13 +23,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
 from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan, reject
+from toolprism.shaping.operators._paper import spec_without_defaults
 
 
 def tool_name(raw: str) -> str:
@@ -64,7 +74,8 @@ class TransactionState:
 
 @dataclass(frozen=True)
 class Transaction(Operator):
-    """Hide each operation behind ``begin_<op>``, ``set_<arg>``, ``commit_<op>``.
+    """Hide each operation behind ``begin_<op>``, ``set_<arg>`` (``setters=shared``) or
+    ``set_<op>__<param>`` (``setters=tool``, the paper's), and ``commit_<op>``.
 
     Rejections: an unknown or already committed ``txn_id``, or one begun for another operation
     (UNKNOWN_TRANSACTION); setting an argument the operation does not take, or a value its schema
@@ -76,6 +87,14 @@ class Transaction(Operator):
     """
 
     name = "transaction"
+    setters: Literal["", "shared", "tool"] = ""
+
+    def spec(self) -> str:
+        return spec_without_defaults(self, {"setters": "shared"})
+
+    @cached_property
+    def _paper(self) -> _PerTool | None:
+        return _PerTool(self.below.tools(), self.spec()) if self.setters == "tool" else None
 
     @cached_property
     def _args(self) -> dict[str, list[JSON]]:
@@ -111,6 +130,8 @@ class Transaction(Operator):
         return {entry: shown for shown, entry in self._table.items()}
 
     def tools(self) -> list[ToolSpec]:
+        if self._paper is not None:
+            return self._paper.tools()
         return [self._show(name, role, target) for name, (role, target) in self._table.items()]
 
     def _show(self, name: str, role: str, target: str) -> ToolSpec:
@@ -138,6 +159,12 @@ class Transaction(Operator):
         return ToolSpec(name, description.strip(), closed({}, []), tool.group)
 
     def convention(self) -> str:
+        if self._paper is not None:
+            return (
+                "Operations with several arguments are transactions: call begin_<operation>() to get a txn_id, "
+                "set each argument with set_<operation>__<argument>(txn_id, <argument>), then call "
+                "commit_<operation>(txn_id)."
+            )
         return (
             "Every action is a transaction: call begin_<operation>() to get a txn_id, set each argument with "
             "set_<argument>(txn_id, value), then call commit_<operation>(txn_id)."
@@ -147,6 +174,8 @@ class Transaction(Operator):
         return TransactionState()
 
     def decode(self, call: ToolCall, state: TransactionState) -> Decoded:
+        if self._paper is not None:
+            return self._paper.decode(call, state)
         role, target = self._table[call.name]
         if role == "begin":
             state.issued += 1
@@ -191,9 +220,128 @@ class Transaction(Operator):
         return Forward(ToolCall(target, dict(txn.written)))
 
     def encode(self, call: ToolCall) -> Plan:
+        if self._paper is not None:
+            return (yield from self._paper.encode(call))
         reply = yield ToolCall(self._names["begin", call.name], {})
         txn_id = reply["txn_id"]
         sets = [ToolCall(self._names["set", k], {"txn_id": txn_id, "value": v}) for k, v in call.arguments.items()]
         if sets:
             yield Batch(tuple(sets))
         return (yield ToolCall(self._names["commit", call.name], {"txn_id": txn_id}))
+
+
+def _txn_schema(tool: str) -> JSON:
+    return {"type": "string", "description": f"Transaction id returned by `begin_{tool}`."}
+
+
+@dataclass(frozen=True)
+class _PerTool:
+    """The paper's construction over ``lower`` (ToolSchemaSpace ``_curry_tools``; the choice of
+    tools, at least two parameters, is ``opspecs.py``'s). Shown names go through :func:`tool_name`.
+
+    Protocol (the paper's hard control, ``simenv.py``): a set or commit on a transaction that is not
+    open, or was begun for another operation, is rejected (UNKNOWN_TRANSACTION); a commit with
+    required arguments unset is rejected and the transaction stays open (INCOMPLETE_TRANSACTION).
+    Deviations: toolprism rejects a set on a committed transaction too (the paper flags it); an
+    operation with a parameter called ``txn_id`` is a ConfigError (the paper's setter would clash).
+    """
+
+    lower: list[ToolSpec]
+    what: str
+
+    @cached_property
+    def table(self) -> dict[str, tuple[str, str, str]]:
+        """Shown name → (role: begin / set / commit / plain, operation, parameter or "")."""
+        table: dict[str, tuple[str, str, str]] = {}
+        problems = []
+        for tool in self.lower:
+            params = list(tool.parameters.get("properties", {}))
+            if len(params) >= 2 and "txn_id" in params:
+                problems.append(f"tool {tool.name!r}: its parameter 'txn_id' would clash with the transaction id")
+            if len(params) < 2:
+                entries = [(tool.name, ("plain", tool.name, ""))]
+            else:
+                entries = [(f"begin_{tool.name}", ("begin", tool.name, ""))]
+                entries += [(f"set_{tool.name}__{p}", ("set", tool.name, p)) for p in params]
+                entries.append((f"commit_{tool.name}", ("commit", tool.name, "")))
+            for raw, entry in entries:
+                shown = tool_name(raw)
+                if shown in table:
+                    problems.append(f"{entry[0]} tool of {tool.name!r}: name {shown!r} is already taken")
+                table[shown] = entry
+        if problems:
+            raise ConfigError(problems, what=f"operator {self.what}")
+        return table
+
+    @cached_property
+    def names(self) -> dict[tuple[str, str, str], str]:
+        return {entry: shown for shown, entry in self.table.items()}
+
+    def tools(self) -> list[ToolSpec]:
+        lower = {t.name: t for t in self.lower}
+        out = []
+        for shown, (role, op, param) in self.table.items():
+            tool = lower[op]
+            if role == "plain":
+                out.append(tool)
+                continue
+            commit = self.names["commit", op, ""]
+            if role == "begin":
+                description = (
+                    f"Start a `{op}` transaction. Returns a transaction id. Then set each argument with the "
+                    f"set_ functions and finish with `{commit}`. {tool.description}"
+                )
+                parameters: JSON = {"type": "object", "properties": {}, "required": []}
+            elif role == "set":
+                schema = tool.parameters["properties"][param]
+                about = schema.get("description", "") if isinstance(schema, dict) else ""
+                description = f"Set `{param}` on an open `{op}` transaction. {about}"
+                parameters = {
+                    "type": "object",
+                    "properties": {"txn_id": _txn_schema(op), param: schema},
+                    "required": ["txn_id", param],
+                }
+            else:
+                description = f"Commit the open `{op}` transaction. Nothing happens until this is called."
+                parameters = {"type": "object", "properties": {"txn_id": _txn_schema(op)}, "required": ["txn_id"]}
+            out.append(ToolSpec(shown, description, parameters, tool.group))
+        return out
+
+    def decode(self, call: ToolCall, state: TransactionState) -> Decoded:
+        role, op, param = self.table[call.name]
+        if role == "plain":
+            return Forward(call)
+        if role == "begin":
+            state.issued += 1
+            state.open[f"txn_{state.issued}"] = _Open(op)
+            return Answer({"txn_id": f"txn_{state.issued}"})
+        txn_id = call.arguments["txn_id"]
+        txn = state.open.get(txn_id)
+        if txn is None or txn.tool != op:
+            why = "is not open" if txn is None else f"was begun for {txn.tool}"
+            raise reject(
+                RejectionKind.UNKNOWN_TRANSACTION,
+                f"transaction '{txn_id}' {why}; begin one with {self.names['begin', op, '']}",
+            )
+        if role == "set":
+            txn.written[param] = call.arguments[param]
+            return Answer({"txn_id": txn_id, "set": param})
+        tool = next(t for t in self.lower if t.name == op)
+        missing = [r for r in tool.parameters.get("required", []) if r not in txn.written]
+        if missing:
+            raise reject(
+                RejectionKind.INCOMPLETE_TRANSACTION,
+                f"cannot commit: missing required arguments {missing} (the transaction stays open)",
+            )
+        del state.open[txn_id]
+        return Forward(ToolCall(op, dict(txn.written)))
+
+    def encode(self, call: ToolCall) -> Plan:
+        if ("plain", call.name, "") in self.names:
+            return (yield call)
+        reply = yield ToolCall(self.names["begin", call.name, ""], {})
+        txn_id = reply["txn_id"]
+        sets = [ToolCall(self.names["set", call.name, k], {"txn_id": txn_id, k: v}) for k, v in call.arguments.items()]
+        if sets:
+            yield Batch(tuple(sets))
+        return (yield ToolCall(self.names["commit", call.name, ""], {"txn_id": txn_id}))
