@@ -8,6 +8,17 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 from toolprism.shaping._adapter import AdapterSession, Decision
 from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
+from toolprism.shaping.operators import (
+    ANTI_SEEDS,
+    RANDOM_SEEDS,
+    anti_partition,
+    class_method,
+    class_partition,
+    classes,
+    groups_spec,
+    qualified_name,
+    random_partition,
+)
 
 __all__ = [
     "DEFAULT_VARIANTS",
@@ -27,4 +38,13 @@ __all__ = [
     "Variant",
     "parse_spec",
     "resolve",
+    "ANTI_SEEDS",
+    "RANDOM_SEEDS",
+    "anti_partition",
+    "class_method",
+    "class_partition",
+    "classes",
+    "groups_spec",
+    "qualified_name",
+    "random_partition",
 ]

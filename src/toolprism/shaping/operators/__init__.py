@@ -1,5 +1,16 @@
 """The operators, one short module each. Registered in :data:`toolprism.shaping.OPERATORS`."""
 
+from toolprism.shaping.operators._classes import (
+    ANTI_SEEDS,
+    RANDOM_SEEDS,
+    anti_partition,
+    class_method,
+    class_partition,
+    classes,
+    groups_spec,
+    qualified_name,
+    random_partition,
+)
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
 from toolprism.shaping.operators._merge import Merge
@@ -12,6 +23,15 @@ from toolprism.shaping.operators._strip import Strip
 from toolprism.shaping.operators._transaction import Transaction, TransactionState
 
 __all__ = [
+    "ANTI_SEEDS",
+    "RANDOM_SEEDS",
+    "anti_partition",
+    "class_method",
+    "class_partition",
+    "classes",
+    "groups_spec",
+    "qualified_name",
+    "random_partition",
     "Discovery",
     "DiscoveryState",
     "Flatten",
