@@ -199,6 +199,11 @@ class WholeCatalog(Domain):
             ConfigError: a member's gold action that the whole catalog refuses or answers
                 otherwise than the member did (a bug: the member's world is the same).
         """
+        out = list(_catalog_tasks(seed))
+        return out[:limit] if limit is not None else out
+
+    def _tasks(self, seed: int) -> tuple[Task, ...]:
+        """The uncached :meth:`tasks` (computed once per seed and process)."""
         space = self.action_space()
         easy: list[Task] = []
         hard: list[Task] = []
@@ -213,8 +218,7 @@ class WholeCatalog(Domain):
                     hard.append(self._lift(member, twins[task.id], reference))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
-        out = easy + hard
-        return out[:limit] if limit is not None else out
+        return tuple(easy + hard)
 
     def _replay(
         self, space: ActionSpace, member: str, task: Task, seed: int, problems: list[str]
@@ -248,6 +252,11 @@ class WholeCatalog(Domain):
             version=self.version,
             spans=spans,
         )
+
+
+@functools.cache
+def _catalog_tasks(seed: int) -> tuple[Task, ...]:
+    return WholeCatalog()._tasks(seed)
 
 
 GROUPINGS = ("class", "random", "anti")

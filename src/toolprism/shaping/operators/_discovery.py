@@ -32,12 +32,13 @@ class Discovery(Operator):
     method under its name within the class. Styles:
 
     - ``paper`` (the paper's schema discovery): ``invoke`` is not gated on a prior listing and
-      takes all three arguments; its description names every class's methods (the argument schemas
-      only come from ``list_methods``). The encoder invokes directly (the paper's oracle lists the
-      class once per episode first; a per-action encoder has no episode to do that in).
-    - ``gated`` (toolprism's own): invoking a class not listed yet in the episode is rejected
-      (UNDISCOVERED), ``arguments`` may be left out (``{}``), and the encoder lists the class
-      before every invoke.
+      takes all three arguments; its description names every class's methods (the argument
+      schemas only come from ``list_methods``); classes are sorted by name. The encoder invokes
+      directly (the paper's oracle lists the class once per episode first; a per-action encoder
+      has no episode to do that in).
+    - ``gated`` (toolprism's own; classes in the order the tools come): invoking a class not
+      listed yet in the episode is rejected (UNDISCOVERED), ``arguments`` may be left out
+      (``{}``), and the encoder lists the class before every invoke.
 
     Rejections (both styles): a method the class does not have (UNKNOWN_TOOL); arguments the
     method's schema refuses (INVALID_ARGUMENTS). Deviation from the paper's hard control, which
@@ -56,7 +57,7 @@ class Discovery(Operator):
         return classes(self.below.tools(), self.namespace)
 
     def tools(self) -> list[ToolSpec]:
-        names = list(self._classes)
+        names = sorted(self._classes) if self.style == "paper" else list(self._classes)
         cls = {"type": "string", "enum": names, "description": "the class"}
         listing = (
             f"List the methods of a class, with their descriptions and parameter JSON Schemas. "
@@ -71,7 +72,7 @@ class Discovery(Operator):
             invoking = "Call a method of a class listed with list_methods, passing the method's arguments as an object."
             required = ["class", "method"]
         else:
-            methods = "; ".join(f"{c}: {', '.join(ms)}" for c, ms in self._classes.items())
+            methods = "; ".join(f"{c}: {', '.join(self._classes[c])}" for c in names)
             invoking = (
                 f"Call one method of one class with its arguments as an object. Methods by class: {methods}. "
                 "Each method's arguments are given by list_methods."

@@ -35,13 +35,16 @@ class Rename(Operator):
     - ``opaque``: ``t_`` plus 6 hex digits of the SHA-256 of the name.
     - ``namespaced`` (the paper's "namespaced names", ``hierarchy.py`` arm ``qualified``):
       ``<class>__<method>``; the class is the group (the action space's name when the tool has
-      none). On the whole catalog, whose native names are class-qualified, this shows them as they are.
+      none). On the whole catalog, whose native names are class-qualified, the names stay as they are.
     - ``flat`` (the paper's "native · whole catalog" control, arm ``flat``): the method name, or
       ``<method>_<class>`` for a method that more than one class has; every description is prefixed
       ``[<class>] ``. Deviation: the paper's control is its native catalog; ours is this rename of
       the class-qualified native names (the same tools are shown).
     - ``domain-class`` (toolprism's own, called ``namespaced`` before the paper's form took that
       name): ``<space>__<group>__<name>``, the group left out when empty.
+
+    ``namespaced`` and ``flat`` show the tools class by class, classes sorted by name, as the paper's
+    arms do (the other styles keep the order below).
 
     A name that would break ``^[a-zA-Z0-9_-]{1,64}$`` is made valid deterministically: invalid
     characters become ``_`` and an over-long name keeps 57 characters plus ``_`` and 6 hex digits
@@ -90,7 +93,13 @@ class Rename(Operator):
         return _CONVENTIONS[self.style]
 
     def tools(self) -> list[ToolSpec]:
-        return list(self._maps[0])
+        shown = list(self._maps[0])
+        if self.style in ("namespaced", "flat"):
+            below = self.below.tools()
+            order = {t.name: (class_method(t.name, t.group)[0] or self.namespace) for t in below}
+            classes = [order[t.name] for t in below]
+            shown = [s for _, s in sorted(zip(classes, shown, strict=True), key=lambda pair: pair[0])]
+        return shown
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         return Forward(ToolCall(self._maps[2][call.name], call.arguments))
