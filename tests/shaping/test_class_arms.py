@@ -24,6 +24,7 @@ from toolprism.shaping import (
     class_method,
     class_partition,
     classes,
+    grouping_spec,
     random_partition,
 )
 
@@ -234,3 +235,26 @@ def test_partitions_reproduce_the_papers_assignments(release: Path, catalog: Act
     ]:
         spec = json.loads((release / "specs" / name).read_text(encoding="utf-8"))
         assert paper(spec["groups"]) == paper(assignments[key][0]["groups"])
+
+
+@pytest.mark.parametrize(
+    ("grouping", "spec_file"),
+    [("class", "class_neutral.json"), ("random", "random_neutral_r0.json"), ("anti", "anti_class_neutral_r0.json")],
+)
+def test_catalog_merges_build_the_papers_spec_files(
+    release: Path, catalog: ActionSpace, grouping: str, spec_file: str
+) -> None:
+    paper = json.loads((release / "specs" / spec_file).read_text(encoding="utf-8"))
+    spec = grouping_spec(catalog.tools(), catalog.name, grouping)
+    groups = [g.split("+") for g in spec.split("groups=", 1)[1].removesuffix(")").split("/")]
+    assert groups == [[f"{cls}__{name}" for cls, name in g["members"]] for g in paper["groups"]]
+    shown = {t.name: t for t in Variant.build(spec, catalog).tools()}  # in the order the merge shows them
+    assert sorted(shown) == sorted(f"group_{i}" for i in range(1, 13))  # the paper's group_01..group_12
+    sizes = [len(shown[f"group_{i}"].parameters["properties"]["operation"]["enum"]) for i in range(1, 13)]
+    assert sizes == [g["size"] for g in paper["groups"]]
+
+
+def test_grouping_spec_refuses_bad_input_listing_every_problem() -> None:
+    with pytest.raises(ConfigError) as info:
+        grouping_spec(SPACE.tools(), "home", "semantic", realization=5)
+    assert len(info.value.problems) == 2

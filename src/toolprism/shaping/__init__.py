@@ -10,11 +10,13 @@ from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, L
 from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
 from toolprism.shaping.operators import (
     ANTI_SEEDS,
+    GROUPINGS,
     RANDOM_SEEDS,
     anti_partition,
     class_method,
     class_partition,
     classes,
+    grouping_spec,
     groups_spec,
     qualified_name,
     random_partition,
@@ -44,6 +46,8 @@ __all__ = [
     "class_method",
     "class_partition",
     "classes",
+    "GROUPINGS",
+    "grouping_spec",
     "groups_spec",
     "qualified_name",
     "random_partition",

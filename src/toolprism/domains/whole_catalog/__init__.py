@@ -49,15 +49,8 @@ from toolprism.domains import DOMAINS, get_domain
 from toolprism.domains._base import Domain, OperationDef, ReferenceStep, Task
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.schema import JSON, ActionSpace, canonical_json
-from toolprism.shaping import (
-    ANTI_SEEDS,
-    RANDOM_SEEDS,
-    anti_partition,
-    class_partition,
-    groups_spec,
-    qualified_name,
-    random_partition,
-)
+from toolprism.shaping import grouping_spec as catalog_grouping_spec
+from toolprism.shaping import qualified_name
 
 MEMBERS: tuple[str, ...] = (
     "calendar",
@@ -259,38 +252,14 @@ def _catalog_tasks(seed: int) -> tuple[Task, ...]:
     return WholeCatalog()._tasks(seed)
 
 
-GROUPINGS = ("class", "random", "anti")
-"""The catalog merges of ``class_grouping.py``: class groups with neutral names, random class-sized
-groups, anti-class groups."""
-
-
-def grouping_spec(grouping: str, realization: int = 0, args: str = "flat") -> str:
-    """The ``merge(by=groups,...)`` spec of one of the paper's catalog merges over this domain.
-
-    ``class``: one group per class (the paper's ``class_neutral``; realization ignored);
-    ``random`` / ``anti``: the paper's ``random_neutral_r<realization>`` /
-    ``anti_class_neutral_r<realization>`` rule (seeds 101.. / 201..; see
-    :func:`toolprism.shaping.random_partition` and :func:`toolprism.shaping.anti_partition`)
-    applied to this catalog. Dispatchers are ``group_1``.. ``group_12`` in partition order.
-    Deviations: the paper names them ``group_01``..; it pads neutral descriptions to the length
-    of the same-size class dispatcher's (ours keep the merge's own description).
+def grouping_spec(grouping: str, realization: int = 0) -> str:
+    """The ``merge`` spec of one of the paper's catalog merges over this domain (``class``,
+    ``random`` or ``anti``; see :func:`toolprism.shaping.grouping_spec`).
 
     Raises:
         ConfigError: an unknown grouping or a realization outside 0..4.
     """
-    problems = [f"grouping {grouping!r} is not one of {', '.join(GROUPINGS)}"] if grouping not in GROUPINGS else []
-    if not 0 <= realization < len(RANDOM_SEEDS):
-        problems.append(f"realization {realization} is not in 0..{len(RANDOM_SEEDS) - 1}")
-    if problems:
-        raise ConfigError(problems, what="whole-catalog grouping")
-    tools = WholeCatalog.action_space().tools()
-    if grouping == "class":
-        groups = class_partition(tools, WholeCatalog.name)
-    elif grouping == "random":
-        groups, _ = random_partition(tools, WholeCatalog.name, RANDOM_SEEDS[realization])
-    else:
-        groups, _ = anti_partition(tools, WholeCatalog.name, ANTI_SEEDS[realization])
-    return groups_spec(groups, args)
+    return catalog_grouping_spec(WholeCatalog.action_space().tools(), WholeCatalog.name, grouping, realization)
 
 
-__all__ = ["GROUPINGS", "LABELS", "MEMBERS", "PER_KIND", "WholeCatalog", "grouping_spec"]
+__all__ = ["LABELS", "MEMBERS", "PER_KIND", "WholeCatalog", "grouping_spec"]

@@ -2,11 +2,13 @@
 
 from toolprism.shaping.operators._classes import (
     ANTI_SEEDS,
+    GROUPINGS,
     RANDOM_SEEDS,
     anti_partition,
     class_method,
     class_partition,
     classes,
+    grouping_spec,
     groups_spec,
     qualified_name,
     random_partition,
@@ -29,6 +31,8 @@ __all__ = [
     "class_method",
     "class_partition",
     "classes",
+    "GROUPINGS",
+    "grouping_spec",
     "groups_spec",
     "qualified_name",
     "random_partition",

@@ -194,3 +194,32 @@ def groups_spec(groups: Sequence[Sequence[str]], args: str = "flat") -> str:
     """The ``merge`` spec of an explicit partition: ``merge(by=groups,args=<args>,groups=a+b/c+d)``
     (dispatchers ``group_1``... in partition order; the paper names them ``group_01``...)."""
     return f"merge(by=groups,args={args},groups={'/'.join('+'.join(g) for g in groups)})"
+
+
+GROUPINGS = ("class", "random", "anti")
+"""The catalog merges of ``class_grouping.py``: class groups with neutral names (``class_neutral``),
+random class-sized groups (``random_neutral_r<n>``), anti-class groups (``anti_class_neutral_r<n>``)."""
+
+
+def grouping_spec(tools: Sequence[ToolSpec], namespace: str, grouping: str, realization: int = 0) -> str:
+    """The ``merge(by=groups,args=flat,...)`` spec of one of the paper's catalog merges over ``tools``.
+
+    ``class``: one group per class (``realization`` ignored); ``random`` / ``anti``: the partition of
+    :func:`random_partition` / :func:`anti_partition` from the paper's seed of that realization
+    (:data:`RANDOM_SEEDS` / :data:`ANTI_SEEDS`). Dispatchers are ``group_1``... in partition order.
+    Deviations: the paper names them ``group_01``...; it pads each neutral dispatcher's description
+    to the length of the same-size class dispatcher's (ours keep the merge's own description).
+
+    Raises:
+        ConfigError: an unknown grouping or a realization outside 0..4 (both listed).
+    """
+    problems = [f"grouping {grouping!r} is not one of {', '.join(GROUPINGS)}"] if grouping not in GROUPINGS else []
+    if not 0 <= realization < len(RANDOM_SEEDS):
+        problems.append(f"realization {realization} is not in 0..{len(RANDOM_SEEDS) - 1}")
+    if problems:
+        raise ConfigError(problems, what="catalog grouping")
+    if grouping == "class":
+        return groups_spec(class_partition(tools, namespace))
+    partition = random_partition if grouping == "random" else anti_partition
+    seeds = RANDOM_SEEDS if grouping == "random" else ANTI_SEEDS
+    return groups_spec(partition(tools, namespace, seeds[realization])[0])
