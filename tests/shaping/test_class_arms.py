@@ -258,3 +258,17 @@ def test_grouping_spec_refuses_bad_input_listing_every_problem() -> None:
     with pytest.raises(ConfigError) as info:
         grouping_spec(SPACE.tools(), "home", "semantic", realization=5)
     assert len(info.value.problems) == 2
+
+
+def test_flat_rename_is_the_papers_native_whole_catalog_control(release: Path, catalog: ActionSpace) -> None:
+    """hierarchy.py arm ``flat`` (no rendered file): classes sorted, the five repeated names as
+    ``<name>_<class>``, every description prefixed ``[<class>] ``."""
+    rows = json.loads((release / "tools.json").read_text(encoding="utf-8"))
+    repeated = {n for n, c in Counter(r["name"] for r in rows).items() if c > 1}
+    assert len(repeated) == 5
+    expected = [
+        (f"{r['name']}_{r['group']}" if r["name"] in repeated else r["name"], f"[{r['group']}] {r['description']}")
+        for r in sorted(rows, key=lambda r: r["group"])
+    ]
+    shown = Variant.build("rename(style=flat)", catalog).tools()
+    assert [(t.name, t.description) for t in shown] == expected
