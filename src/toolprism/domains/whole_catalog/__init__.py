@@ -6,7 +6,8 @@ media_player, navigation, security, smart_home, smartwatch, tv and vacuum (181 o
 environment holds the twelve worlds (each member's world for the same seed); the tasks are member
 tasks, posed on the member's world inside the whole catalog.
 
-Native names repeat across members (``set_volume``, ``get_status``, ``set_mode``...). The paper
+Native names repeat across members: 18 of them, ``get_status`` and ``set_mode`` in eleven members
+each (the paper's 168 tools repeat five names, each twice). The paper
 keeps a class-qualified native identity, ``<class>.<method>``, and scores in that space (picking
 the right method in the wrong class is wrong); so does this domain: every operation is named
 ``<class>__<method>`` (``.`` is not allowed in a tool name; ``__`` is the separator of the paper's
@@ -28,8 +29,9 @@ form (:func:`toolprism.shaping.class_method`). The class arms are variants over 
 
 Tasks: :data:`PER_KIND` easy tasks of each kind per member (the member's first task of that kind
 and the one halfway through its list), each with its hard form: 12 x 3 x 2 = 72 easy and 72 hard
-tasks per seed. A task keeps the member's id under ``whole_catalog/`` (``whole_catalog/tv/...``),
-its gold in catalog names, and a reference trace replayed on the whole catalog's environment. Its
+tasks per seed (computed once per seed and process). A task keeps the member's id under
+``whole_catalog/`` (``whole_catalog/tv/...``), its gold in catalog names, and a reference trace
+replayed on the whole catalog's environment. Its
 query is the member's, after the member's label (``TV: ...``): the paper sends each task with its
 domain's system prompt, and this domain has one policy for all twelve classes, so the request
 itself says which device it is about. Two same-named methods of two classes are told apart by
