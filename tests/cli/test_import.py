@@ -194,3 +194,42 @@ def test_unknown_domain_and_missing_file(release: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--queries", str(tmp_path / "absent.jsonl")])
     assert result.exit_code == 2 and "cannot read" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_whole_catalog_is_one_pack_over_every_group(release: Path, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["import", "toolschemaspace", "--tools", str(release / "tools.json"),
+         "--queries", str(release / "queries.sample.jsonl"), "--out", str(tmp_path), "--whole-catalog", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["domains"]
+    tools = json.loads((release / "tools.json").read_text(encoding="utf-8"))
+    rows = _lines(release / "queries.sample.jsonl")
+    assert row["domain"] == "tss_whole_catalog" and row["tools"] == len(tools) == 168 and row["tasks"] == len(rows)
+    domain = get_domain(row["path"])
+    space = domain.action_space()
+    assert [(op.name, op.group) for op in space.operations] == [
+        (f"{t['group']}__{t['name']}", t["group"]) for t in tools
+    ]
+    easy = [t for t in domain.tasks(0) if t.form == "easy"]
+    by_id = {r["id"]: r for r in rows}
+    for task, entry in zip(easy, json.loads(Path(row["path"]).read_text(encoding="utf-8"))["tasks"], strict=True):
+        source = by_id[entry["source_id"]]
+        group = source["domain"]
+        assert task.query.startswith(f"{group.replace('_', ' ')}: ")
+        assert [a.op for a in task.gold] == [f"{group}__{c['name']}" for c in source["gold_calls"]]
+        assert source["system"] in domain.policy
+
+    async def run_all(spec: str) -> list[tuple]:
+        backend, variant = OracleBackend(), Variant.build(spec, space)
+        outcomes = []
+        for task in easy[::8]:
+            trace = await run_episode(EpisodeSpec(domain, task, variant, 0), backend)
+            score = score_actions(task.gold, [a.to_action() for a in trace.actions])
+            outcomes.append((task.id, score.success, trace.rejected_calls, trace.end))
+        return outcomes
+
+    for spec in ["native", "rename(style=flat)", "rename(style=namespaced)", "merge(by=class,args=flat)", "discovery"]:
+        outcomes = asyncio.run(run_all(spec))
+        assert outcomes and all(o[1:] == (True, 0, "answered") for o in outcomes), (spec, outcomes[:3])

@@ -159,13 +159,13 @@ CASES = {
     ),
     # discovery (smart_home)
     "discovery: class never listed": (
-        "discovery",
+        "discovery(style=gated)",
         [T.call("invoke", {"class": "locks", "method": "lock_door", "arguments": {"lock": "front_door"}})],
         [K.UNDISCOVERED],
         "class 'locks' has not been listed yet; call list_methods(class='locks') first",
     ),
     "discovery: another class listed": (
-        "discovery",
+        "discovery(style=gated)",
         [
             T.call("list_methods", {"class": "lights"}),
             T.call("invoke", {"class": "locks", "method": "lock_door", "arguments": {"lock": "front_door"}}),
@@ -204,7 +204,7 @@ CASES = {
         "invalid arguments for method 'lock_door' of class 'locks': lock: 'window' is not one of",
     ),
     "discovery: arguments left out": (
-        "discovery",
+        "discovery(style=gated)",
         [T.call("list_methods", {"class": "locks"}), T.call("invoke", {"class": "locks", "method": "lock_door"})],
         [K.INVALID_ARGUMENTS],
         "invalid arguments for method 'lock_door' of class 'locks': 'lock' is a required property",
@@ -323,8 +323,11 @@ def test_tool_counts_and_pass_through() -> None:
     assert len(shown) == 16 + 14 and "item_ids" in shown[12].parameters["properties"]
     assert shown[0].parameters["properties"].keys() == {"email_handle"}
     assert [t.name for t in Variant.build("discovery", home).tools()] == ["list_methods", "invoke"]
-    assert Variant.build("discovery", home).tools()[0].parameters["properties"]["class"]["enum"] == [
+    assert Variant.build("discovery(style=gated)", home).tools()[0].parameters["properties"]["class"]["enum"] == [
         "rooms", "climate", "locks", "scenes", "lights", "blinds", "fans", "media",
+    ]  # fmt: skip
+    assert Variant.build("discovery", home).tools()[0].parameters["properties"]["class"]["enum"] == [
+        "blinds", "climate", "fans", "lights", "locks", "media", "rooms", "scenes",
     ]  # fmt: skip
 
 
@@ -339,7 +342,7 @@ def test_ungrouped_operations_form_a_class_named_after_the_space() -> None:
         "garage",
         (Operation("open_gate", "Open the gate."), Operation("ping", "Ping.", kind="read", group="net")),
     )
-    session = _session("discovery", space)
+    session = _session("discovery(style=gated)", space)  # the gated encoder lists before it invokes
     assert session.variant.tools()[0].parameters["properties"]["class"]["enum"] == ["garage", "net"]
     decisions = _drive(session, space.action("open_gate"))
     assert [d.outcome for d in decisions] == ["answered", "executed"]

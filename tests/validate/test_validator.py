@@ -144,14 +144,20 @@ def test_report_models_forbid_extra_fields() -> None:
         ("split+transaction", {"unknown_transaction", "commit_without_writes"}),
         ("reference", {"stale_handle"}),
         ("reference+merge-class", {"stale_handle"}),
-        ("discovery", {"invoke_before_discovery"}),
-        ("rename-opaque+discovery", {"invoke_before_discovery"}),
+        ("discovery(style=gated)", {"invoke_before_discovery"}),
+        ("rename(style=opaque)|discovery(style=gated)", {"invoke_before_discovery"}),
     ],
 )
 def test_protocol_negatives_are_derived(variant: str, protocol: set[str]) -> None:
     s = suite("retail")
     kinds = {c.id.split(":")[0] for c in negatives(Variant.build(variant, s.space), s)}
     assert {"unknown_tool", "missing_required", "wrong_type"} | protocol <= kinds
+
+
+def test_the_papers_discovery_has_no_invoke_before_listing_negative() -> None:
+    s = suite("retail")
+    kinds = {c.id.split(":")[0] for c in negatives(Variant.build("discovery", s.space), s)}
+    assert "invoke_before_discovery" not in kinds and "unknown_tool" in kinds
 
 
 def test_native_has_no_protocol_negatives() -> None:
@@ -221,7 +227,10 @@ def test_reference_resolving_to_the_wrong_value_is_caught() -> None:
 
 @dataclass(frozen=True)
 class LenientDiscovery(Discovery):
-    """Lets a model invoke a class it never listed: traces still pass, only negatives catch it."""
+    """Lets a model invoke a class it never listed under gated discovery: traces still pass, only
+    negatives catch it."""
+
+    style: str = "gated"
 
     def decode(self, call: ToolCall, state: Any) -> Any:
         state.listed.add(call.arguments["class"])

@@ -29,16 +29,25 @@ def toolschemaspace(
         list[str] | None,
         typer.Option("--domains", "-d", help="Tool groups to import (comma list or repeated). Default: all."),
     ] = None,
+    whole_catalog: Annotated[
+        bool,
+        typer.Option(
+            "--whole-catalog",
+            help="Write one pack, tss_whole_catalog, over every imported group instead (tools <group>__<name>, "
+            "group = class: the paper's class arms).",
+        ),
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
     """Turn the ToolSchemaSpace release (the Action-Space Shaping paper's benchmark) into one domain
     pack per tool group,
-    named tss_<group>, with an action-log environment (writes are recorded, replies acknowledge).
+    named tss_<group>, with an action-log environment (writes are recorded, replies acknowledge);
+    with --whole-catalog, one pack tss_whole_catalog over every group instead.
 
     Everything is checked before anything is written. Run a pack with
     'toolprism run -d <pack>.json' or validate it with 'toolprism validate -d <pack>.json'."""
     started = time.perf_counter()
-    imported = import_toolschemaspace(tools, queries, domains=_split(domains))
+    imported = import_toolschemaspace(tools, queries, domains=_split(domains), whole_catalog=whole_catalog)
     paths = write_packs(imported.packs, out)
     rows = []
     for pack, path in zip(imported.packs, paths, strict=True):

@@ -12,6 +12,14 @@ Mapping (the release's fields are documented in its README, ``benchmarks/synthet
   (the released request); easy form = ``query_easy``, else ``query_llm``, else ``query_base``;
   gold = ``gold_calls``.
 
+Whole catalog (``whole_catalog=True``; the paper's class arms, ``toolschema/hierarchy.py``): one pack
+``tss_whole_catalog`` over every imported group instead, as the built-in ``whole_catalog`` domain is
+over the twelve device domains: tool ``<group>__<name>`` (the paper's class-qualified native
+identity; five names repeat across groups), ``group`` = the class; task ids
+``<group>__<template>/<index>``, gold in those names; each query opens with its class
+(``smart home: ...``) and the policy gives every class's ``system`` prompt: the paper sends each
+task with its own domain's system prompt, a pack has one policy.
+
 Everything is checked before anything is written: every bad line (file:line, task id, problem)
 is reported together.
 """
@@ -58,6 +66,8 @@ REPOSITORY = "github.com/williamLyh/ToolSchemaSpace (benchmarks/synthetic)"
 EASY_FIELDS = ("query_easy", "query_llm", "query_base")
 """Where the easy form comes from, first present non-empty field wins."""
 DEFAULT_OUT = Path("imported") / "toolschemaspace"
+WHOLE_CATALOG = PREFIX + "whole_catalog"
+"""The name of the whole-catalog pack."""
 
 _RELEASE_ID = re.compile(r"^(?P<template>[A-Za-z0-9_.-]+)__(?P<index>[0-9]+)$")
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -71,7 +81,9 @@ class Imported:
     without_tasks: tuple[str, ...]
 
 
-def import_toolschemaspace(tools: str | Path, queries: str | Path, *, domains: Sequence[str] | None = None) -> Imported:
+def import_toolschemaspace(
+    tools: str | Path, queries: str | Path, *, domains: Sequence[str] | None = None, whole_catalog: bool = False
+) -> Imported:
     """Read a ToolSchemaSpace ``tools.json`` and ``queries.jsonl`` into domain packs.
 
     Deterministic: the same files give equal packs (file names and SHA-256s are recorded, not
@@ -81,6 +93,8 @@ def import_toolschemaspace(tools: str | Path, queries: str | Path, *, domains: S
         tools: the release's ``tools.json`` (``[{uid, group, name, description, parameters}]``).
         queries: its ``queries.jsonl`` (one task per line; a head of it works too).
         domains: groups to import (default: every group that has tasks).
+        whole_catalog: one pack :data:`WHOLE_CATALOG` over every imported group (the tools of
+            ``domains``, or of every group; see the module docstring) instead of one pack per group.
 
     Raises:
         ConfigError: unreadable or malformed files, unknown groups, or any task line whose fields
@@ -143,7 +157,57 @@ def import_toolschemaspace(tools: str | Path, queries: str | Path, *, domains: S
     )
     for pack in packs:  # the checks a reader makes, before anything is written
         CatalogDomain(spaces[pack.name.removeprefix(PREFIX)], pack.policy, pack.tasks)
-    return Imported(packs, tuple(g for g in wanted if not tasks[g]))
+    without = tuple(g for g in wanted if not tasks[g])
+    if whole_catalog and packs:
+        whole = _whole_catalog(spaces, tasks, policies, source)
+        whole.domain()  # the checks a reader makes
+        return Imported((whole,), without)
+    return Imported(packs, without)
+
+
+def _whole_catalog(
+    spaces: Mapping[str, ActionSpace],
+    tasks: Mapping[str, Sequence[PackTask]],
+    policies: Mapping[str, str],
+    source: PackSource,
+) -> DomainPack:
+    """One pack over every group of ``spaces``, in order (see the module docstring)."""
+    tools = [
+        PackTool.from_operation(op).model_copy(update={"name": f"{group}__{op.name}", "group": group})
+        for group, space in spaces.items()
+        for op in space.operations
+    ]
+    lifted = [
+        task.model_copy(
+            update={
+                "id": f"{group}__{task.id}",
+                "easy": f"{_label(group)}: {task.easy}",
+                "hard": None if task.hard is None else f"{_label(group)}: {task.hard}",
+                "gold": [PackCall(name=f"{group}__{c.name}", arguments=c.arguments) for c in task.gold],
+            }
+        )
+        for group in spaces
+        for task in tasks[group]
+    ]
+    classes = "\n".join(f"- {_label(g)} ({g}): {policies[g].strip()}" for g in spaces if g in policies)
+    policy = (
+        f"The tools span {len(spaces)} device and service classes. Each request opens with the class it is "
+        "about; act on that class only, since several classes have tools of the same name. The classes, with "
+        f"their own instructions:\n{classes}"
+    )
+    return DomainPack(
+        name=WHOLE_CATALOG,
+        source=source,
+        licence=LICENCE,
+        attribution=ATTRIBUTION,
+        policy=policy,
+        tools=tools,
+        tasks=lifted,
+    )
+
+
+def _label(group: str) -> str:
+    return group.replace("_", " ")
 
 
 def write_packs(packs: Sequence[DomainPack], out: str | Path) -> list[Path]:

@@ -19,6 +19,19 @@ from toolprism.shaping._pipeline import (
     resolve,
     variant_scope,
 )
+from toolprism.shaping.operators import (
+    ANTI_SEEDS,
+    GROUPINGS,
+    RANDOM_SEEDS,
+    anti_partition,
+    class_method,
+    class_partition,
+    classes,
+    grouping_spec,
+    groups_spec,
+    qualified_name,
+    random_partition,
+)
 
 __all__ = [
     "CATALOG_DOMAIN",
@@ -46,4 +59,15 @@ __all__ = [
     "parse_spec",
     "resolve",
     "variant_scope",
+    "ANTI_SEEDS",
+    "RANDOM_SEEDS",
+    "anti_partition",
+    "class_method",
+    "class_partition",
+    "classes",
+    "GROUPINGS",
+    "grouping_spec",
+    "groups_spec",
+    "qualified_name",
+    "random_partition",
 ]

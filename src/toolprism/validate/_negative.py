@@ -7,7 +7,8 @@ its enum, every typed argument given a value of another type (nested object argu
 one call of a tool that does not exist. Protocol cases, when the variant shows the protocol's tools:
 ``transaction`` (``begin_<x>``/``commit_<x>``/``set_<arg>``): a commit and a set on a transaction
 never begun, and a commit with no writes of an operation with required arguments; ``discovery``
-(``list_methods``/``invoke``): an invoke of each class before it is listed; ``reference`` (calls
+(``list_methods``/``invoke``, gated style only: the paper's discovery does not gate): an invoke of
+each class before it is listed; ``reference`` (calls
 with ``*_handle`` arguments): a call whose handles were issued in another episode (stale).
 """
 
@@ -175,6 +176,8 @@ def _transaction_cases(variant: Variant, index: dict[str, ToolSpec]) -> Iterator
 def _discovery_cases(variant: Variant, suite: Suite, index: dict[str, ToolSpec]) -> Iterator[Negative]:
     if "invoke" not in index or "list_methods" not in index:
         return
+    if not any(getattr(layer, "name", "") == "discovery" and layer.style == "gated" for layer in variant.layers):
+        return  # the paper's discovery invokes without a prior listing
     classes = index["invoke"].parameters.get("properties", {}).get("class", {}).get("enum", [])
     scratch = AdapterSession(variant, suite.world(0).execute)
     for cls in classes:

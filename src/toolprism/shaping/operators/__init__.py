@@ -1,5 +1,18 @@
 """The operators, one short module each. Registered in :data:`toolprism.shaping.OPERATORS`."""
 
+from toolprism.shaping.operators._classes import (
+    ANTI_SEEDS,
+    GROUPINGS,
+    RANDOM_SEEDS,
+    anti_partition,
+    class_method,
+    class_partition,
+    classes,
+    grouping_spec,
+    groups_spec,
+    qualified_name,
+    random_partition,
+)
 from toolprism.shaping.operators._compose import Compose
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
@@ -15,6 +28,17 @@ from toolprism.shaping.operators._transaction import Transaction, TransactionSta
 
 __all__ = [
     "Compose",
+    "ANTI_SEEDS",
+    "RANDOM_SEEDS",
+    "anti_partition",
+    "class_method",
+    "class_partition",
+    "classes",
+    "GROUPINGS",
+    "grouping_spec",
+    "groups_spec",
+    "qualified_name",
+    "random_partition",
     "Discovery",
     "DiscoveryState",
     "Flatten",
