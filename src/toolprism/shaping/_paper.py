@@ -16,7 +16,7 @@ from typing import Literal
 
 Scope = Literal["domain", "catalog"]
 
-CATALOG_DOMAIN = "catalog"
+CATALOG_DOMAIN = "whole_catalog"
 """The whole-catalog domain the ``catalog`` arms run on (the twelve device domains at once)."""
 
 
@@ -49,13 +49,13 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
     PaperVariant("class-dispatch", "class dispatch", _F2, "merge(by=class,args=flat)", "catalog", "hierarchy dispatch"),
     PaperVariant("fully-split", "fully split", _F2, "ladder(k=9)", "domain", "ladder k=9"),
     PaperVariant("interval-split", "interval split", _F2, "interval", "domain", "spec pred.json"),
-    PaperVariant("nested-args", "nested args", _F2, "nest(form=paper)", "domain", "spec pack.json"),
-    PaperVariant("namespaced-names", "namespaced names", _F2, "rename(style=class)", "catalog", "hierarchy qualified"),
+    PaperVariant("nested-args", "nested args", _F2, "nest(param=options,keep=1)", "domain", "spec pack.json"),
+    PaperVariant("namespaced-names", "namespaced names", _F2, "rename(style=namespaced)", "catalog", "hierarchy qualified"),
     PaperVariant("strip-descriptions", "strip descriptions", _F2, "strip(what=all)", "domain", "spec s_nodesc.json"),
-    PaperVariant("reorder-arguments", "reorder arguments", _F2, "reorder(seed=0)", "domain", "spec s_shuffle.json"),
-    PaperVariant("transaction", "transaction", _F2, "transaction", "domain", "spec curry.json"),
-    PaperVariant("reference-resolution", "reference resolution", _F2, "reference", "domain", "spec indirect.json"),
-    PaperVariant("schema-discovery", "schema discovery", _F2, "discovery", "catalog", "hierarchy disclose"),
+    PaperVariant("reorder-arguments", "reorder arguments", _F2, "reorder(seed=13,style=paper)", "domain", "spec s_shuffle.json"),
+    PaperVariant("transaction", "transaction", _F2, "transaction(setters=tool)", "domain", "spec curry.json"),
+    PaperVariant("reference-resolution", "reference resolution", _F2, "reference(style=paper)", "domain", "spec indirect.json"),
+    PaperVariant("schema-discovery", "schema discovery", _F2, "discovery(style=paper)", "catalog", "hierarchy disclose"),
     PaperVariant("composed", "composed", _F2, "compose", "domain", "spec mixed.json"),
     PaperVariant("merge-domain-0.29x", "merge · domain 0.29x", _A4, "ladder(k=1)", "domain", "ladder k=1"),
     PaperVariant("merge-domain-0.46x", "merge · domain 0.46x", _A4, "ladder(k=2)", "domain", "ladder k=2"),
@@ -115,7 +115,7 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
         "catalog",
         "spec anti_class_neutral_r0.json",
     ),
-    PaperVariant("native-whole-catalog", "native · whole catalog", _A4, "", "catalog", "hierarchy flat"),
+    PaperVariant("native-whole-catalog", "native · whole catalog", _A4, "rename(style=flat)", "catalog", "hierarchy flat"),
     PaperVariant("split-enum-1.5x", "split · enum 1.5x", _A4, "ladder(k=6)", "domain", "ladder k=6"),
     PaperVariant("split-enum-2.9x", "split · enum 2.9x", _A4, "ladder(k=7)", "domain", "ladder k=7"),
     PaperVariant("split-enum-5.4x", "split · enum 5.4x", _A4, "ladder(k=8)", "domain", "ladder k=8"),

@@ -45,7 +45,7 @@ SUITE = {
     "native": "",
     # per-tool surface
     "rename-opaque": "rename(style=opaque)",
-    "rename-namespaced": "rename(style=namespaced)",
+    "rename-namespaced": "rename(style=domain-class)",
     "strip": "strip(what=all)",
     "strip-tools": "strip(what=tools)",
     "strip-params": "strip(what=params)",
@@ -68,17 +68,17 @@ SUITE = {
     # cross-call protocols
     "transaction-shared": "transaction",
     "reference": "reference",
-    "discovery": "discovery",
+    "discovery": "discovery(style=gated)",
     # compositions
     "merge+rename-opaque": "merge(by=full,args=flat)|rename(style=opaque)",
     "merge-class+strip": "merge(by=class,args=flat)|strip(what=all)",
     "nest+rename-opaque": "nest|rename(style=opaque)",
-    "split+rename-namespaced": "split|rename(style=namespaced)",
+    "split+rename-namespaced": "split|rename(style=domain-class)",
     "split+transaction": "split|transaction",
     "reference+merge-class": "reference|merge(by=class,args=flat)",
     "reorder+nest+strip": "reorder(seed=2)|nest|strip(what=all)",
     "merge-class+transaction": "merge(by=class,args=flat)|transaction",
-    "rename-opaque+discovery": "rename(style=opaque)|discovery",
+    "rename-opaque+discovery": "rename(style=opaque)|discovery(style=gated)",
     "split-all+merge-class": "split(on=all)|merge(by=class,args=flat)",
 }
 """The ``extended`` suite: toolprism's own variants and stacked compositions (names differ from the
