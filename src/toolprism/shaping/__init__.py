@@ -8,6 +8,7 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 from toolprism.shaping._adapter import AdapterSession, Decision
 from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
 from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
+from toolprism.shaping._upgrade import upgrade_spec
 
 __all__ = [
     "DEFAULT_VARIANTS",
@@ -27,4 +28,5 @@ __all__ = [
     "Variant",
     "parse_spec",
     "resolve",
+    "upgrade_spec",
 ]

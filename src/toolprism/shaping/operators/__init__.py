@@ -2,6 +2,7 @@
 
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
+from toolprism.shaping.operators._ladder import Ladder
 from toolprism.shaping.operators._merge import Merge
 from toolprism.shaping.operators._nest import Nest
 from toolprism.shaping.operators._reference import Reference, ReferenceState
@@ -15,6 +16,7 @@ __all__ = [
     "Discovery",
     "DiscoveryState",
     "Flatten",
+    "Ladder",
     "Merge",
     "Nest",
     "Reference",
