@@ -29,7 +29,7 @@ __all__ = ["OPERATION", "Merge", "selector"]
 _CONVENTIONS = {
     "flat": "pass each of that operation's arguments prefixed with the operation's name and '::'",
     "nested": "pass that operation's own arguments as one object in its 'arguments' argument",
-    "union": "instead of a selector, pass the operation's arguments as one object under the operation's name",
+    "union": "",
     "shared": "pass that operation's own arguments alongside",
     "prose": "pass that operation's own arguments as one object in its 'arguments' argument",
     "prefixed": "pass each of that operation's arguments prefixed with the operation's name and '__'",
@@ -148,6 +148,11 @@ class Merge(Operator):
         return {t.name: g for g, d in self._dispatchers.items() for t in d.members}
 
     def convention(self) -> str:
+        if self.args == "union":
+            return (
+                "Operations are reached through dispatcher tools: call the dispatcher with one argument, named "
+                "after the operation, whose value is an object of that operation's arguments."
+            )
         return (
             "Operations are reached through dispatcher tools: call the dispatcher, put the operation's name "
             f"in its selector argument, and {_CONVENTIONS[self.args]}."
