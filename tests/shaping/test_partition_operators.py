@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import jsonschema
 import pytest
@@ -467,3 +468,43 @@ def test_long_names_are_shortened_and_number_cuts_decode(ratio: float) -> None:
     jsonschema.validate(ratio, shown.parameters["properties"]["ratio"])
     again = Variant.build(variant.spec, LONG)
     assert [t.name for t in again.tools()] == names  # the shortening is deterministic
+
+
+# the paper's split: booleans, optional arguments, clashing suffixes ----------------------------
+
+OPTIONAL = ActionSpace(
+    "optional",
+    (
+        Operation(
+            "set_x",
+            "Set x.",
+            params=(
+                Param("mode", {"type": "string", "enum": ["a b", "a-b", "unset"]}),
+                Param("on", {"type": "boolean"}, required=False),
+                Param("level", {"type": "integer"}),
+            ),
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize("spec", ["ladder(k=9)", "split(style=paper,on=all)"])
+def test_paper_split_bakes_booleans_and_optional_arguments(spec: str) -> None:
+    variant = Variant.build(spec, OPTIONAL)
+    names = [t.name for t in variant.tools()]
+    assert len(names) == len(set(names)) == 3 * 3  # mode: 3 values; on: true, false, left out
+    if spec.startswith("ladder"):  # fewest values first: on (2) before mode (3)
+        assert names[0] == "set_x__on_true__mode_a_b" and "set_x__on_unset__mode_unset" in names
+    else:  # in parameter order
+        assert names[0] == "set_x__mode_a_b__on_true" and "set_x__mode_unset__on_unset" in names
+    assert sum(bool(re.search(r"__mode_a_b_[0-9a-f]{6}(__|$)", n)) for n in names) == 3  # "a-b" after "a b"
+    first = variant.tools()[0].description
+    assert first == (
+        "Set x. (fixed: on=True, mode=a b)" if spec.startswith("ladder") else "Set x. (fixed: mode=a b, on=True)"
+    )
+    assert all(set(t.parameters["properties"]) == {"level"} for t in variant.tools())
+    for mode in ["a b", "a-b", "unset"]:
+        for on in [True, False, None]:
+            args = {"mode": mode, "level": 3, **({} if on is None else {"on": on})}
+            (name,) = _through(variant, OPTIONAL.action("set_x", args))
+            assert ("on_unset" in name) == (on is None), name

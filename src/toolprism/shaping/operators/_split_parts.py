@@ -210,10 +210,6 @@ def san(value: JSON) -> str:
     return re.sub(r"[^0-9A-Za-z]+", "_", str(value)).strip("_").lower() or "x"
 
 
-def _py_text(value: JSON) -> str:
-    return str(value)
-
-
 UNSET = "unset"
 """The suffix of the piece of an optional baked argument left out (not in the paper)."""
 
@@ -240,9 +236,10 @@ def paper_pieces(tool: ToolSpec, baked: list[str]) -> list[Piece]:
             if suffix in seen:
                 suffix += "_" + hashlib.sha256(canonical_json(v).encode()).hexdigest()[:6]
             seen.add(suffix)
-            options.append((f"{p}_{suffix}", ((p, v),), (), f"{p}={_py_text(v)}"))
+            options.append((f"{p}_{suffix}", ((p, v),), (), f"{p}={v}"))
         if p not in required and "default" not in props[p]:
-            options.append((f"{p}_{UNSET}", (), (p,), f"{p} unset"))
+            suffix = UNSET if UNSET not in seen else UNSET + "_" + hashlib.sha256(b"unset").hexdigest()[:6]
+            options.append((f"{p}_{suffix}", (), (p,), f"{p} unset"))
         dims.append(options)
     out = []
     for combo in itertools.product(*dims):
