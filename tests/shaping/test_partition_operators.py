@@ -508,3 +508,19 @@ def test_paper_split_bakes_booleans_and_optional_arguments(spec: str) -> None:
             args = {"mode": mode, "level": 3, **({} if on is None else {"on": on})}
             (name,) = _through(variant, OPTIONAL.action("set_x", args))
             assert ("on_unset" in name) == (on is None), name
+
+
+@pytest.mark.parametrize("domain_name", ["smart_home", "tv", "calendar"])
+def test_paper_group_merges_share_their_granularity(domain_name: str) -> None:
+    """Semantic, anti-semantic and shuffled groups: ``max(2, round(n / 4))`` dispatchers over every
+    tool once; shuffled groups have the semantic groups' sizes (paper ``opspecs2.py``)."""
+    space = _space(domain_name)
+    natives = sorted(op.name for op in space.operations)
+    shown = {}
+    for by in ("semantic", "anti_semantic", "shuffled"):
+        tools = Variant.build(f"merge(by={by},seed=20260715)" if by == "shuffled" else f"merge(by={by})", space).tools()
+        shown[by] = [t.parameters["properties"]["operation"]["enum"] for t in tools]
+        assert len(tools) == max(2, round(len(natives) / 4)) and all(t.name.endswith("_ops") for t in tools)
+        assert sorted(n for group in shown[by] for n in group) == natives
+    assert [len(g) for g in shown["shuffled"]] == [len(g) for g in shown["semantic"]]
+    assert shown["semantic"] != shown["anti_semantic"] != shown["shuffled"]
