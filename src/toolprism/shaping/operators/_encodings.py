@@ -176,15 +176,16 @@ def decode_nested(args: dict[str, JSON]) -> tuple[str, dict[str, JSON]]:
 
 def decode_union(index: dict[str, ToolSpec], args: dict[str, JSON]) -> tuple[str, dict[str, JSON]]:
     """(operation, its arguments) of a union dispatcher call: the one key whose value is a
-    non-empty object. Deviation: an operation with no parameters can only be given an empty
-    object, which the paper never counts as present; here it counts when no key is non-empty.
+    non-empty object. Deviation: a call of an operation without arguments (none declared, or
+    none required and none given) can only pass an empty object, which the paper never counts as
+    present; here empty objects count when no object is non-empty.
 
     Raises:
         RejectedCall: INVALID_ARGUMENTS, unless exactly one operation object is present.
     """
     present = [k for k, v in args.items() if isinstance(v, dict) and v]
     if not present:
-        present = [k for k, v in args.items() if isinstance(v, dict) and not props(index[k])]
+        present = [k for k, v in args.items() if isinstance(v, dict)]
     if len(present) != 1:
         got = ", ".join(map(repr, present)) or "none"
         raise _reject(f"expected exactly one operation object, got {got}; the operations are: {', '.join(index)}")

@@ -220,7 +220,8 @@ def paper_pieces(tool: ToolSpec, baked: list[str]) -> list[Piece]:
     ``<description> (fixed: p=v, q=w)``.
 
     Deviations, none of which arise on the paper's catalog: a name over 64 characters is
-    shortened (:func:`fit`); two values of one parameter with one suffix (``"a b"``, ``"a-b"``)
+    shortened (:func:`fit`), characters a tool name cannot hold (``begin::x``, after a ``flat``
+    merge) become ``_``; two values of one parameter with one suffix (``"a b"``, ``"a-b"``)
     get a short hash after the later one's (the paper's map would keep only one); an optional
     baked parameter without a default also gets a piece ``__<p>_unset`` that leaves it out, so
     calls without it stay expressible.
@@ -229,6 +230,7 @@ def paper_pieces(tool: ToolSpec, baked: list[str]) -> list[Piece]:
     required = set(tool.parameters.get("required", []))
     dims: list[list[tuple[str, tuple, tuple, str]]] = []  # per parameter: (suffix, fixed, absent, note)
     for p in baked:
+        label = re.sub(r"[^A-Za-z0-9_-]", "_", p)
         seen: set[str] = set()
         options = []
         for v in enum_values(props[p]):
@@ -236,10 +238,10 @@ def paper_pieces(tool: ToolSpec, baked: list[str]) -> list[Piece]:
             if suffix in seen:
                 suffix += "_" + hashlib.sha256(canonical_json(v).encode()).hexdigest()[:6]
             seen.add(suffix)
-            options.append((f"{p}_{suffix}", ((p, v),), (), f"{p}={v}"))
+            options.append((f"{label}_{suffix}", ((p, v),), (), f"{p}={v}"))
         if p not in required and "default" not in props[p]:
             suffix = UNSET if UNSET not in seen else UNSET + "_" + hashlib.sha256(b"unset").hexdigest()[:6]
-            options.append((f"{p}_{suffix}", (), (p,), f"{p} unset"))
+            options.append((f"{label}_{suffix}", (), (p,), f"{p} unset"))
         dims.append(options)
     out = []
     for combo in itertools.product(*dims):
