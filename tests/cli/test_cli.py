@@ -78,7 +78,7 @@ def test_variants_show_prints_the_tools_a_model_sees() -> None:
     assert names[-1] == "commit_exchange_delivered_order_items"
     listing = runner.invoke(app, ["variants", "list", "--json", "--domain", "retail"])
     rows = {row["name"]: row for row in json.loads(listing.stdout)}
-    assert rows["merge"]["spec"] == "merge(by=full,args=flat)"
+    assert rows["merge"]["spec"] == "merge(by=full,args=shared)"
     assert rows["merge"]["tool_count_ratio"] == round(1 / 16, 3) and rows["native"]["tool_count_ratio"] == 1.0
 
 

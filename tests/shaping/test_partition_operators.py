@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import jsonschema
 import pytest
@@ -30,13 +31,27 @@ RETAIL_GROUPS = "cancel_order+get_order_details/find_user_id_by_email+get_user_d
 SETTINGS: dict[str, tuple[str, ...]] = {
     "merge(by=random,k=3,seed=0)": BOTH,
     "merge(by=random,k=5,seed=7)": BOTH,
-    "merge(args=nested)": BOTH,
-    "merge(args=union)": BOTH,
-    "merge(by=class,args=nested)": BOTH,
-    "merge(by=class,args=union)": BOTH,
-    "merge(by=random,k=2,seed=1,args=union)": BOTH,
+    "merge(args=prose)": BOTH,
+    "merge(args=prefixed)": BOTH,
+    "merge(by=class,args=prose)": BOTH,
+    "merge(by=class,args=prefixed)": BOTH,
+    "merge(by=random,k=2,seed=1,args=prefixed)": BOTH,
     f"merge(by=groups,groups={HOME_GROUPS})": HOME,
-    f"merge(by=groups,groups={RETAIL_GROUPS},args=nested)": RETAIL,
+    f"merge(by=groups,groups={RETAIL_GROUPS},args=prose)": RETAIL,
+    "merge(by=full)": BOTH,
+    "merge(by=full,args=nested)": BOTH,
+    "merge(by=full,args=union)": BOTH,
+    "merge(by=class,args=nested)": BOTH,
+    "merge(by=semantic)": BOTH,
+    "merge(by=anti_semantic,args=union)": BOTH,
+    "merge(by=shuffled,seed=20260715,args=nested)": BOTH,
+    "ladder(k=0)": BOTH,
+    "ladder(k=2)": BOTH,
+    "ladder(k=4)": BOTH,
+    "ladder(k=7)": BOTH,
+    "ladder(k=9)": BOTH,
+    "split(style=paper)": BOTH,
+    "split(style=paper,on=all,cap=24)": BOTH,
     "split(on=all)": BOTH,
     "split(on=first)": BOTH,
     "split(arg=room)": HOME,
@@ -49,15 +64,19 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "split(only=cancel_order)": RETAIL,
 }
 COMPOSED: dict[str, tuple[str, ...]] = {
-    "merge(args=nested)|merge(args=union)": BOTH,
-    "merge(args=union)|merge(args=nested)|merge": BOTH,
-    "split(on=all)|merge(by=class,args=union)": BOTH,
-    "merge(by=random,k=3,seed=0,args=nested)|rename(style=opaque)": BOTH,
+    "ladder(k=3)|merge(args=union)": BOTH,
+    "split(style=paper,on=all)|merge(by=class,args=nested)": HOME,
+    "ladder(k=8)|transaction": HOME,
+    "merge(by=semantic,args=union)|ladder(k=0)": BOTH,
+    "merge(args=prose)|merge(args=prefixed)": BOTH,
+    "merge(args=prefixed)|merge(args=prose)|merge": BOTH,
+    "split(on=all)|merge(by=class,args=prefixed)": BOTH,
+    "merge(by=random,k=3,seed=0,args=prose)|rename(style=opaque)": BOTH,
     "split(on=all)|transaction": BOTH,
-    "merge(by=class,args=union)|split": BOTH,
-    f"merge(by=groups,groups={HOME_GROUPS},args=union)|split(on=all)": HOME,
-    "split(interval=brightness:50)|merge(args=union)|rename(style=opaque)": HOME,
-    "split(on=all,interval=volume:50)|merge(by=random,k=4,seed=2,args=nested)": HOME,
+    "merge(by=class,args=prefixed)|split": BOTH,
+    f"merge(by=groups,groups={HOME_GROUPS},args=prefixed)|split(on=all)": HOME,
+    "split(interval=brightness:50)|merge(args=prefixed)|rename(style=opaque)": HOME,
+    "split(on=all,interval=volume:50)|merge(by=random,k=4,seed=2,args=prose)": HOME,
     "split(on=all)|merge(by=groups,groups=cancel_order__no_longer_needed+cancel_order__ordered_by_mistake)": RETAIL,
     f"split(on=all)|merge(by=groups,groups={RETAIL_GROUPS.replace('cancel_order+', '')})|transaction": RETAIL,
 }
@@ -82,53 +101,95 @@ T = ScriptedTurns()
 LOCK = {"operation": "lock_door"}
 BRIGHT_LT, BRIGHT_GE = "set_light_brightness__brightness_lt_50", "set_light_brightness__brightness_ge_50"
 CASES = {
-    "nested: foreign argument": (
-        "merge(args=nested)",
+    "prose: foreign argument": (
+        "merge(args=prose)",
         T.call("execute", {**LOCK, "arguments": {"lock": "front_door", "room": "kitchen"}}),
         "operation 'lock_door' takes no argument(s) 'room' in 'arguments'; its arguments are: lock",
     ),
-    "nested: bad value": (
-        "merge(args=nested)",
+    "prose: bad value": (
+        "merge(args=prose)",
         T.call("execute", {**LOCK, "arguments": {"lock": "window"}}),
         "invalid arguments in 'arguments' for operation 'lock_door': lock: 'window' is not one of",
     ),
-    "nested: missing argument": ("merge(args=nested)", T.call("execute", LOCK), "'lock' is a required property"),
-    "nested: arguments passed flat": (
-        "merge(args=nested)",
+    "prose: missing argument": ("merge(args=prose)", T.call("execute", LOCK), "'lock' is a required property"),
+    "prose: arguments passed flat": (
+        "merge(args=prose)",
         T.call("execute", {**LOCK, "lock": "front_door"}),
         "Additional properties are not allowed ('lock' was unexpected)",
     ),
-    "nested: arguments not an object": (
-        "merge(by=class,args=nested)",
+    "prose: arguments not an object": (
+        "merge(by=class,args=prose)",
         T.call("locks", {**LOCK, "arguments": "front_door"}),
         "'front_door' is not of type 'object'",
     ),
-    "union: another operation's argument": (
-        "merge(args=union)",
+    "prefixed: another operation's argument": (
+        "merge(args=prefixed)",
         T.call("execute", {**LOCK, "lock_door__lock": "front_door", "unlock_door__lock": "back_door"}),
         "operation 'lock_door' takes no argument(s) 'unlock_door__lock'; its arguments are: lock_door__lock",
     ),
-    "union: missing argument": ("merge(args=union)", T.call("execute", LOCK), "'lock_door__lock' is a required"),
-    "union: bad value": (
-        "merge(args=union)",
+    "prefixed: missing argument": ("merge(args=prefixed)", T.call("execute", LOCK), "'lock_door__lock' is a required"),
+    "prefixed: bad value": (
+        "merge(args=prefixed)",
         T.call("execute", {**LOCK, "lock_door__lock": "window"}),
         "invalid arguments for tool 'execute': lock_door__lock: 'window' is not one of",
     ),
-    "union: unprefixed argument": (
-        "merge(args=union)",
+    "prefixed: unprefixed argument": (
+        "merge(args=prefixed)",
         T.call("execute", {**LOCK, "lock": "front_door"}),
         "Additional properties are not allowed ('lock' was unexpected)",
     ),
-    "flat: foreign argument": (
-        "merge(by=random,k=3,seed=0)",
+    "shared: foreign argument": (
+        "merge(by=random,k=3,seed=0,args=shared)",
         T.call("group_3", {**LOCK, "lock": "front_door", "room": "kitchen"}),
         "operation 'lock_door' takes no argument(s) 'room'",
     ),
     "random: operation of another dispatcher": (
-        "merge(by=random,k=3,seed=0)",
+        "merge(by=random,k=3,seed=0,args=shared)",
         T.call("group_1", {**LOCK, "lock": "front_door"}),
         "'lock_door' is not one of",
     ),
+    "flat: another operation's argument": (
+        "merge(by=full)",
+        T.call("execute", {**LOCK, "lock_door::lock": "front_door", "unlock_door::lock": "back_door"}),
+        "operation 'lock_door' takes no argument(s) 'unlock_door::lock'; its arguments are: lock_door::lock",
+    ),
+    "flat: missing argument": ("merge(args=flat)", T.call("execute", LOCK), "'lock' is a required property"),
+    "flat: un-namespaced argument": (
+        "merge(args=flat)",
+        T.call("execute", {**LOCK, "lock": "front_door"}),
+        "Additional properties are not allowed ('lock' was unexpected)",
+    ),
+    "nested: another operation's argument": (
+        "merge(args=nested)",
+        T.call("execute", {**LOCK, "arguments": {"lock": "front_door", "room": "kitchen"}}),
+        "operation 'lock_door' takes no argument(s) 'room' in 'arguments'; its arguments are: lock",
+    ),
+    "nested: unknown argument": (
+        "merge(args=nested)",
+        T.call("execute", {**LOCK, "arguments": {"lock": "front_door", "door": "front"}}),
+        "Additional properties are not allowed ('door' was unexpected)",
+    ),
+    "union: two operation objects": (
+        "merge(args=union)",
+        T.call("execute", {"lock_door": {"lock": "front_door"}, "unlock_door": {"lock": "front_door"}}),
+        "expected exactly one operation object, got 'lock_door', 'unlock_door'",
+    ),
+    "union: no operation object": (
+        "merge(args=union)",
+        T.call("execute", {}),
+        "expected exactly one operation object, got none",
+    ),
+    "union: selector given": (
+        "merge(args=union)",
+        T.call("execute", {**LOCK, "lock_door": {"lock": "front_door"}}),
+        "Additional properties are not allowed ('operation' was unexpected)",
+    ),
+    "ladder: baked argument passed again": (
+        "ladder(k=9)",
+        T.call("lock_door__lock_front_door", {"lock": "front_door"}),
+        "Additional properties are not allowed",
+    ),
+    "ladder: merged tool by its own name": ("ladder(k=2)", T.call("lock_door", {"lock": "front_door"}), "unknown tool"),
     "groups: merged tool by its own name": (
         f"merge(by=groups,groups={HOME_GROUPS})",
         T.call("lock_door", {"lock": "front_door"}),
@@ -202,12 +263,19 @@ def test_shown_tools_are_valid_and_specs_round_trip(domain_name: str, spec: str)
 @pytest.mark.parametrize(
     ("spec", "canonical"),
     [
-        ("merge", "merge(by=full,args=flat)"),
+        ("merge", "merge(by=full,args=shared)"),  # the suite's name, toolprism's old default
+        ("merge(by=full)", "merge(by=full,args=flat)"),
+        ("merge(by=semantic)", "merge(by=semantic,args=flat)"),
+        ("merge(by=shuffled,args=union)", "merge(by=shuffled,args=union,seed=0)"),
+        ("ladder", "ladder(k=5)"),
+        ("ladder(k=3)", "ladder(k=3)"),
+        ("split(style=paper)", "split(style=paper)"),
+        ("split(cap=24,style=paper,on=all)", "split(on=all,style=paper,cap=24)"),
         ("merge(by=class)", "merge(by=class,args=flat)"),
         ("merge(by=random,k=3)", "merge(by=random,args=flat,k=3,seed=0)"),
         (
-            "merge(args=union,by=groups,groups=lock_door+unlock_door)",
-            "merge(by=groups,args=union,groups=lock_door+unlock_door)",
+            "merge(args=prefixed,by=groups,groups=lock_door+unlock_door)",
+            "merge(by=groups,args=prefixed,groups=lock_door+unlock_door)",
         ),
         ("split", "split"),
         ("split(on=first)", "split"),
@@ -275,10 +343,10 @@ def test_partial_merge_keeps_unlisted_tools_in_place() -> None:
 
 def test_nested_and_union_show_each_operations_arguments() -> None:
     space = _space("smart_home")
-    nested = Variant.build("merge(by=class,args=nested)", space).top.tool("lights")
+    nested = Variant.build("merge(by=class,args=prose)", space).top.tool("lights")
     assert set(nested.parameters["properties"]) == {"operation", "arguments"}
     assert '"brightness":{"description":"Brightness in percent (1-100).","maximum":100' in nested.description
-    union = Variant.build("merge(by=class,args=union)", space).top.tool("lights")
+    union = Variant.build("merge(by=class,args=prefixed)", space).top.tool("lights")
     props = union.parameters["properties"]
     assert {"set_light_power__room", "set_light_power__power", "set_light_brightness__brightness"} <= set(props)
     assert props["set_light_brightness__brightness"]["maximum"] == 100
@@ -287,7 +355,7 @@ def test_nested_and_union_show_each_operations_arguments() -> None:
 
 def test_merge_over_merge_picks_a_fresh_selector_in_every_style() -> None:
     space = _space("smart_home")
-    for style in ("flat", "nested", "union"):
+    for style in ("shared", "prose", "prefixed"):
         top = Variant.build(f"merge(by=class,args={style})|merge(args={style})", space).tools()[0]
         assert "operation_2" in top.parameters["properties"], style
 
@@ -325,7 +393,7 @@ EXTRA = ActionSpace(
         ("merge(by=random,k=0)", "smart_home", ["k of at least 1, got k=0"]),
         ("merge(by=random)", "smart_home", ["got k=0"]),
         ("merge(by=groups,groups=a+a__b)", "extra", ["dispatcher 'group_1': the name is taken by an unmerged tool"]),
-        ("merge(by=groups,groups=a+a__b+group_1,args=union)", "extra", ["argument 'a__b__c' of 'a__b' and 'a'"]),
+        ("merge(by=groups,groups=a+a__b+group_1,args=prefixed)", "extra", ["argument 'a__b__c' of 'a__b' and 'a'"]),
         ("split(on=nope+room)", "smart_home", ["no tool to split has a required enumerated argument 'nope'"]),
         ("split(only=nope+list_scenes)", "smart_home", ["'nope' is not a tool", "'list_scenes': nothing to split"]),
         ("split(interval=brightness:200)", "smart_home", ["cut 200 leaves an empty piece (its range is 1..100)"]),
@@ -400,3 +468,59 @@ def test_long_names_are_shortened_and_number_cuts_decode(ratio: float) -> None:
     jsonschema.validate(ratio, shown.parameters["properties"]["ratio"])
     again = Variant.build(variant.spec, LONG)
     assert [t.name for t in again.tools()] == names  # the shortening is deterministic
+
+
+# the paper's split: booleans, optional arguments, clashing suffixes ----------------------------
+
+OPTIONAL = ActionSpace(
+    "optional",
+    (
+        Operation(
+            "set_x",
+            "Set x.",
+            params=(
+                Param("mode", {"type": "string", "enum": ["a b", "a-b", "unset"]}),
+                Param("on", {"type": "boolean"}, required=False),
+                Param("level", {"type": "integer"}),
+            ),
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize("spec", ["ladder(k=9)", "split(style=paper,on=all)"])
+def test_paper_split_bakes_booleans_and_optional_arguments(spec: str) -> None:
+    variant = Variant.build(spec, OPTIONAL)
+    names = [t.name for t in variant.tools()]
+    assert len(names) == len(set(names)) == 3 * 3  # mode: 3 values; on: true, false, left out
+    if spec.startswith("ladder"):  # fewest values first: on (2) before mode (3)
+        assert names[0] == "set_x__on_true__mode_a_b" and "set_x__on_unset__mode_unset" in names
+    else:  # in parameter order
+        assert names[0] == "set_x__mode_a_b__on_true" and "set_x__mode_unset__on_unset" in names
+    assert sum(bool(re.search(r"__mode_a_b_[0-9a-f]{6}(__|$)", n)) for n in names) == 3  # "a-b" after "a b"
+    first = variant.tools()[0].description
+    assert first == (
+        "Set x. (fixed: on=True, mode=a b)" if spec.startswith("ladder") else "Set x. (fixed: mode=a b, on=True)"
+    )
+    assert all(set(t.parameters["properties"]) == {"level"} for t in variant.tools())
+    for mode in ["a b", "a-b", "unset"]:
+        for on in [True, False, None]:
+            args = {"mode": mode, "level": 3, **({} if on is None else {"on": on})}
+            (name,) = _through(variant, OPTIONAL.action("set_x", args))
+            assert ("on_unset" in name) == (on is None), name
+
+
+@pytest.mark.parametrize("domain_name", ["smart_home", "tv", "calendar"])
+def test_paper_group_merges_share_their_granularity(domain_name: str) -> None:
+    """Semantic, anti-semantic and shuffled groups: ``max(2, round(n / 4))`` dispatchers over every
+    tool once; shuffled groups have the semantic groups' sizes (paper ``opspecs2.py``)."""
+    space = _space(domain_name)
+    natives = sorted(op.name for op in space.operations)
+    shown = {}
+    for by in ("semantic", "anti_semantic", "shuffled"):
+        tools = Variant.build(f"merge(by={by},seed=20260715)" if by == "shuffled" else f"merge(by={by})", space).tools()
+        shown[by] = [t.parameters["properties"]["operation"]["enum"] for t in tools]
+        assert len(tools) == max(2, round(len(natives) / 4)) and all(t.name.endswith("_ops") for t in tools)
+        assert sorted(n for group in shown[by] for n in group) == natives
+    assert [len(g) for g in shown["shuffled"]] == [len(g) for g in shown["semantic"]]
+    assert shown["semantic"] != shown["anti_semantic"] != shown["shuffled"]

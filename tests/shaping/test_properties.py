@@ -25,8 +25,20 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 KNOWN: dict[str, list[str]] = {
     "rename": ["rename(style=opaque)", "rename(style=namespaced)"],
-    "merge": ["merge", "merge(by=class)", "merge(args=nested)", "merge(args=union)", "merge(by=random,k=2,seed=1)"],
-    "split": ["split", "split(on=all)"],
+    "merge": [
+        "merge(by=full)",
+        "merge(by=class)",
+        "merge(args=nested)",
+        "merge(args=union)",
+        "merge(args=shared)",
+        "merge(args=prose)",
+        "merge(args=prefixed)",
+        "merge(by=random,k=2,seed=1)",
+        "merge(by=semantic,args=union)",
+        "merge(by=shuffled,k=2,seed=3,args=nested)",
+    ],
+    "split": ["split", "split(on=all)", "split(style=paper)", "split(style=paper,on=all)"],
+    "ladder": ["ladder(k=0)", "ladder(k=3)", "ladder(k=7)", "ladder(k=9)"],
     "reference": ["reference", "reference(style=paper)", "reference(style=paper,min_values=2)"],
     "discovery": ["discovery"],
     "transaction": ["transaction", "transaction(setters=tool)"],

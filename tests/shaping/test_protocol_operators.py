@@ -149,7 +149,7 @@ CASES = {
         "invalid arguments for tool 'resolve_lock': value: 'window' is not one of",
     ),
     "reference: value only another operation accepts": (
-        "merge(by=class)|reference(args=operation)",
+        "merge(by=class,args=shared)|reference(args=operation)",
         [
             T.call("resolve_operation", {"value": "set_blinds"}),
             T.call("locks", {"operation_handle": "h_1", "lock": "front_door"}),

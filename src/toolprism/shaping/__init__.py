@@ -19,6 +19,7 @@ from toolprism.shaping._pipeline import (
     resolve,
     variant_scope,
 )
+from toolprism.shaping._upgrade import upgrade_spec
 from toolprism.shaping.operators import (
     ANTI_SEEDS,
     GROUPINGS,
@@ -70,4 +71,5 @@ __all__ = [
     "groups_spec",
     "qualified_name",
     "random_partition",
+    "upgrade_spec",
 ]

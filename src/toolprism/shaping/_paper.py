@@ -50,12 +50,20 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
     PaperVariant("fully-split", "fully split", _F2, "ladder(k=9)", "domain", "ladder k=9"),
     PaperVariant("interval-split", "interval split", _F2, "interval", "domain", "spec pred.json"),
     PaperVariant("nested-args", "nested args", _F2, "nest(param=options,keep=1)", "domain", "spec pack.json"),
-    PaperVariant("namespaced-names", "namespaced names", _F2, "rename(style=namespaced)", "catalog", "hierarchy qualified"),
+    PaperVariant(
+        "namespaced-names", "namespaced names", _F2, "rename(style=namespaced)", "catalog", "hierarchy qualified"
+    ),
     PaperVariant("strip-descriptions", "strip descriptions", _F2, "strip(what=all)", "domain", "spec s_nodesc.json"),
-    PaperVariant("reorder-arguments", "reorder arguments", _F2, "reorder(seed=13,style=paper)", "domain", "spec s_shuffle.json"),
+    PaperVariant(
+        "reorder-arguments", "reorder arguments", _F2, "reorder(seed=13,style=paper)", "domain", "spec s_shuffle.json"
+    ),
     PaperVariant("transaction", "transaction", _F2, "transaction(setters=tool)", "domain", "spec curry.json"),
-    PaperVariant("reference-resolution", "reference resolution", _F2, "reference(style=paper)", "domain", "spec indirect.json"),
-    PaperVariant("schema-discovery", "schema discovery", _F2, "discovery(style=paper)", "catalog", "hierarchy disclose"),
+    PaperVariant(
+        "reference-resolution", "reference resolution", _F2, "reference(style=paper)", "domain", "spec indirect.json"
+    ),
+    PaperVariant(
+        "schema-discovery", "schema discovery", _F2, "discovery(style=paper)", "catalog", "hierarchy disclose"
+    ),
     PaperVariant("composed", "composed", _F2, "compose", "domain", "spec mixed.json"),
     PaperVariant("merge-domain-0.29x", "merge · domain 0.29x", _A4, "ladder(k=1)", "domain", "ladder k=1"),
     PaperVariant("merge-domain-0.46x", "merge · domain 0.46x", _A4, "ladder(k=2)", "domain", "ladder k=2"),
@@ -81,13 +89,18 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
         "merge-semantic-groups", "merge · semantic groups", _A4, "merge(by=semantic)", "domain", "spec mgroup_sem.json"
     ),
     PaperVariant(
-        "merge-random-groups", "merge · random groups", _A4, "merge(by=random)", "domain", "spec mgroup_rand.json"
+        "merge-random-groups",
+        "merge · random groups",
+        _A4,
+        "merge(by=shuffled,seed=20260715)",
+        "domain",
+        "spec mgroup_rand.json",
     ),
     PaperVariant(
         "merge-anti-semantic-groups",
         "merge · anti-semantic groups",
         _A4,
-        "merge(by=anti)",
+        "merge(by=anti_semantic)",
         "domain",
         "spec mgroup_anti.json",
     ),
@@ -115,12 +128,16 @@ PAPER_VARIANTS: tuple[PaperVariant, ...] = (
         "catalog",
         "spec anti_class_neutral_r0.json",
     ),
-    PaperVariant("native-whole-catalog", "native · whole catalog", _A4, "rename(style=flat)", "catalog", "hierarchy flat"),
+    PaperVariant(
+        "native-whole-catalog", "native · whole catalog", _A4, "rename(style=flat)", "catalog", "hierarchy flat"
+    ),
     PaperVariant("split-enum-1.5x", "split · enum 1.5x", _A4, "ladder(k=6)", "domain", "ladder k=6"),
     PaperVariant("split-enum-2.9x", "split · enum 2.9x", _A4, "ladder(k=7)", "domain", "ladder k=7"),
     PaperVariant("split-enum-5.4x", "split · enum 5.4x", _A4, "ladder(k=8)", "domain", "ladder k=8"),
-    PaperVariant("split-one-enum", "split · one enum", _A4, "split(on=one)", "domain", "spec enum1.json"),
-    PaperVariant("split-all-enums", "split · all enums", _A4, "split(on=all)", "domain", "spec enumfull.json"),
+    PaperVariant("split-one-enum", "split · one enum", _A4, "split(style=paper)", "domain", "spec enum1.json"),
+    PaperVariant(
+        "split-all-enums", "split · all enums", _A4, "split(style=paper,on=all,cap=24)", "domain", "spec enumfull.json"
+    ),
     PaperVariant("rename-opaque", "rename · opaque", _A4, "rename(style=opaque)", "domain", "spec s_obf.json"),
 )
 """The paper's 13 representative variants (Figure 2) and 19 appendix variants (Appendix Figure 4)."""

@@ -22,6 +22,7 @@ from toolprism.shaping.operators import (
     Discovery,
     Flatten,
     Interval,
+    Ladder,
     Merge,
     Nest,
     Reference,
@@ -33,7 +34,21 @@ from toolprism.shaping.operators import (
 )
 
 OPERATORS: Registry[type[Operator]] = Registry("operator")
-for _op in (Rename, Merge, Split, Transaction, Nest, Flatten, Strip, Reorder, Reference, Discovery, Interval, Compose):
+for _op in (
+    Rename,
+    Merge,
+    Split,
+    Transaction,
+    Nest,
+    Flatten,
+    Strip,
+    Reorder,
+    Reference,
+    Discovery,
+    Interval,
+    Compose,
+    Ladder,
+):
     OPERATORS.add(_op.name, _op)
 
 VARIANTS: Registry[str] = Registry("variant")
@@ -53,16 +68,16 @@ SUITE = {
     "reorder-catalog": "reorder(seed=1,catalog=true)",
     "nest": "nest",
     # tool-set partitioning: the merge/split granularity ladder, coarse to fine
-    "merge": "merge(by=full,args=flat)",
-    "merge-nested": "merge(by=full,args=nested)",
-    "merge-union": "merge(by=full,args=union)",
-    "merge-random-2": "merge(by=random,k=2,seed=0)",
-    "merge-class": "merge(by=class,args=flat)",
-    "merge-class-nested": "merge(by=class,args=nested)",
-    "merge-class-union": "merge(by=class,args=union)",
-    "merge-random-4": "merge(by=random,k=4,seed=0)",
-    "merge-random-6-nested": "merge(by=random,k=6,seed=1,args=nested)",
-    "merge-random-8": "merge(by=random,k=8,seed=0)",
+    "merge": "merge(by=full,args=shared)",
+    "merge-nested": "merge(by=full,args=prose)",
+    "merge-union": "merge(by=full,args=prefixed)",
+    "merge-random-2": "merge(by=random,k=2,seed=0,args=shared)",
+    "merge-class": "merge(by=class,args=shared)",
+    "merge-class-nested": "merge(by=class,args=prose)",
+    "merge-class-union": "merge(by=class,args=prefixed)",
+    "merge-random-4": "merge(by=random,k=4,seed=0,args=shared)",
+    "merge-random-6-nested": "merge(by=random,k=6,seed=1,args=prose)",
+    "merge-random-8": "merge(by=random,k=8,seed=0,args=shared)",
     "split": "split",
     "split-all": "split(on=all)",
     # cross-call protocols
@@ -70,16 +85,16 @@ SUITE = {
     "reference": "reference",
     "discovery": "discovery(style=gated)",
     # compositions
-    "merge+rename-opaque": "merge(by=full,args=flat)|rename(style=opaque)",
-    "merge-class+strip": "merge(by=class,args=flat)|strip(what=all)",
+    "merge+rename-opaque": "merge(by=full,args=shared)|rename(style=opaque)",
+    "merge-class+strip": "merge(by=class,args=shared)|strip(what=all)",
     "nest+rename-opaque": "nest|rename(style=opaque)",
     "split+rename-namespaced": "split|rename(style=domain-class)",
     "split+transaction": "split|transaction",
-    "reference+merge-class": "reference|merge(by=class,args=flat)",
+    "reference+merge-class": "reference|merge(by=class,args=shared)",
     "reorder+nest+strip": "reorder(seed=2)|nest|strip(what=all)",
-    "merge-class+transaction": "merge(by=class,args=flat)|transaction",
+    "merge-class+transaction": "merge(by=class,args=shared)|transaction",
     "rename-opaque+discovery": "rename(style=opaque)|discovery(style=gated)",
-    "split-all+merge-class": "split(on=all)|merge(by=class,args=flat)",
+    "split-all+merge-class": "split(on=all)|merge(by=class,args=shared)",
 }
 """The ``extended`` suite: toolprism's own variants and stacked compositions (names differ from the
 paper's wherever the construction does; ``native`` and ``rename-opaque`` are shared with the paper)."""

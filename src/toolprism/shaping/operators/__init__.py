@@ -17,6 +17,7 @@ from toolprism.shaping.operators._compose import Compose
 from toolprism.shaping.operators._discovery import Discovery, DiscoveryState
 from toolprism.shaping.operators._flatten import Flatten
 from toolprism.shaping.operators._interval import Interval
+from toolprism.shaping.operators._ladder import Ladder
 from toolprism.shaping.operators._merge import Merge
 from toolprism.shaping.operators._nest import Nest
 from toolprism.shaping.operators._reference import Reference, ReferenceState
@@ -43,6 +44,7 @@ __all__ = [
     "DiscoveryState",
     "Flatten",
     "Interval",
+    "Ladder",
     "Merge",
     "Nest",
     "Reference",

@@ -1,6 +1,13 @@
-"""Dispatchers for ``merge``: one tool whose selector argument picks the operation, with the
-operations' arguments passed ``flat`` (side by side), ``nested`` (in one ``arguments`` object) or
-``union`` (side by side, namespaced ``<operation>__<argument>``).
+"""Dispatchers for ``merge``: one tool whose selector argument picks the operation.
+
+Argument encodings (``args``). The paper's three (Action-Space Shaping; see
+:mod:`toolprism.shaping.operators._encodings`): ``flat`` (``<op>::<param>``, all optional),
+``nested`` (a typed ``arguments`` object), ``union`` (one object per operation, no selector).
+toolprism's own three, under honest names (before the rename they were called ``flat``,
+``union`` and ``nested``; :func:`toolprism.shaping.upgrade_spec` translates old specs):
+``shared`` (the operations' arguments side by side, un-namespaced, ``anyOf`` on clashes),
+``prefixed`` (side by side, namespaced ``<operation>__<argument>``), ``prose`` (one untyped
+``arguments`` object whose schema is given in the description).
 """
 
 from __future__ import annotations
@@ -11,10 +18,12 @@ from typing import Any, Literal
 
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
+from toolprism.shaping.operators import _encodings as paper
+from toolprism.shaping.operators._encodings import ARGUMENTS, OPERATION
 
-OPERATION = "operation"
-ARGUMENTS = "arguments"
-ArgStyle = Literal["flat", "nested", "union"]
+ArgStyle = Literal["flat", "nested", "union", "shared", "prefixed", "prose"]
+PAPER_STYLES = ("flat", "nested", "union")
+_PAPER_TOOLS = {"flat": paper.flat_tool, "nested": paper.nested_tool, "union": paper.union_tool}
 
 
 def selector(tools: list[ToolSpec]) -> str:
@@ -34,7 +43,7 @@ def _signature(tool: ToolSpec) -> str:
 
 @dataclass(frozen=True)
 class Dispatcher:
-    """One dispatcher tool called ``name`` over ``members`` (in the lower layer's order)."""
+    """One dispatcher tool called ``name`` over ``members`` (in the given order)."""
 
     name: str
     members: tuple[ToolSpec, ...]
@@ -42,8 +51,9 @@ class Dispatcher:
 
     @cached_property
     def key(self) -> str:
-        """The selector argument's name."""
-        return selector(list(self.members))
+        """The selector argument's name (always ``operation`` in the paper's encodings, whose
+        member arguments never sit beside it un-namespaced)."""
+        return OPERATION if self.args in PAPER_STYLES else selector(list(self.members))
 
     @cached_property
     def index(self) -> dict[str, ToolSpec]:
@@ -51,12 +61,12 @@ class Dispatcher:
 
     @cached_property
     def namespaced(self) -> dict[str, tuple[str, str]]:
-        """``union`` only: shown property → (operation, its argument)."""
+        """``prefixed`` only: shown property → (operation, its argument)."""
         return {f"{t.name}__{p}": (t.name, p) for t in self.members for p in _props(t)}
 
     def problems(self) -> list[str]:
-        """Binding problems: namespaced properties of two operations that coincide (``union``)."""
-        if self.args != "union":
+        """Binding problems: namespaced properties of two operations that coincide (``prefixed``)."""
+        if self.args != "prefixed":
             return []
         seen: dict[str, str] = {}
         out = []
@@ -70,14 +80,19 @@ class Dispatcher:
 
     def tool(self) -> ToolSpec:
         """The dispatcher as a shown tool."""
+        groups = {t.group for t in self.members}
+        group = groups.pop() if len(groups) == 1 else ""
+        if self.args in PAPER_STYLES:
+            description, parameters = _PAPER_TOOLS[self.args](self.name, self.members)
+            return ToolSpec(self.name, description, parameters, group)
         enum = {"type": "string", "enum": list(self.index), "description": "the operation to run"}
         properties: dict[str, Any] = {self.key: enum}
         required = [self.key]
-        if self.args == "flat":
-            properties.update(self._flat_properties())
+        if self.args == "shared":
+            properties.update(self._shared_properties())
             how = "pass that operation's arguments alongside it"
             lines = [f"- {_signature(t)}: {t.description}" for t in self.members]
-        elif self.args == "union":
+        elif self.args == "prefixed":
             for shown, (op, p) in self.namespaced.items():
                 schema = dict(self.index[op].parameters["properties"][p])
                 schema["description"] = f"{op}: {schema.get('description', p)}"
@@ -96,10 +111,9 @@ class Dispatcher:
         count = f"{len(self.members)} operation{'s' if len(self.members) != 1 else ''}"
         description = f"Runs one of {count}. Set '{self.key}' to the operation's name and {how}:\n" + "\n".join(lines)
         parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-        groups = {t.group for t in self.members}
-        return ToolSpec(self.name, description, parameters, groups.pop() if len(groups) == 1 else "")
+        return ToolSpec(self.name, description, parameters, group)
 
-    def _flat_properties(self) -> dict[str, Any]:
+    def _shared_properties(self) -> dict[str, Any]:
         """The union of parameters; a name shared with different schemas becomes ``anyOf`` them."""
         properties: dict[str, Any] = {}
         for tool in self.members:
@@ -125,13 +139,18 @@ class Dispatcher:
                 values its own schema refuses, phrased in terms of this dispatcher.
         """
         args = dict(arguments)
-        op = args.pop(self.key)
+        if self.args == "union":
+            op, args = paper.decode_union(self.index, args)
+        elif self.args == "flat":
+            op, args = paper.decode_flat(self.index, args)
+        else:
+            op = args.pop(self.key)
         if op not in self.index:  # unreachable after schema validation; kept as a guard
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown operation {op!r}")
         target, where = self.index[op], ""
-        if self.args == "nested":
+        if self.args in ("nested", "prose"):
             args, where = dict(args.get(ARGUMENTS) or {}), f" in '{ARGUMENTS}'"
-        elif self.args == "union":
+        elif self.args == "prefixed":
             target = self._namespaced_tool(target)
         known = list(_props(target))
         _refuse_foreign(op, sorted(set(args) - set(known)), known, where)
@@ -140,13 +159,13 @@ class Dispatcher:
         except RejectedCall as e:
             reason = e.reason.replace(f" for tool '{op}'", f"{where} for operation '{op}'")
             raise RejectedCall(e.kind, reason) from None
-        if self.args == "union":
+        if self.args == "prefixed":
             args = {self.namespaced[k][1]: v for k, v in args.items()}
         return ToolCall(op, args)
 
     @staticmethod
     def _namespaced_tool(tool: ToolSpec) -> ToolSpec:
-        """``tool`` with its arguments namespaced ``<tool>__<argument>`` (for ``union``)."""
+        """``tool`` with its arguments namespaced ``<tool>__<argument>`` (for ``prefixed``)."""
         params = dict(tool.parameters)
         params["properties"] = {f"{tool.name}__{p}": s for p, s in _props(tool).items()}
         params["required"] = [f"{tool.name}__{p}" for p in params.get("required", [])]
@@ -154,9 +173,11 @@ class Dispatcher:
 
     def encode(self, call: ToolCall) -> dict[str, JSON]:
         """The dispatcher arguments for a call of member ``call.name``."""
-        if self.args == "nested":
+        if self.args in PAPER_STYLES:
+            return paper.encode(self.args, call)
+        if self.args == "prose":
             return {self.key: call.name, ARGUMENTS: dict(call.arguments)}
-        if self.args == "union":
+        if self.args == "prefixed":
             return {self.key: call.name, **{f"{call.name}__{k}": v for k, v in call.arguments.items()}}
         return {self.key: call.name, **call.arguments}
 

@@ -4,7 +4,9 @@
 Partitions (``by``): ``full`` one dispatcher ``execute`` for the whole catalog; ``class`` one per
 operation group (named after the group); ``groups`` explicit groups ``groups=a+b/c+d`` named
 ``group_1``, ``group_2``... (unlisted tools stay as they are: a partial merge); ``random`` a seeded,
-balanced random partition into ``k`` groups named ``group_1``... Argument styles (``args``): see
+balanced random partition into ``k`` groups named ``group_1``... (toolprism's own); the paper's
+``semantic``, ``anti_semantic`` and ``shuffled`` groups (:mod:`toolprism.shaping.operators._groups`).
+Argument encodings (``args``, default the paper's ``flat``): see
 :mod:`toolprism.shaping.operators._dispatch`.
 """
 
@@ -19,15 +21,20 @@ from typing import Any, Literal
 from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
 from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
-from toolprism.shaping.operators._dispatch import OPERATION, Dispatcher, selector
+from toolprism.shaping.operators import _groups
+from toolprism.shaping.operators._dispatch import OPERATION, ArgStyle, Dispatcher, selector
 
 __all__ = ["OPERATION", "Merge", "selector"]
 
 _CONVENTIONS = {
-    "flat": "pass that operation's own arguments alongside",
+    "flat": "pass each of that operation's arguments prefixed with the operation's name and '::'",
     "nested": "pass that operation's own arguments as one object in its 'arguments' argument",
-    "union": "pass each of that operation's arguments prefixed with the operation's name and '__'",
+    "union": "",
+    "shared": "pass that operation's own arguments alongside",
+    "prose": "pass that operation's own arguments as one object in its 'arguments' argument",
+    "prefixed": "pass each of that operation's arguments prefixed with the operation's name and '__'",
 }
+_PAPER_BYS = ("semantic", "anti_semantic", "shuffled")
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,11 @@ class Merge(Operator):
 
     Parameters ``groups`` (``by=groups``: tool names joined by ``+``, groups separated by ``/``),
     ``k`` and ``seed`` (``by=random``: ``random.Random(f"merge/{seed}")`` shuffles the sorted tool
-    names, which are dealt round-robin into ``min(k, tool count)`` groups).
+    names, which are dealt round-robin into ``min(k, tool count)`` groups; ``by=semantic``,
+    ``anti_semantic``, ``shuffled``: ``k`` groups, 0 for the paper's ``max(2, round(n / 4))``, and
+    ``shuffled`` draws with ``random.Random(seed)``, the paper's seed being 20260715). The paper's
+    partitions list their dispatchers in partition order, after any unmerged tools (as the
+    paper's spec compiler does); the others keep each dispatcher where its first member was.
 
     Raises:
         ConfigError: when binding, listing every problem: a parameter that does not apply to
@@ -45,8 +56,8 @@ class Merge(Operator):
     """
 
     name = "merge"
-    by: Literal["full", "class", "groups", "random"] = "full"
-    args: Literal["flat", "nested", "union"] = "flat"
+    by: Literal["full", "class", "groups", "random", "semantic", "anti_semantic", "shuffled"] = "full"
+    args: ArgStyle = "flat"
     groups: str = ""
     k: int = 0
     seed: int = 0
@@ -55,7 +66,7 @@ class Merge(Operator):
         parts = [f"by={self.by}", f"args={self.args}"]
         parts += [f"groups={self.groups}"] if self.groups else []
         parts += [f"k={self.k}"] if self.k or self.by == "random" else []
-        parts += [f"seed={self.seed}"] if self.seed or self.by == "random" else []
+        parts += [f"seed={self.seed}"] if self.seed or self.by in ("random", "shuffled") else []
         return f"{self.name}({','.join(parts)})"
 
     def _partition(self, tools: list[ToolSpec], problems: list[str]) -> dict[str, list[str]]:
@@ -80,6 +91,11 @@ class Merge(Operator):
                 key=lambda g: names.index(g[0]),
             )
             return {f"group_{i}": members for i, members in enumerate(dealt, start=1)}
+        if self.by in _PAPER_BYS:
+            if self.k < 0:
+                problems.append(f"by={self.by} needs k of at least 0 (0: the paper's default), got k={self.k}")
+                return {}
+            return _groups.partition(self.by, tools, self.k, self.seed)
         return self._explicit_groups(names, problems)
 
     def _explicit_groups(self, names: list[str], problems: list[str]) -> dict[str, list[str]]:
@@ -111,8 +127,10 @@ class Merge(Operator):
         problems: list[str] = []
         if self.by != "groups" and self.groups:
             problems.append(f"groups={self.groups} only applies to by=groups")
-        if self.by != "random" and (self.k or self.seed):
-            problems.append("k and seed only apply to by=random")
+        if self.by not in ("random", *_PAPER_BYS) and (self.k or self.seed):
+            problems.append("k and seed only apply to by=random, semantic, anti_semantic or shuffled")
+        if self.by in ("semantic", "anti_semantic") and self.seed:
+            problems.append(f"seed does not apply to by={self.by} (it is deterministic)")
         groups = self._partition(tools, problems)
         merged = {n for members in groups.values() for n in members}
         problems += [
@@ -130,12 +148,20 @@ class Merge(Operator):
         return {t.name: g for g, d in self._dispatchers.items() for t in d.members}
 
     def convention(self) -> str:
+        if self.args == "union":
+            return (
+                "Operations are reached through dispatcher tools: call the dispatcher with one argument, named "
+                "after the operation, whose value is an object of that operation's arguments."
+            )
         return (
             "Operations are reached through dispatcher tools: call the dispatcher, put the operation's name "
             f"in its selector argument, and {_CONVENTIONS[self.args]}."
         )
 
     def tools(self) -> list[ToolSpec]:
+        if self.by in _PAPER_BYS:
+            kept = [t for t in self.below.tools() if t.name not in self._home]
+            return kept + [d.tool() for d in self._dispatchers.values()]
         shown: dict[str, ToolSpec] = {}
         for tool in self.below.tools():
             group = self._home.get(tool.name)

@@ -1,5 +1,9 @@
 """The pieces ``split`` cuts one tool into: enumerated arguments fixed by the tool name, numeric
 arguments narrowed to an interval ``[lo, hi)`` (kept, with a tighter schema).
+
+Two namings: toolprism's (``<tool>__<value>``, :func:`pieces`) and the paper's
+(``<tool>__<param>_<value>``, :func:`paper_pieces`; Action-Space Shaping, paper code
+``toolschema/schema_transform.py`` ``_is_enumerable``, ``_san``, ``_named_tools_mapped``).
 """
 
 from __future__ import annotations
@@ -21,32 +25,38 @@ Number = int | float
 
 @dataclass(frozen=True)
 class Piece:
-    """One shown tool: ``tool`` (a lower tool) with ``fixed`` arguments set and ``bounds``
-    (argument, lower bound or None, upper bound exclusive or None) narrowing numeric ones."""
+    """One shown tool: ``tool`` (a lower tool) with ``fixed`` arguments set, ``bounds``
+    (argument, lower bound or None, upper bound exclusive or None) narrowing numeric ones, and
+    ``absent`` optional arguments left out; ``note`` replaces the description's default note."""
 
     name: str
     tool: str
     fixed: tuple[tuple[str, JSON], ...] = ()
     bounds: tuple[tuple[str, Number | None, Number | None], ...] = ()
+    absent: tuple[str, ...] = ()
+    note: str = ""
 
     def contains(self, arguments: dict[str, JSON]) -> bool:
         """Whether a lower call with ``arguments`` belongs to this piece."""
         if any(p not in arguments or canonical_json(arguments[p]) != canonical_json(v) for p, v in self.fixed):
             return False
+        if any(p in arguments for p in self.absent):
+            return False
         return all(p in arguments and _inside(arguments[p], lo, hi) for p, lo, hi in self.bounds)
 
     def shown(self, tool: ToolSpec) -> ToolSpec:
         """``tool`` (this piece's lower tool) as this piece shows it."""
-        if not self.fixed and not self.bounds:
+        if not self.fixed and not self.bounds and not self.absent:
             return tool
         params = dict(tool.parameters)
-        props = {k: v for k, v in params.get("properties", {}).items() if k not in dict(self.fixed)}
+        gone = {*dict(self.fixed), *self.absent}
+        props = {k: v for k, v in params.get("properties", {}).items() if k not in gone}
         for p, lo, hi in self.bounds:
             props[p] = _narrow(props[p], lo, hi)
         params["properties"] = props
-        params["required"] = [r for r in params.get("required", []) if r not in dict(self.fixed)]
+        params["required"] = [r for r in params.get("required", []) if r not in gone]
         notes = [f"{p}={canonical_json(v)}" for p, v in self.fixed] + [_interval_text(*b) for b in self.bounds]
-        description = f"{tool.description} (with {', '.join(notes)})".strip()
+        description = f"{tool.description} ({self.note or 'with ' + ', '.join(notes)})".strip()
         return replace(tool, name=self.name, description=description, parameters=params)
 
 
@@ -172,3 +182,79 @@ def fit(name: str) -> str:
     if len(name) <= 64:
         return name
     return name[:57] + "_" + hashlib.sha256(name.encode()).hexdigest()[:6]
+
+
+# the paper's split ----------------------------------------------------------------------------
+
+
+def is_enumerable(schema: Any) -> bool:
+    """The paper's ``_is_enumerable``: a closed ``enum`` or a boolean (required or not)."""
+    return isinstance(schema, dict) and (isinstance(schema.get("enum"), list) or schema.get("type") == "boolean")
+
+
+def enum_values(schema: dict[str, Any]) -> list[JSON]:
+    """An enumerable schema's values (``[true, false]`` for a boolean)."""
+    return list(schema["enum"]) if isinstance(schema.get("enum"), list) else [True, False]
+
+
+def enumerable(tool: ToolSpec) -> list[str]:
+    """The tool's enumerable parameters (the paper's sense), in order."""
+    return [p for p, s in tool.parameters.get("properties", {}).items() if is_enumerable(s)]
+
+
+def san(value: JSON) -> str:
+    """The paper's ``_san``: a value as a name suffix (``true``/``false``; else runs of other
+    than ``[0-9A-Za-z]`` become ``_``, trimmed, lower-cased; ``x`` when nothing is left)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return re.sub(r"[^0-9A-Za-z]+", "_", str(value)).strip("_").lower() or "x"
+
+
+UNSET = "unset"
+"""The suffix of the piece of an optional baked argument left out (not in the paper)."""
+
+
+def paper_pieces(tool: ToolSpec, baked: list[str]) -> list[Piece]:
+    """``tool`` split on its enumerable parameters ``baked`` (in that order), the paper's way:
+    one piece per combination of values, named ``<tool>__<p>_<value>__<q>_<value>`` and described
+    ``<description> (fixed: p=v, q=w)``.
+
+    Deviations, none of which arise on the paper's catalog: a name over 64 characters is
+    shortened (:func:`fit`), characters a tool name cannot hold (``begin::x``, after a ``flat``
+    merge) become ``_``; two values of one parameter with one suffix (``"a b"``, ``"a-b"``)
+    get a short hash after the later one's (the paper's map would keep only one); an optional
+    baked parameter without a default also gets a piece ``__<p>_unset`` that leaves it out, so
+    calls without it stay expressible.
+    """
+    props = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", []))
+    dims: list[list[tuple[str, tuple, tuple, str]]] = []  # per parameter: (suffix, fixed, absent, note)
+    for p in baked:
+        label = re.sub(r"[^A-Za-z0-9_-]", "_", p)
+        seen: set[str] = set()
+        options = []
+        for v in enum_values(props[p]):
+            suffix = san(v)
+            if suffix in seen:
+                suffix += "_" + hashlib.sha256(canonical_json(v).encode()).hexdigest()[:6]
+            seen.add(suffix)
+            options.append((f"{label}_{suffix}", ((p, v),), (), f"{p}={v}"))
+        if p not in required and "default" not in props[p]:
+            suffix = UNSET if UNSET not in seen else UNSET + "_" + hashlib.sha256(b"unset").hexdigest()[:6]
+            options.append((f"{label}_{suffix}", (), (p,), f"{p} unset"))
+        dims.append(options)
+    out = []
+    for combo in itertools.product(*dims):
+        name = fit(tool.name + "".join(f"__{suffix}" for suffix, _, _, _ in combo))
+        fixed = tuple(f for _, fx, _, _ in combo for f in fx)
+        absent = tuple(a for _, _, ab, _ in combo for a in ab)
+        note = "fixed: " + ", ".join(n for _, _, _, n in combo) if combo else ""
+        out.append(Piece(name, tool.name, fixed, (), absent, note))
+    return out
+
+
+def paper_count(tool: ToolSpec, baked: list[str]) -> int:
+    """How many pieces :func:`paper_pieces` would make."""
+    props = tool.parameters.get("properties", {})
+    required = set(tool.parameters.get("required", []))
+    return math.prod(len(enum_values(props[p])) + (p not in required and "default" not in props[p]) for p in baked)
