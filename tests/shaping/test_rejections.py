@@ -52,12 +52,12 @@ CASES = {
         [RejectionKind.INVALID_ARGUMENTS],
     ),
     "transaction: wrong id": (
-        "transaction",
+        "transaction-shared",
         [T.call("commit_lock_door", {"txn_id": "txn_7"})],
         [RejectionKind.UNKNOWN_TRANSACTION],
     ),
     "transaction: dangling id": (
-        "transaction",
+        "transaction-shared",
         [
             T.call("begin_list_scenes", {}),
             T.call("commit_list_scenes", {"txn_id": "txn_1"}),
@@ -67,7 +67,7 @@ CASES = {
         [RejectionKind.UNKNOWN_TRANSACTION, RejectionKind.UNKNOWN_TRANSACTION],
     ),
     "transaction: id of another operation": (
-        "transaction",
+        "transaction-shared",
         [
             T.call("begin_lock_door", {}),
             T.call("set_lock", {"txn_id": "txn_1", "value": "front_door"}),
@@ -76,17 +76,17 @@ CASES = {
         [RejectionKind.UNKNOWN_TRANSACTION],
     ),
     "transaction: commit with missing writes": (
-        "transaction",
+        "transaction-shared",
         [T.call("begin_lock_door", {}), T.call("commit_lock_door", {"txn_id": "txn_1"})],
         [RejectionKind.INCOMPLETE_TRANSACTION],
     ),
     "transaction: invalid written value": (
-        "transaction",
+        "transaction-shared",
         [T.call("begin_lock_door", {}), T.call("set_lock", {"txn_id": "txn_1", "value": 3})],
         [RejectionKind.INVALID_ARGUMENTS],
     ),
     "transaction: unknown argument": (
-        "transaction",
+        "transaction-shared",
         [
             T.call("begin_lock_door", {}),
             T.call("set_room", {"txn_id": "txn_1", "value": "kitchen"}),
@@ -127,7 +127,7 @@ def test_rejection_is_shown_recorded_and_executes_nothing(case: str) -> None:
 def test_rejected_commit_keeps_the_transaction_open() -> None:
     domain = get_domain("smart_home")
     task = domain.tasks(0)[0]
-    variant = Variant.build("transaction", domain.action_space())
+    variant = Variant.build("transaction-shared", domain.action_space())
     world = domain.initial_state(task.world_seed)
     door = next((d for d, state in world.locks.items() if state == "unlocked"), None)
     if door is None:

@@ -17,6 +17,7 @@ from toolprism.shaping.operators._transaction import tool_name
 
 _CONVENTIONS = {
     "opaque": "Tool names are opaque identifiers: choose a tool by its description, not its name.",
+    "hash": "Tool names are opaque identifiers: choose a tool by its description, not its name.",
     "namespaced": "Tool names are <class>__<method>: pick the class first, then its method.",
     "flat": (
         "Each description opens with the tool's class in brackets; a method that several classes have ends "
@@ -32,7 +33,12 @@ class Rename(Operator):
 
     Styles:
 
-    - ``opaque``: ``t_`` plus 6 hex digits of the SHA-256 of the name.
+    - ``opaque`` (the paper's "rename · opaque", spec file ``s_obf.json``, built by
+      ``benchmarks/synthetic/opspecs2.py``): ``fn_`` plus the first 6 hex digits of the SHA-1 of
+      ``<domain>:<name>``; the domain is the tool's class when its name is class-qualified (the whole
+      catalog: ``<class>:<method>``), else the action space's name.
+    - ``hash`` (toolprism's own, called ``opaque`` before the paper's form took that name): ``t_`` plus
+      6 hex digits of the SHA-256 of the name.
     - ``namespaced`` (the paper's "namespaced names", ``hierarchy.py`` arm ``qualified``):
       ``<class>__<method>``; the class is the group (the action space's name when the tool has
       none). On the whole catalog, whose native names are class-qualified, the names stay as they are.
@@ -55,12 +61,19 @@ class Rename(Operator):
     """
 
     name = "rename"
-    style: Literal["opaque", "namespaced", "flat", "domain-class"] = "opaque"
+    style: Literal["opaque", "hash", "namespaced", "flat", "domain-class"] = "opaque"
+
+    def _domain_key(self, tool: ToolSpec) -> str:
+        """``<domain>:<name>``, the input of the paper's opaque name."""
+        cls, method = class_method(tool.name, tool.group)
+        return f"{cls}:{method}" if method != tool.name else f"{self.namespace}:{tool.name}"
 
     def _shown(self, tools: list[ToolSpec]) -> list[ToolSpec]:
         """The tools below as this style shows them, in the same order."""
-        if self.style == "opaque":
+        if self.style == "hash":
             return [replace(t, name="t_" + hashlib.sha256(t.name.encode()).hexdigest()[:6]) for t in tools]
+        if self.style == "opaque":
+            return [replace(t, name="fn_" + hashlib.sha1(self._domain_key(t).encode()).hexdigest()[:6]) for t in tools]
         if self.style == "domain-class":
             spaced = ("__".join(filter(None, (self.namespace, t.group, t.name))) for t in tools)
             return [replace(t, name=tool_name(name)) for t, name in zip(tools, spaced, strict=True)]
