@@ -12,7 +12,7 @@ from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS
-from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS
+from toolprism.shaping import DEFAULT_VARIANTS, VARIANTS, Control
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
@@ -60,6 +60,9 @@ class RunConfig(BaseModel):
         concurrency: episodes in flight at once.
         perturbations: perturbation conditions (see :func:`expand_conditions`); when any are
             given, every task also runs clean, as the baseline.
+        control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
+            helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
+            ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -73,6 +76,7 @@ class RunConfig(BaseModel):
     max_turns: int = MAX_TURNS
     concurrency: int = 1
     perturbations: list[str] = Field(default_factory=list)
+    control: Control = "strict"
 
     @field_validator("variants")
     @classmethod

@@ -6,16 +6,30 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 """
 
 from toolprism.shaping._adapter import AdapterSession, Decision
-from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
+from toolprism.shaping._layer import (
+    CONTROLS,
+    Answer,
+    Batch,
+    Control,
+    Decoded,
+    Execute,
+    Forward,
+    Layer,
+    NativeLayer,
+    Operator,
+    Plan,
+)
 from toolprism.shaping._pipeline import DEFAULT_VARIANTS, OPERATORS, VARIANTS, Variant, parse_spec, resolve
 
 __all__ = [
+    "CONTROLS",
     "DEFAULT_VARIANTS",
     "OPERATORS",
     "VARIANTS",
     "AdapterSession",
     "Answer",
     "Batch",
+    "Control",
     "Decision",
     "Decoded",
     "Execute",
