@@ -121,3 +121,30 @@ def test_score_says_when_a_run_is_unfinished(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["planned"] == 15 and json.loads(result.stdout)["episodes"] == 5
     assert "only 5 of the 15 episodes this run planned are recorded" in " ".join(result.output.split())
+
+
+def test_the_paper_preset_runs_the_paper_suite_on_chosen_domains(tmp_path: Path) -> None:
+    """``--preset action-space-shaping`` with a chosen domain: the paper's per-domain variants on it, its
+    whole-catalog arms on the whole catalog, under the paper's control, turn limit and instruction; the
+    oracle succeeds everywhere."""
+    result = runner.invoke(
+        app,
+        ["run", "--preset", "action-space-shaping", "--model", "oracle", "-d", "tv", "-n", "1", "--json"]
+        + ["--run-dir", str(tmp_path / "r")],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert len({v["variant"] for v in summary["variants"]}) == 32
+    assert all(v["success_rate"] == 1.0 for v in summary["variants"]), [
+        v["variant"] for v in summary["variants"] if v["success_rate"] < 1
+    ]
+    config = json.loads((tmp_path / "r" / "header.json").read_text())["config"]
+    assert config["domains"] == ["tv", "whole_catalog"]
+    assert (config["control"], config["max_turns"], config["instruction"], config["preset"]) == (
+        "paper",
+        16,
+        "paper",
+        "action-space-shaping",
+    )
+    trace = next((tmp_path / "r").rglob("*.json*"))
+    assert trace.exists()

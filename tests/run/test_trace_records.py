@@ -1,5 +1,6 @@
-"""Typed trace records: call kinds are a union discriminated on ``outcome``; a version-1 trace is
-upgraded on reading; an unknown version or a damaged record is a ConfigError naming it."""
+"""Typed trace records: call kinds are a union discriminated on ``outcome``; version-1 and
+version-2 traces are upgraded on reading; an unknown version or a damaged record is a ConfigError
+naming it."""
 
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def test_a_trace_holds_typed_records_in_the_json_shape_of_version_1() -> None:
     assert trace.injections and all(isinstance(i, Injection) for i in trace.injections)
     assert all(isinstance(c, ExecutedCallRecord) for c in trace.calls)
     data = json.loads(trace.model_dump_json())
-    assert data["version"] == TRACE_VERSION == 2
+    assert data["version"] == TRACE_VERSION == 3
+    assert data["control"] == "strict"
     assert data["task"] == TASK.to_json()
     assert data["actions"] == [a.to_json() for a in TASK.gold]
     assert set(data["turns"][0]["calls"][0]) == {
@@ -88,30 +90,50 @@ def _as_version_1(trace: Trace) -> dict:
     return data
 
 
+def _as_version_2(trace: Trace) -> dict:
+    data = json.loads(trace.model_dump_json())
+    data["version"] = 2
+    del data["control"]  # version 3 added it
+    return data
+
+
 def test_version_1_traces_are_upgraded() -> None:
     trace = _trace(perturb="D1:light")
     old = _as_version_1(trace)
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded["version"] == 2
+    assert upgraded["version"] == 3 and upgraded["control"] == "strict"
     assert {k: upgraded["task"][k] for k in ("world_seed", "kind", "form", "reference")} == {
         "world_seed": 0, "kind": "single", "form": "easy", "reference": []
     }  # fmt: skip
     loaded = Trace.load(json.dumps(old))
-    assert loaded.version == 2 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
-    with pytest.raises(ConfigError, match="reads version 1"):
-        upgrade_trace({"version": 2})
-    with pytest.raises(ConfigError, match="reads version 1, got version True"):
+    assert loaded.version == 3 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
+    assert loaded.control == "strict"
+    with pytest.raises(ConfigError, match="reads versions 1 and 2, got version 3"):
+        upgrade_trace({"version": 3})
+    with pytest.raises(ConfigError, match="reads versions 1 and 2, got version True"):
         upgrade_trace({"version": True})
+
+
+def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
+    trace = _trace()
+    old = _as_version_2(trace)
+    frozen = json.dumps(old)
+    upgraded = upgrade_trace(old)
+    assert json.dumps(old) == frozen  # pure
+    assert upgraded == {**old, "version": 3, "control": "strict"}
+    assert Trace.load(json.dumps(old)) == trace
+    with pytest.raises(ConfigError, match="control"):  # a version-3 trace must say a known control
+        Trace.load(json.dumps({**json.loads(trace.model_dump_json()), "control": "lenient"}))
 
 
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('{"version": 3}', "trace version 3 is not supported"),
+        ('{"version": 4}', "trace version 4 is not supported"),
         ('{"version": "two"}', "trace version 'two' is not supported.*not a trace version"),
-        ('{"version": 3}', "a newer toolprism wrote it"),
+        ('{"version": 4}', "a newer toolprism wrote it"),
         ('{"version": true}', "trace version True is not supported.*not a trace version"),
         ('{"version": 1.0}', "trace version 1.0 is not supported.*not a trace version"),
         ('{"version": 2.0}', "trace version 2.0 is not supported.*not a trace version"),
@@ -123,6 +145,7 @@ def test_version_1_traces_are_upgraded() -> None:
         ("[1, 2]", "a trace is a JSON object"),
         ("{not json", "not valid JSON"),
         ('{"version": 2, "episode_id": "e"}', r"task: Field required"),
+        ('{"version": 3, "episode_id": "e"}', r"task: Field required"),
     ],
 )
 def test_unreadable_traces_are_config_errors_naming_the_problem(text: object, match: str) -> None:

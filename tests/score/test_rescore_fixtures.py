@@ -53,7 +53,7 @@ def _expected(name: str, what: str) -> dict:
 
 def test_the_fixtures_are_version_1_runs_with_failures_to_score(tmp_path: Path) -> None:
     assert RUNS == ["oracle", "saboteur"]
-    assert TRACE_VERSION == 2
+    assert TRACE_VERSION == 3
     for name in RUNS:
         with sqlite3.connect(_copy(name, tmp_path) / "results.sqlite") as db:
             versions = {v for (v,) in db.execute("SELECT DISTINCT json_extract(trace, '$.version') FROM traces")}
@@ -91,7 +91,7 @@ def test_every_episode_gets_the_recorded_diagnosis_and_stages(name: str, tmp_pat
         assert {r.episode_id for r in results} == set(expected)
         for result in results:
             trace = store.trace(result.episode_id)
-            assert trace.version == TRACE_VERSION  # upgraded on reading
+            assert trace.version == TRACE_VERSION and trace.control == "strict"  # upgraded on reading
             domain = domains.get(result.domain)
             got = {
                 "diagnosis": diagnose(trace, domain).model_dump(mode="json"),

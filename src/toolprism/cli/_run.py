@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +26,10 @@ from toolprism.evaluation import (
     expand_conditions,
 )
 from toolprism.run import MAX_TURNS, EpisodeResult
-from toolprism.shaping import DEFAULT_VARIANTS
+from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
+
+ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
+"""The adapter controls as a command-line choice."""
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -113,6 +117,17 @@ def run(
             help="'all': every subtype at every severity (42 conditions); 'mixed': the representative mixed pairs."
         ),
     ] = None,
+    control: Annotated[
+        ControlChoice,
+        typer.Option(
+            envvar="TOOLPRISM_CONTROL",
+            help="How the adapter treats invalid calls: 'strict' rejects them with a helpful message (toolprism's "
+            "own); 'paper' is the Action-Space Shaping paper's hard control (rejects only unknown tools, off-enum "
+            "operations, out-of-interval calls and transaction errors, tersely; wrong arguments run as wrong "
+            "actions); 'loose' is its loose control (also runs native tool names and whatever else decodes to a "
+            "native action). With --resume it must be the run's control.",
+        ),
+    ] = ControlChoice.strict,
     preset: Annotated[
         str | None,
         typer.Option(
@@ -144,6 +159,8 @@ def run(
         "concurrency": concurrency,
         "perturbations": expand_conditions(_split(perturb) or [], perturb_suite),
     }
+    if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
+        values["control"] = control.value
     config = RunConfig(**apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}))
     progress = counting_progress("episodes", transient=json_output)
     bar = progress.add_task("", total=None)
@@ -233,6 +250,11 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             f"--resume continues a run with the configuration stored in its header; drop {', '.join(given)}",
             what="options",
         )
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was given on the command line or in the environment."""
+    return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def _print_table(summary: RunSummary) -> None:

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json, stderr
-from toolprism.cli._run import _split
+from toolprism.cli._run import ControlChoice, _split
 from toolprism.errors import ConfigError
 from toolprism.validate import ValidationReport, VariantSummary
 from toolprism.validate import validate as run_validation
@@ -67,6 +67,15 @@ def validate(
     limit: Annotated[int | None, typer.Option(help="At most this many tasks per domain and seed.")] = None,
     negative: Annotated[bool, typer.Option(help="Also check invalid calls are rejected.")] = True,
     jobs: Annotated[int, typer.Option(help="Worker processes (default: up to 2).")] = min(2, os.cpu_count() or 1),
+    control: Annotated[
+        ControlChoice,
+        typer.Option(
+            envvar="TOOLPRISM_CONTROL",
+            help="The adapter control calls are handled under: 'strict' (toolprism's), 'paper' or 'loose' (the "
+            "Action-Space Shaping paper's). Reference traces must pass under each; under 'paper' and 'loose' an "
+            "invalid call must only leave the state unchanged (they execute much of what 'strict' rejects).",
+        ),
+    ] = ControlChoice.strict,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
     show: Annotated[int, typer.Option(help="Failures to describe in full (the rest are counted).")] = 5,
 ) -> None:
@@ -100,7 +109,7 @@ def validate(
         report = run_validation(
             _split(domains), _split(variants), catalog=catalog, group=group,
             entry=int(entry) if entry and entry.isdigit() else entry,
-            seeds=_seeds(seeds), limit=limit, negative=negative, jobs=jobs, progress=advance,
+            seeds=_seeds(seeds), limit=limit, negative=negative, jobs=jobs, progress=advance, control=control.value,
         )  # fmt: skip
     finally:
         progress.stop()
@@ -149,4 +158,4 @@ def _print_summary(report: ValidationReport, show: int) -> None:
         console.print(f"\n... and {len(report.failures) - show} more failure(s) (see --json)")
     verdict = "[bold green]PASSED[/]" if report.passed else "[bold red]FAILED[/]"
     console.print(f"\n{verdict}: {report.checks} checks, {len(report.failures)} failures in {report.seconds:.1f}s "
-                  f"({report.checks_per_second:.0f} checks/s)")  # fmt: skip
+                  f"({report.checks_per_second:.0f} checks/s), control {report.control}")  # fmt: skip

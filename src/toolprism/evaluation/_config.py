@@ -13,7 +13,7 @@ from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS
-from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, variant_scope
+from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, Control, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
@@ -69,6 +69,9 @@ class RunConfig(BaseModel):
             ``toolprism`` (one call at a time, answer when done) or ``paper`` (Action-Space Shaping's
             runner: use only the provided tools, exactly as defined).
         preset: the preset the run was set up from (see :data:`toolprism.evaluation.PRESETS`), if any.
+        control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
+            helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
+            ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -84,6 +87,7 @@ class RunConfig(BaseModel):
     perturbations: list[str] = Field(default_factory=list)
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    control: Control = "strict"
 
     @field_validator("variants")
     @classmethod

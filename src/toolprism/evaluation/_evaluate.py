@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from toolprism.backends import Backend, create_backend
+from toolprism.errors import ConfigError
 from toolprism.evaluation._config import RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
@@ -42,7 +44,8 @@ def evaluate(
     """Run (or resume) an evaluation and return its summary.
 
     Args:
-        config: what to run; ignored when resuming (the header's config is used).
+        config: what to run; ignored when resuming (the header's config is used), except that a
+            ``control`` it sets explicitly must be the header's.
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (a custom or scripted agent); default built from
@@ -53,13 +56,22 @@ def evaluate(
         on_result: called after each episode is recorded.
 
     Raises:
-        ConfigError: a malformed configuration (before anything runs) or run directory.
+        ConfigError: a malformed configuration (before anything runs) or run directory; resuming
+            with an explicitly set ``control`` other than the run's.
         BackendError: the model failed; finished episodes stay recorded.
     """
     started = time.perf_counter()
     if resume is not None:
         store = RunStore.open(resume)
-        config = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
+        stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
+        if config is not None and "control" in config.model_fields_set and config.control != stored.control:
+            store.close()
+            raise ConfigError(
+                f"{resume} was run under control {stored.control!r}; it cannot be resumed under {config.control!r} "
+                "(one run, one control: start a new run for another)",
+                what="options",
+            )
+        config = stored
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
     else:
@@ -68,6 +80,7 @@ def evaluate(
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
+    specs = [replace(s, control=config.control) for s in specs]
     backend = backend or create_backend(config.model, base_url=config.base_url)
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}

@@ -135,14 +135,15 @@ def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fa
 
 
 def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
-    """Rebuild the episode's spec from its stored trace (deterministic task regeneration)."""
+    """Rebuild the episode's spec from its stored trace (deterministic task regeneration), under
+    the adapter control it ran under."""
     domain = domain or get_domain(trace.task.domain)
     seed = trace.task.world_seed
     task: Task = next(t for t in domain.tasks(seed) if t.id == trace.task.id)
     variant = Variant.build(trace.spec, domain.action_space())
     variant = dataclasses.replace(variant, name=trace.variant)
     instances = tuple(trace.perturbations)
-    return EpisodeSpec(domain, task, variant, trace.seed, instances)
+    return EpisodeSpec(domain, task, variant, trace.seed, instances, trace.control)
 
 
 def diagnose_run(

@@ -13,7 +13,7 @@ from toolprism.domains import Domain, Task, TaskRecord
 from toolprism.perturb import Instance, Perturber
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
-from toolprism.shaping import AdapterSession, Decision, Variant
+from toolprism.shaping import AdapterSession, Control, Decision, Variant
 
 MAX_TURNS = 20
 """Model turns per episode: a 6-call task under `transaction` needs 19 (three calls per action, one answer)."""
@@ -30,13 +30,15 @@ UNREADABLE = "Your last reply could not be read as a tool call or an answer; ple
 @dataclass(frozen=True)
 class EpisodeSpec:
     """What one episode runs: a task of a domain under a condition (a variant plus zero or more
-    perturbation instances), with a seed."""
+    perturbation instances), with a seed, its calls handled under an adapter ``control``
+    (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`)."""
 
     domain: Domain
     task: Task
     variant: Variant
     seed: int
     perturbations: tuple[Instance, ...] = ()
+    control: Control = "strict"
 
     @property
     def condition(self) -> str:
@@ -71,7 +73,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     env = spec.domain.environment(spec.task.world_seed)
     perturber = Perturber(spec.task, spec.perturbations, spec.seed)
     variant = perturber.variant(spec.variant)
-    session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute)
+    session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
     agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed))
     tools = variant.openai_tools
     messages = initial_messages(spec, perturber.query(spec.task.query))
@@ -119,6 +121,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         perturbations=list(spec.perturbations),
         injections=list(perturber.injections),
         model=backend.settings(),
+        control=spec.control,
         seed=spec.seed,
         tools=tools,
         messages=messages,

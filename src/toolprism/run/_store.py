@@ -22,6 +22,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import SkipRecord
 from toolprism.run._episode import MAX_TURNS
 from toolprism.run._trace import EpisodeEnd, Trace
+from toolprism.shaping import Control
 
 HEADER = "header.json"
 DATABASE = "results.sqlite"
@@ -77,6 +78,8 @@ class RunConfigRecord(BaseModel):
         domains / variants: names (pack paths absolute), in run order.
         tasks: tasks per domain (None: all); ``seed``: the run seed; ``max_turns``: per episode.
         concurrency: episodes in flight; ``perturbations``: the conditions (``C2:medium``, ...).
+        control: the adapter control (``strict``, ``paper``, ``loose``); a header written before
+            controls existed reads as ``strict``, the only control there was.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -90,6 +93,7 @@ class RunConfigRecord(BaseModel):
     max_turns: int = MAX_TURNS
     concurrency: int = 1
     perturbations: list[str] = []
+    control: Control = "strict"
 
 
 class DomainPins(BaseModel):

@@ -1,11 +1,14 @@
 """Trace records: everything needed to re-score and replay an episode from the trace alone.
 
-Version 2 (this module) types every record: the task (:class:`~toolprism.domains.TaskRecord`),
-the perturbation instances and injections (:class:`~toolprism.perturb.Instance`,
+Version 2 typed every record: the task (:class:`~toolprism.domains.TaskRecord`), the
+perturbation instances and injections (:class:`~toolprism.perturb.Instance`,
 :class:`~toolprism.perturb.Injection`), the decoded actions
-(:class:`~toolprism.schema.ActionRecord`) and the calls (one record kind per outcome). Its JSON
-has the shape version 1 had; :func:`upgrade_trace` reads a version-1 trace (it fills the task
-fields version 1 could leave out) and :meth:`Trace.load` reads either.
+(:class:`~toolprism.schema.ActionRecord`) and the calls (one record kind per outcome), in the JSON
+shape version 1 had. Version 3 (this module) adds ``control``, the adapter control the episode ran
+under (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`).
+:func:`upgrade_trace` brings an older trace to version 3 (version 1: the task fields it could
+leave out are filled; versions 1 and 2: ``control`` is ``strict``, the only control they had) and
+:meth:`Trace.load` reads any of them.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from toolprism.domains import TaskRecord
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.perturb import Injection, Instance
 from toolprism.schema import ActionRecord, ToolCallRecord
+from toolprism.shaping import Control
 
-TRACE_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+TRACE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 """Trace versions :meth:`Trace.load` reads (older ones are upgraded, see :func:`upgrade_trace`)."""
 
 EpisodeEnd = Literal["answered", "turn_limit", "no_output"]
@@ -147,6 +151,8 @@ class Trace(Record):
         injections: every change the perturbations made, in order: site, target, original,
             replacement.
         model: backend settings (model id, constraint, sampling; open JSON, as the backend gives them).
+        control: the adapter control the calls were handled under (version 3; older traces:
+            ``strict``).
         seed: the episode seed.
         tools: the tools shown, OpenAI format (JSON Schema fragments stay JSON).
         messages: the full conversation, OpenAI chat format.
@@ -158,7 +164,7 @@ class Trace(Record):
         duration_ms: wall time of the episode (excluded from determinism checks).
     """
 
-    version: Literal[2] = TRACE_VERSION
+    version: Literal[3] = TRACE_VERSION
     episode_id: str
     task: TaskRecord
     variant: str
@@ -167,6 +173,7 @@ class Trace(Record):
     perturbations: list[Instance] = []
     injections: list[Injection] = []
     model: dict[str, Any]
+    control: Control = "strict"
     seed: int
     tools: list[dict[str, Any]]
     messages: list[dict[str, Any]]
@@ -233,7 +240,7 @@ class Trace(Record):
                 f"{'a newer toolprism wrote it?' if newer else 'not a trace version'})",
                 what="trace version",
             )
-        if version == 1:
+        if version != TRACE_VERSION:
             data = upgrade_trace(data)
         try:
             return cls.model_validate(data)
@@ -242,19 +249,25 @@ class Trace(Record):
 
 
 def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 trace (JSON) as version 2: the same shape, with the task fields version 1 could
-    leave out filled as its readers defaulted them (``world_seed`` 0, ``kind`` ``single``,
-    ``form`` ``easy``, ``reference`` empty). Pure: ``data`` is not modified.
+    """An older trace (JSON) as the current version (:data:`TRACE_VERSION`), one version at a
+    time. Version 1 → 2: the same shape, with the task fields version 1 could leave out filled as
+    its readers defaulted them (``world_seed`` 0, ``kind`` ``single``, ``form`` ``easy``,
+    ``reference`` empty). Version 2 → 3: ``control`` is ``strict`` (the only adapter control
+    before version 3). Pure: ``data`` is not modified.
 
     Raises:
-        ConfigError: ``data`` is not a version-1 trace (its ``version`` is set and not 1).
+        ConfigError: ``data`` is not a trace of an older version (its ``version``, 1 when absent,
+            is not 1 or 2).
     """
-    if not _is_int(version := data.get("version", 1)) or version != 1:
-        raise ConfigError(f"upgrade_trace reads version 1, got version {version!r}", what="trace")
-    task = data.get("task")
-    if isinstance(task, dict):
-        task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
-    return {**data, "version": 2, "task": task}
+    version = data.get("version", 1)
+    if not _is_int(version) or version not in READABLE_VERSIONS[:-1]:
+        raise ConfigError(f"upgrade_trace reads versions 1 and 2, got version {version!r}", what="trace")
+    if version == 1:
+        task = data.get("task")
+        if isinstance(task, dict):
+            task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
+        data = {**data, "version": 2, "task": task}
+    return {**data, "version": 3, "control": data.get("control", "strict")}
 
 
 def _is_int(value: object) -> bool:

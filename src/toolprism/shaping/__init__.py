@@ -6,7 +6,19 @@ episode to decode model calls; use :meth:`Variant.plan` to encode native actions
 """
 
 from toolprism.shaping._adapter import AdapterSession, Decision
-from toolprism.shaping._layer import Answer, Batch, Decoded, Execute, Forward, Layer, NativeLayer, Operator, Plan
+from toolprism.shaping._layer import (
+    CONTROLS,
+    Answer,
+    Batch,
+    Control,
+    Decoded,
+    Execute,
+    Forward,
+    Layer,
+    NativeLayer,
+    Operator,
+    Plan,
+)
 from toolprism.shaping._paper import CATALOG_DOMAIN, PAPER_INSTRUCTION, PAPER_MAX_TURNS, PAPER_VARIANTS, PaperVariant
 from toolprism.shaping._pipeline import (
     DEFAULT_VARIANTS,
@@ -36,6 +48,8 @@ from toolprism.shaping.operators import (
 
 __all__ = [
     "CATALOG_DOMAIN",
+    "CONTROLS",
+    "Control",
     "DEFAULT_VARIANTS",
     "OPERATORS",
     "PAPER",
@@ -47,6 +61,7 @@ __all__ = [
     "AdapterSession",
     "Answer",
     "Batch",
+    "Control",
     "Decision",
     "Decoded",
     "Execute",

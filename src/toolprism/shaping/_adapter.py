@@ -3,6 +3,10 @@
 Reject, never guess (DESIGN.md principle 4): a call is decoded through every layer *before*
 anything runs; if any layer rejects it, the layers' protocol state is restored, nothing is
 executed, and the model gets the reason.
+
+That is the ``strict`` control (the default). The ``paper`` and ``loose`` controls reproduce the
+Action-Space Shaping paper's adapter (``toolschema/simenv.py``), which rejects less and executes
+more; see :data:`~toolprism.shaping.Control` and :meth:`AdapterSession.handle`.
 """
 
 from __future__ import annotations
@@ -12,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolprism.errors import RejectedCall, RejectionKind, ToolFault
+from toolprism.errors import ConfigError, RejectedCall, RejectionKind, ToolFault
 from toolprism.schema import JSON, Action, ToolCall, canonical_json
-from toolprism.shaping._layer import Answer, Execute, Forward
+from toolprism.shaping._layer import CONTROLS, Answer, Control, Execute, Forward, unknown_function
 from toolprism.shaping._pipeline import Variant
 
 Outcome = Literal["executed", "answered", "rejected", "failed"]
@@ -59,17 +63,39 @@ class AdapterSession:
         variant: the interface the model is shown.
         execute: runs one native action and returns its JSON reply (an environment's
             ``execute``; perturbations of the runtime wrap it).
+        control: ``strict`` (default), ``paper`` or ``loose`` (see :data:`~toolprism.shaping.Control`).
+
+    Raises:
+        ConfigError: an unknown control.
     """
 
     variant: Variant
     execute: Callable[[Action], JSON]
+    control: Control = "strict"
     states: list[Any] = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.control not in CONTROLS:
+            raise ConfigError(
+                f"unknown control {self.control!r} (known: {', '.join(CONTROLS)})", what="adapter control"
+            )
         self.states = [layer.new_state() for layer in self.variant.layers]
 
     def handle(self, call: ToolCall) -> Decision:
         """Decode ``call`` through every layer, then answer, execute, or reject it.
+
+        Under ``strict`` each layer checks the call against its tool's JSON Schema, then decodes
+        it; a rejection is shown as ``{"error": "call rejected: <reason>"}``. Under ``paper`` and
+        ``loose`` each layer decodes it with :meth:`~toolprism.shaping.Layer.decode_unchecked`,
+        a rejection is shown as the paper shows one, ``{"error": "<reason>"}``, and:
+
+        - a tool name the variant does not show is rejected (``Unknown function `x`. Use only the
+          provided tools.``), except under ``loose`` when it names a native operation: then it
+          runs as that native call (the paper's loose control runs off-schema names as native
+          calls; a name that is no native operation either is still rejected here, since no
+          native action can be decoded from it);
+        - a native action the native schema refuses is recorded as executed, not run (see
+          :class:`~toolprism.shaping.Execute`).
 
         Never raises for a bad call: rejections come back as a :class:`Decision`.
         """
@@ -80,23 +106,31 @@ class AdapterSession:
         try:
             if not isinstance(call.arguments, dict):
                 raise RejectedCall(RejectionKind.MALFORMED_CALL, "arguments must be a JSON object")
+            if self.control == "loose" and call.name not in self.variant.top.tool_index:
+                index = 0 if call.name in self.variant.layers[0].tool_index else index  # a native name runs natively
             while True:
                 path.append(current)
                 layer = self.variant.layers[index]
-                layer.tool(current.name).validate(current.arguments)
-                decoded = layer.decode(current, self.states[index])
+                if self.control == "strict":
+                    layer.tool(current.name).validate(current.arguments)
+                    decoded = layer.decode(current, self.states[index])
+                else:
+                    if current.name not in layer.tool_index:
+                        raise RejectedCall(RejectionKind.UNKNOWN_TOOL, unknown_function(current.name))
+                    decoded = layer.decode_unchecked(current, self.states[index], self.control)
                 if isinstance(decoded, Forward):
                     current, index = decoded.call, index - 1
                     continue
                 break
         except RejectedCall as e:
             self.states = saved
-            return Decision(
-                "rejected", call, tuple(path), {"error": f"call rejected: {e.reason}"}, rejection=e.kind, layer=index
-            )
+            reason = f"call rejected: {e.reason}" if self.control == "strict" else e.reason
+            return Decision("rejected", call, tuple(path), {"error": reason}, rejection=e.kind, layer=index)
         if isinstance(decoded, Answer):
             return Decision("answered", call, tuple(path), decoded.reply, layer=index)
         assert isinstance(decoded, Execute)
+        if decoded.refused is not None:
+            return Decision("executed", call, tuple(path), {"error": decoded.refused}, action=decoded.action)
         try:
             reply = self.execute(decoded.action)
         except ToolFault as fault:
@@ -105,12 +139,13 @@ class AdapterSession:
         return Decision("executed", call, tuple(path), reply, action=decoded.action)
 
     def reject_malformed(self, name: str, reason: str) -> Decision:
-        """Record a call the model emitted but that could not be parsed at all."""
+        """Record a call the model emitted but that could not be parsed at all (under every
+        control: the paper's runner cannot run text that is not a call either)."""
         return Decision(
             "rejected",
             ToolCall(name or "?", {}),
             (),
-            {"error": f"call rejected: {reason}"},
+            {"error": f"call rejected: {reason}" if self.control == "strict" else reason},
             rejection=RejectionKind.MALFORMED_CALL,
             layer=len(self.variant.layers) - 1,
         )

@@ -13,6 +13,11 @@ below it and does three things:
 
 Layers are frozen: per-episode protocol state lives in the object ``new_state()`` returns, which
 the adapter owns and passes to ``decode``.
+
+Adapter controls (:data:`Control`): under ``strict`` the adapter checks each call against the
+layer's JSON Schema and calls ``decode``; under ``paper`` and ``loose`` it calls
+``decode_unchecked`` instead, which checks only what the Action-Space Shaping paper's adapter
+checks (see :meth:`Layer.decode_unchecked`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,33 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from toolprism.errors import RejectedCall, RejectionKind
-from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
+from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec, canonical_json
+
+Control = Literal["strict", "paper", "loose"]
+"""How strictly the adapter treats invalid calls (DESIGN.md glossary, "control"):
+
+- ``strict``: toolprism's own control: every call is checked against the shown tool's JSON Schema
+  at every layer and the layers' protocols; an invalid call is rejected with a helpful message
+  (it names the tools, the missing ``set_`` call, ...) and nothing runs.
+- ``paper``: the Action-Space Shaping paper's ``hard`` control (``toolschema/simenv.py``
+  ``SimEnv.call``, ``toolschema/schema_adapter.py`` ``classify_call``): rejects, with the paper's
+  terse messages, only off-schema tool names, off-enum ``operation`` values, out-of-interval calls
+  of interval-split tools and transaction errors; a call whose name exists but whose values or
+  argument names are wrong is executed (its native action is recorded; see :class:`Execute`).
+- ``loose``: the paper's ``loose`` control: like ``paper``, but executes instead of rejecting
+  wherever a native action can still be decoded (a native tool name shown nowhere in the variant
+  runs that native action; an off-enum operation that is a native operation runs it; ...).
+"""
+CONTROLS: tuple[Control, ...] = ("strict", "paper", "loose")
+"""The adapter controls, default first."""
+
+
+def unknown_function(name: str) -> str:
+    """The paper's rejection of an off-schema tool name (``toolschema/simenv.py``)."""
+    return f"Unknown function `{name}`. Use only the provided tools."
 
 
 @dataclass(frozen=True)
@@ -57,9 +85,20 @@ class Answer:
 
 @dataclass(frozen=True)
 class Execute:
-    """The native layer's decoding: run this action in the environment."""
+    """The native layer's decoding: run this action in the environment.
+
+    Attributes:
+        action: the native action.
+        refused: under the ``paper`` and ``loose`` controls only: the native schema's refusal of
+            ``action`` (its arguments are wrong; ``action`` then holds them as given, not
+            normalised). The environment is not called: the adapter records the call as executed,
+            with this action (so scoring sees a wrong-argument action, as the paper's adapter
+            records one), and the model is shown ``{"error": refused}``, the reply our
+            environments give to a native call their schema refuses; the state is unchanged.
+    """
 
     action: Action
+    refused: str | None = None
 
 
 Decoded = Forward | Answer | Execute
@@ -79,6 +118,23 @@ class Layer:
             RejectedCall: the call is invalid under this layer's protocol.
         """
         raise NotImplementedError
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Decode a call under the ``paper`` or ``loose`` control: the adapter has checked only
+        that the tool exists at this layer, not its arguments.
+
+        A layer raises :class:`~toolprism.errors.RejectedCall` here only for what the paper's
+        control rejects at it (off-enum operations, out-of-interval calls, transaction errors;
+        under ``loose`` only where no native action can be decoded), with the paper's terse
+        message; a call whose values or argument names are wrong is passed down as it is, to be
+        executed as a wrong-argument action by the native layer.
+
+        The default is the strict path (the JSON Schema check, then :meth:`decode`): a layer that
+        does not override this keeps rejecting invalid arguments under every control. Layers
+        whose ``decode`` never reads argument values override it with ``decode``.
+        """
+        self.tool(call.name).validate(call.arguments)
+        return self.decode(call, state)
 
     def encode(self, call: ToolCall) -> Plan:
         """Yield this layer's calls that produce ``call`` one layer down; return its reply."""
@@ -130,6 +186,24 @@ class NativeLayer(Layer):
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         return Execute(self.space.action(call.name, call.arguments))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """An operation that exists runs whatever its arguments: valid ones as under ``strict``,
+        invalid ones as a refused :class:`Execute` (the paper executes calls whose names exist
+        but whose values or argument names are wrong; they score as wrong arguments).
+
+        Raises:
+            RejectedCall: UNKNOWN_TOOL with the paper's message, for a name that is no operation
+                (reached only through a layer that forwards names it does not know, e.g. a
+                discovery ``invoke`` of an unknown method).
+        """
+        if call.name not in self.tool_index:
+            raise RejectedCall(RejectionKind.UNKNOWN_TOOL, unknown_function(call.name))
+        try:
+            return Execute(self.space.action(call.name, call.arguments))
+        except RejectedCall as e:
+            raw = Action(call.name, tuple(sorted((k, canonical_json(v)) for k, v in call.arguments.items())))
+            return Execute(raw, refused=e.reason)
 
     def encode(self, call: ToolCall) -> Plan:
         return (yield call)

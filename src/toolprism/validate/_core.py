@@ -6,6 +6,14 @@ calls through a fresh :class:`AdapterSession` on a fresh world exactly as a mode
 and check the decoded actions (sequence and multiset), that nothing was rejected, each native reply,
 the state after each step and at the end. Then run the variant's negative cases
 (:mod:`toolprism.validate._negative`). Every comparison counts as one check.
+
+Everything runs under one adapter control (:data:`toolprism.shaping.Control`). The reference
+traces are checked the same way under each: valid calls execute the same under every control.
+A negative case must be rejected with its expected kind under ``strict``; under ``paper`` and
+``loose``, which execute much of what ``strict`` rejects, it must leave the state as it was: it is
+rejected (any kind), answered by a layer, or executed as a wrong action the environment refuses.
+The exception is an ``invoke`` before ``list_methods``, which neither control gates: it must
+execute (the world is then reset for the next case).
 """
 
 from __future__ import annotations
@@ -20,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.domains import Task, domain_names, get_domain
-from toolprism.errors import ConfigError
+from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, Action, ToolCall, canonical_json, load_catalog
-from toolprism.shaping import VARIANTS, AdapterSession, Batch, Decision, Variant, parse_spec, resolve
+from toolprism.shaping import CONTROLS, VARIANTS, AdapterSession, Batch, Control, Decision, Variant, parse_spec, resolve
 from toolprism.validate._negative import Negative, negatives
 from toolprism.validate._report import (
     CHECK_KINDS,
@@ -54,6 +62,7 @@ def validate(
     negative: bool = True,
     jobs: int = 1,
     progress: Progress | None = None,
+    control: Control = "strict",
 ) -> ValidationReport:
     """Validate variants against native on reference traces.
 
@@ -69,9 +78,10 @@ def validate(
         negative: run the negative cases too.
         jobs: worker processes (forked; 1 runs everything in this process).
         progress: called after each (suite, variant) with (done, total, summary).
+        control: the adapter control every call is handled under (see the module docstring).
 
     Raises:
-        ConfigError: unknown domain, unreadable catalog, malformed spec.
+        ConfigError: unknown domain, unreadable catalog, malformed spec, unknown control.
     """
     global _SUITES
     start = time.perf_counter()
@@ -82,6 +92,7 @@ def validate(
         if value is not None and value < low
     ]
     problems += ["seeds must be a non-empty list of seeds >= 0"] if not seeds or min(seeds) < 0 else []
+    problems += [f"unknown control {control!r} (known: {', '.join(CONTROLS)})"] if control not in CONTROLS else []
     if problems:
         raise ConfigError(problems, what="validation options")
     if catalog is not None:
@@ -91,7 +102,7 @@ def validate(
     names = list(VARIANTS.names()) if not variants or list(variants) == ["all"] else list(variants)
     for name in names:  # a malformed spec is the caller's mistake, not a finding
         parse_spec(resolve(name))
-    work = [(i, name, negative) for i in range(len(suites)) for name in names]
+    work = [(i, name, negative, control) for i in range(len(suites)) for name in names]
     results: dict[tuple[int, str], VariantReport | Skipped] = {}
 
     def collect(key: tuple[int, str], result: VariantReport | Skipped) -> None:
@@ -123,6 +134,7 @@ def validate(
     return ValidationReport(
         suites=[s.name for s in suites],
         variants=names,
+        control=control,
         checks=sum(by_kind.values()),
         checks_by_kind={k: by_kind[k] for k in CHECK_KINDS if k in by_kind},
         seconds=round(time.perf_counter() - start, 3),
@@ -136,7 +148,7 @@ _SUITES: list[Suite] = []
 """The suites of the running :func:`validate` (inherited by forked workers)."""
 
 
-def _one(index: int, name: str, negative: bool) -> VariantReport | Skipped:
+def _one(index: int, name: str, negative: bool, control: Control = "strict") -> VariantReport | Skipped:
     """Build variant ``name`` over suite ``index`` and validate it; the build counts as a check."""
     suite = _SUITES[index]
     began = time.perf_counter()
@@ -147,25 +159,28 @@ def _one(index: int, name: str, negative: bool) -> VariantReport | Skipped:
             return Skipped(suite=suite.name, variant=name, reason="; ".join(e.problems))
         failure = Failure(kind="build", suite=suite.name, variant=name, spec=name, task_id="-", message=str(e))
         summary = VariantSummary(
-            suite=suite.name, variant=name, spec=name, traces=0, negatives=0, checks=1, failures=1,
+            suite=suite.name, variant=name, spec=name, control=control, traces=0, negatives=0, checks=1, failures=1,
             seconds=round(time.perf_counter() - began, 3), checks_by_kind={"build": 1},
         )  # fmt: skip
         return VariantReport(summary=summary, failures=[failure])
-    report = validate_variant(variant, suite, negative=negative)
+    report = validate_variant(variant, suite, negative=negative, control=control)
     report.summary.checks += 1
     report.summary.checks_by_kind = {"build": 1, **report.summary.checks_by_kind}
     report.summary.seconds = round(time.perf_counter() - began, 3)
     return report
 
 
-def validate_variant(variant: Variant, suite: Suite, *, negative: bool = True) -> VariantReport:
-    """Run every reference trace of ``suite`` (and the negative cases) through ``variant``.
+def validate_variant(
+    variant: Variant, suite: Suite, *, negative: bool = True, control: Control = "strict"
+) -> VariantReport:
+    """Run every reference trace of ``suite`` (and the negative cases) through ``variant``, every
+    call handled under ``control`` (see the module docstring).
 
     ``variant`` may be built by hand (``Variant(name, spec, layers)``), e.g. over deliberately
     broken layers: nothing here looks it up in a registry.
     """
     began = time.perf_counter()
-    run = _Run(variant, suite)
+    run = _Run(variant, suite, control)
     for task in suite.tasks:
         run.trace(task)
     cases = negatives(variant, suite, run.encodings) if negative else []
@@ -174,6 +189,7 @@ def validate_variant(variant: Variant, suite: Suite, *, negative: bool = True) -
         suite=suite.name,
         variant=variant.name,
         spec=variant.spec,
+        control=control,
         traces=len(suite.tasks),
         negatives=len(cases),
         checks=sum(run.counts.values()),
@@ -190,8 +206,8 @@ Log = list[tuple[ToolCall, Decision | None]]
 class _Run:
     """Checks of one variant over one suite: counts per kind and the failures."""
 
-    def __init__(self, variant: Variant, suite: Suite) -> None:
-        self.variant, self.suite = variant, suite
+    def __init__(self, variant: Variant, suite: Suite, control: Control = "strict") -> None:
+        self.variant, self.suite, self.control = variant, suite, control
         self.counts: Counter[str] = Counter()
         self.failures: list[Failure] = []
         self.encodings: dict[str, list[ToolCall]] = {}
@@ -221,7 +237,7 @@ class _Run:
     def trace(self, task: Task) -> None:
         suite = self.suite
         world = suite.world(task.world_seed)
-        session = AdapterSession(self.variant, world.execute)
+        session = AdapterSession(self.variant, world.execute, self.control)
         native = suite.native_hashes(task)
         log: Log = []
         expected = [s.action for s in task.reference]
@@ -295,7 +311,7 @@ class _Run:
         world = self.suite.world(seed)
         before = world.state_hash()
         for case in cases:
-            session = AdapterSession(self.variant, world.execute)
+            session = AdapterSession(self.variant, world.execute, self.control)
             executed = len(world.log)
             log: Log = []
             problem = None
@@ -311,7 +327,9 @@ class _Run:
                 decision = session.handle(call)
                 log.append((call, decision))
                 after = world.state_hash()
-                if decision.outcome != "rejected":
+                if self.control != "strict":
+                    problem = self._lenient_problem(case, decision, after != before)
+                elif decision.outcome != "rejected":
                     problem = f"invalid call was {decision.outcome}, expected rejected ({case.expected})"
                 elif decision.rejection != case.expected:
                     problem = f"rejected as {decision.rejection}, expected {case.expected}: {_short(decision.reply)}"
@@ -319,6 +337,10 @@ class _Run:
                     problem = "rejected, but a native action was executed"
                 elif after != before:
                     problem = "rejected, but the state changed"
+            ran = problem is None and case.expected == RejectionKind.UNDISCOVERED and self.control != "strict"
+            if ran:  # an ungated invoke ran as a model's would: the next case starts from a fresh world
+                world = self.suite.world(seed)
+                before = world.state_hash()
             if not self._check("negative", problem is None):
                 diff = _first_difference(snapshot(self.suite.world(seed)), snapshot(world))
                 path, want, got = diff if diff else (None, None, None)
@@ -326,6 +348,19 @@ class _Run:
                            state_path=path, expected_at_path=want, actual_at_path=got)  # fmt: skip
                 world = self.suite.world(seed)
                 before = world.state_hash()
+
+    def _lenient_problem(self, case: Negative, decision: Decision, changed: bool) -> str | None:
+        """What is wrong with how the ``paper`` or ``loose`` control treated a negative case
+        (see the module docstring), or None."""
+        if case.expected == RejectionKind.UNDISCOVERED:  # neither control gates invoke on list_methods
+            if decision.outcome != "executed":
+                return f"invoke before list_methods was {decision.outcome}, expected it to run under {self.control}"
+            return None
+        if changed:
+            return f"invalid call was {decision.outcome} and changed the state under {self.control}"
+        if decision.outcome == "failed":
+            return "invalid call reached the runtime"
+        return None
 
 
 def _record(call: ToolCall, decision: Decision | None) -> CallRecord:

@@ -19,6 +19,7 @@ CheckKind = Literal[
     "step_state",  # state hash after each step == the native run's after that step
     "state_hash",  # final state hash == the native run's
     "negative",  # an invalid call is rejected (with the expected kind), executes nothing, changes nothing
+    # (under the paper / loose controls: as those controls treat it, see toolprism.validate._core)
 ]
 CHECK_KINDS: tuple[str, ...] = CheckKind.__args__  # type: ignore[attr-defined]
 
@@ -68,11 +69,12 @@ class Failure(_Model):
 
 
 class VariantSummary(_Model):
-    """Checks run on one variant over one suite."""
+    """Checks run on one variant over one suite, under one adapter control."""
 
     suite: str
     variant: str
     spec: str
+    control: str = "strict"
     traces: int
     negatives: int
     checks: int
@@ -104,10 +106,12 @@ class Skipped(_Model):
 
 
 class ValidationReport(_Model):
-    """The whole validation: every (suite, variant) summary, every failure, totals."""
+    """The whole validation: every (suite, variant) summary, every failure, totals; ``control``:
+    the adapter control the calls were handled under."""
 
     suites: list[str]
     variants: list[str]
+    control: str = "strict"
     checks: int
     checks_by_kind: dict[str, int]
     seconds: float

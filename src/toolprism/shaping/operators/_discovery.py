@@ -12,7 +12,7 @@ from typing import Literal
 
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Answer, Decoded, Forward, Operator, Plan, reject
+from toolprism.shaping._layer import Answer, Control, Decoded, Forward, Operator, Plan, reject
 from toolprism.shaping.operators._classes import classes
 from toolprism.shaping.operators._transaction import closed
 
@@ -122,6 +122,32 @@ class Discovery(Operator):
             reason = e.reason.replace(f"tool '{tool.name}'", f"method '{method}' of class '{cls}'", 1)
             raise reject(e.kind, reason) from None
         return Forward(ToolCall(tool.name, arguments))
+
+    def decode_unchecked(self, call: ToolCall, state: DiscoveryState, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``, as the paper's discovery arm decodes
+        (``toolschema/hierarchy.py``, ``HierEnv.call``): ``invoke`` is not gated on
+        ``list_methods``; arguments that are not an object become ``{}`` and are not checked here.
+        An unknown class (``list_methods`` under both controls; ``invoke`` under ``paper``) or a
+        method the class lacks (``paper``) is rejected with the paper's message; under ``loose``
+        an invoke of any native operation runs it, whatever the class.
+
+        Raises:
+            RejectedCall: INVALID_ARGUMENTS (unknown class), UNKNOWN_TOOL (unknown method).
+        """
+        cls = call.arguments.get("class")
+        methods = self._classes.get(cls) if isinstance(cls, str) else None
+        if methods is None and (call.name == "list_methods" or control == "paper"):
+            raise reject(RejectionKind.INVALID_ARGUMENTS, f"unknown class {cls!r}; classes: {sorted(self._classes)}")
+        if call.name == "list_methods":
+            return self.decode(call, state)
+        method = call.arguments.get("method")
+        if control == "paper" and method not in methods:
+            raise reject(
+                RejectionKind.UNKNOWN_TOOL,
+                f"class `{cls}` has no method {method!r}; call list_methods first. Methods: {list(methods)}",
+            )
+        arguments = call.arguments.get("arguments")
+        return Forward(ToolCall(str(method), dict(arguments) if isinstance(arguments, dict) else {}))
 
     def encode(self, call: ToolCall) -> Plan:
         cls, method = next((c, m) for c, ms in self._classes.items() for m, t in ms.items() if t.name == call.name)

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 
 
 def wrapper(tool: ToolSpec, only: str = "") -> str | None:
@@ -54,6 +54,11 @@ class Flatten(Operator):
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         pname = self._wrappers.get(call.name)
         return Forward(call if pname is None else ToolCall(call.name, {pname: dict(call.arguments)}))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: decoding wraps the arguments without reading them,
+        so wrong ones pass down unchanged."""
+        return self.decode(call, state)
 
     def encode(self, call: ToolCall) -> Plan:
         pname = self._wrappers.get(call.name)

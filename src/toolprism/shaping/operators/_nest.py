@@ -23,7 +23,7 @@ from typing import Any
 
 from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 from toolprism.shaping.operators._paper import spec_without_defaults
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -112,6 +112,18 @@ class Nest(Operator):
             return Forward(ToolCall(call.name, {**args, **inner}))
         # the adapter has validated the call against wrap(): the object is there and valid below
         return Forward(ToolCall(call.name, dict(call.arguments[self.param])))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: the paper's unpacking of nested arguments
+        (``toolschema/operators.py``, ``SeqDecoder._unpack``): the object's members become the
+        arguments; any other key, or a ``param`` that is not an object, passes down as given."""
+        args: dict[str, Any] = {}
+        for key, value in call.arguments.items():
+            if key == self.param and isinstance(value, dict):
+                args.update(value)
+            else:
+                args[key] = value
+        return Forward(ToolCall(call.name, args))
 
     def encode(self, call: ToolCall) -> Plan:
         if self.keep != -1:

@@ -22,7 +22,7 @@ from typing import Literal
 
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan, reject
+from toolprism.shaping._layer import Answer, Batch, Control, Decoded, Forward, Operator, Plan, reject
 from toolprism.shaping.operators._paper import spec_without_defaults
 from toolprism.shaping.operators._resolve import PaperResolve
 from toolprism.shaping.operators._transaction import closed, tool_name, value_check
@@ -194,6 +194,23 @@ class Reference(Operator):
                 raise reject(RejectionKind.UNKNOWN_HANDLE, f"handle {handle!r} was issued for {kind}, not {arg}; {fix}")
             value_check(schema, value, f"the value behind handle {handle!r} is invalid for '{arg}' of {call.name}")
             args[arg] = value
+        return Forward(ToolCall(call.name, args))
+
+    def decode_unchecked(self, call: ToolCall, state: ReferenceState, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: a handle that does not resolve for its argument
+        (never issued, or issued for another argument) passes down as the value
+        ``<UNRESOLVED:handle>``, and a resolved value is not checked, as the paper decodes handles
+        (``toolschema/operators.py``, ``SeqDecoder._resolve_handles``): the call runs and scores
+        as wrong arguments. Resolver calls are decoded as under ``strict``.
+        """
+        if call.name in self._resolvers:
+            return super().decode_unchecked(call, state, control)
+        args = dict(call.arguments)
+        for arg in self.below.tool(call.name).parameters.get("properties", {}):
+            if f"{arg}_handle" in args and arg in self._resolver_of:
+                handle = args.pop(f"{arg}_handle")
+                kind, value = state.handles.get(handle, (None, None)) if isinstance(handle, str) else (None, None)
+                args[arg] = value if kind == arg else f"<UNRESOLVED:{handle}>"
         return Forward(ToolCall(call.name, args))
 
     def encode(self, call: ToolCall) -> Plan:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 from toolprism.shaping.operators._classes import class_method, qualified_name
 from toolprism.shaping.operators._transaction import tool_name
 
@@ -116,6 +116,11 @@ class Rename(Operator):
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         return Forward(ToolCall(self._maps[2][call.name], call.arguments))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: decoding maps the name only, never reads the arguments,
+        so wrong ones pass down unchanged."""
+        return self.decode(call, state)
 
     def encode(self, call: ToolCall) -> Plan:
         return (yield ToolCall(self._maps[1][call.name], call.arguments))

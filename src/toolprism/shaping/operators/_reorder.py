@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from toolprism.errors import ConfigError
 from toolprism.schema import JSON, ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 from toolprism.shaping.operators._paper import spec_without_defaults
 
 
@@ -107,6 +107,11 @@ class Reorder(Operator):
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         return Forward(ToolCall(call.name, dict(call.arguments)))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: decoding never reads the arguments,
+        so wrong ones pass down unchanged."""
+        return self.decode(call, state)
 
     def encode(self, call: ToolCall) -> Plan:
         return (yield ToolCall(call.name, ordered(dict(call.arguments), self.tool_index[call.name].parameters)))

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from toolprism.errors import ConfigError
+from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan, reject
 from toolprism.shaping.operators._split_parts import (
     MAX_PIECES,
     Number,
@@ -175,6 +175,28 @@ class Split(Operator):
         piece = self._table[call.name]
         return Forward(ToolCall(piece.tool, {**call.arguments, **dict(piece.fixed)}))
 
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``, as the paper decodes a split tool
+        (``toolschema/simenv.py``, ``SimEnv.call``; ``operators.py``, ``SeqDecoder.step``): under
+        ``paper`` a value outside the tool's interval is rejected with the paper's message (a
+        value that is not a number counts as outside; a numeric string counts as its number);
+        under ``loose`` it runs. The values the name fixes come first, so an argument the model
+        passes as well overrides them, as in the paper.
+
+        Raises:
+            RejectedCall: INVALID_ARGUMENTS (``paper``: out of interval).
+        """
+        piece = self._table[call.name]
+        for arg, lo, hi in piece.bounds if control == "paper" else ():
+            value = call.arguments.get(arg)
+            if not _number_inside(value, lo, hi):
+                low, high = "-inf" if lo is None else lo, "inf" if hi is None else hi
+                raise reject(
+                    RejectionKind.INVALID_ARGUMENTS,
+                    f"`{call.name}` only handles {arg} in [{low}, {high}); got {value!r}. Call the right variant.",
+                )
+        return Forward(ToolCall(piece.tool, {**dict(piece.fixed), **call.arguments}))
+
     def encode(self, call: ToolCall) -> Plan:
         args = dict(call.arguments)
         for piece in self._by_tool.get(call.name, []):
@@ -195,3 +217,13 @@ def _within(tool: ToolSpec, candidates: list[str], cap: int) -> list[str]:
             break
         chosen.append(p)
     return chosen
+
+
+def _number_inside(value: Any, lo: Number | None, hi: Number | None) -> bool:
+    """The paper's interval test (``toolschema/operators.py``, ``_in_interval``): ``float(value)``
+    in ``[lo, hi)``; a value ``float`` cannot read is outside."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return (lo is None or number >= lo) and (hi is None or number < hi)

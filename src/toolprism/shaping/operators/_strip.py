@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from toolprism.schema import JSON, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE, ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 
 _ONE = (*SUBSCHEMA_ONE, "additionalItems")
 _MANY = (*SUBSCHEMA_LISTS, "items")  # ``items`` is a list in draft-07's tuple form
@@ -62,6 +62,11 @@ class Strip(Operator):
 
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         return Forward(call)
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: decoding never reads the arguments,
+        so wrong ones pass down unchanged."""
+        return self.decode(call, state)
 
     def encode(self, call: ToolCall) -> Plan:
         return (yield call)

@@ -29,7 +29,7 @@ import jsonschema
 
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
-from toolprism.shaping._layer import Answer, Batch, Decoded, Forward, Operator, Plan, reject
+from toolprism.shaping._layer import Answer, Batch, Control, Decoded, Forward, Operator, Plan, reject
 from toolprism.shaping.operators._paper import spec_without_defaults
 
 
@@ -219,6 +219,38 @@ class Transaction(Operator):
         del state.open[txn_id]
         return Forward(ToolCall(target, dict(txn.written)))
 
+    def decode_unchecked(self, call: ToolCall, state: TransactionState, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: the paper's transaction checks
+        (``toolschema/operators.py``, ``SeqDecoder.step``; ``simenv.py``, ``SimEnv.call``), with its
+        terse messages. A set or commit on a transaction that is not open (never begun, committed,
+        or begun for an operation that does not take the argument or is not the one committed) is
+        rejected under both; a value is stored unchecked (a wrong one reaches the native layer);
+        a commit with required arguments unset is rejected under ``paper`` (the transaction stays
+        open) and runs under ``loose``. ``set_<arg>`` without ``value`` stores nothing.
+
+        Raises:
+            RejectedCall: UNKNOWN_TRANSACTION; INCOMPLETE_TRANSACTION (``paper``).
+        """
+        role, target = self._table[call.name]
+        if role == "begin":
+            return self.decode(call, state)
+        txn_id = call.arguments.get("txn_id")
+        txn = state.open.get(txn_id) if isinstance(txn_id, str) else None
+        tool = self.below.tool(txn.tool) if txn is not None else None
+        takes = tool is not None and (target == txn.tool if role == "commit" else target in _props(tool))
+        if not takes:
+            hint = ": begin a transaction first and use its txn_id" if role == "set" else ""
+            raise reject(RejectionKind.UNKNOWN_TRANSACTION, f"{call.name}({txn_id}){hint}")
+        if role == "set":
+            if "value" in call.arguments:
+                txn.written[target] = call.arguments["value"]
+            return Answer({"txn_id": txn_id, "set": target})
+        missing = [r for r in tool.parameters.get("required", []) if r not in txn.written]
+        if missing and control == "paper":
+            raise reject(RejectionKind.INCOMPLETE_TRANSACTION, f"cannot commit: missing required arguments {missing}")
+        del state.open[txn_id]
+        return Forward(ToolCall(target, dict(txn.written)))
+
     def encode(self, call: ToolCall) -> Plan:
         if self._paper is not None:
             return (yield from self._paper.encode(call))
@@ -345,3 +377,7 @@ class _PerTool:
         if sets:
             yield Batch(tuple(sets))
         return (yield ToolCall(self.names["commit", call.name, ""], {"txn_id": txn_id}))
+
+
+def _props(tool: ToolSpec) -> dict[str, Any]:
+    return dict(tool.parameters.get("properties", {}))
