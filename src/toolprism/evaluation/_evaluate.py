@@ -18,6 +18,31 @@ from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
 from toolprism.run import EpisodeResult, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
+from toolprism.shaping import upgrade_spec
+
+
+def _verify_variant_specs(store: RunStore, now: dict[str, str]) -> None:
+    """Refuse to resume a run whose variant names the code now builds differently (e.g. ``transaction``,
+    which was toolprism's shared-setter transaction before it became the paper's). A header from
+    before adapter controls (it records none) predates the paper's names: its specs are read through
+    :func:`toolprism.shaping.upgrade_spec`.
+
+    Raises:
+        ConfigError: one line per changed variant; the store is closed.
+    """
+    old = "control" not in store.header.config.model_fields_set
+    was = {n: upgrade_spec(s) if old else s for n, s in store.header.variant_specs.items()}
+    changed = [
+        f"variant {n!r}: this run built it as {was[n]!r}, the code now builds {now[n]!r}"
+        for n in was
+        if n in now and now[n] != was[n]
+    ]
+    if changed:
+        store.close()
+        raise ConfigError(
+            [*changed, "one run cannot mix two constructions under one name: start a new run"],
+            what=f"resuming {store.run_dir}",
+        )
 
 
 def _builds(config: RunConfig, backend: Backend) -> bool:
@@ -74,13 +99,14 @@ def evaluate(
         config = stored
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
+        _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
     else:
         config = config or RunConfig()
         specs, skips = plan_run(config)
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
-    specs = [replace(s, control=config.control) for s in specs]
+    specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
     backend = backend or create_backend(config.model, base_url=config.base_url)
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}

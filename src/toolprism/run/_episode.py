@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task, TaskRecord
 from toolprism.perturb import Instance, Perturber
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
-from toolprism.shaping import AdapterSession, Control, Decision, Variant
+from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant
 
 MAX_TURNS = 20
 """Model turns per episode: a 6-call task under `transaction` needs 19 (three calls per action, one answer)."""
@@ -31,7 +32,9 @@ UNREADABLE = "Your last reply could not be read as a tool call or an answer; ple
 class EpisodeSpec:
     """What one episode runs: a task of a domain under a condition (a variant plus zero or more
     perturbation instances), with a seed, its calls handled under an adapter ``control``
-    (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`)."""
+    (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`), and the calling
+    ``instruction`` after the domain's policy (``toolprism``: :data:`SYSTEM_SUFFIX`; ``paper``: the
+    Action-Space Shaping runner's, :data:`toolprism.shaping.PAPER_INSTRUCTION`)."""
 
     domain: Domain
     task: Task
@@ -39,6 +42,7 @@ class EpisodeSpec:
     seed: int
     perturbations: tuple[Instance, ...] = ()
     control: Control = "strict"
+    instruction: Literal["toolprism", "paper"] = "toolprism"
 
     @property
     def condition(self) -> str:
@@ -56,7 +60,8 @@ class EpisodeSpec:
 def initial_messages(spec: EpisodeSpec, query: str | None = None) -> list[Message]:
     """The system prompt (domain policy + calling instruction) and the user query (``query``
     overrides the task's, e.g. a perturbed request)."""
-    system = f"{spec.domain.policy.strip()}\n\n{SYSTEM_SUFFIX}"
+    suffix = PAPER_INSTRUCTION if spec.instruction == "paper" else SYSTEM_SUFFIX
+    system = f"{spec.domain.policy.strip()}\n\n{suffix}"
     return [{"role": "system", "content": system}, {"role": "user", "content": query or spec.task.query}]
 
 

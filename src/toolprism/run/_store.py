@@ -13,7 +13,7 @@ import json
 import sqlite3
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -80,6 +80,8 @@ class RunConfigRecord(BaseModel):
         concurrency: episodes in flight; ``perturbations``: the conditions (``C2:medium``, ...).
         control: the adapter control (``strict``, ``paper``, ``loose``); a header written before
             controls existed reads as ``strict``, the only control there was.
+        instruction: the calling instruction in the system prompt (``toolprism`` or ``paper``).
+        preset: the preset the run was set up from, if any.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -94,6 +96,8 @@ class RunConfigRecord(BaseModel):
     concurrency: int = 1
     perturbations: list[str] = []
     control: Control = "strict"
+    instruction: Literal["toolprism", "paper"] = "toolprism"
+    preset: str | None = None
 
 
 class DomainPins(BaseModel):

@@ -22,7 +22,7 @@ from toolprism.domains import TaskRecord
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.perturb import Injection, Instance
 from toolprism.schema import ActionRecord, ToolCallRecord
-from toolprism.shaping import Control
+from toolprism.shaping import Control, upgrade_spec
 
 TRACE_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -253,7 +253,9 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
     time. Version 1 → 2: the same shape, with the task fields version 1 could leave out filled as
     its readers defaulted them (``world_seed`` 0, ``kind`` ``single``, ``form`` ``easy``,
     ``reference`` empty). Version 2 → 3: ``control`` is ``strict`` (the only adapter control
-    before version 3). Pure: ``data`` is not modified.
+    before version 3), and ``spec`` is carried to today's names of the constructions it built
+    (:func:`toolprism.shaping.upgrade_spec`: ``merge(args=flat)`` was toolprism's ``shared``...).
+    Pure: ``data`` is not modified.
 
     Raises:
         ConfigError: ``data`` is not a trace of an older version (its ``version``, 1 when absent,
@@ -267,7 +269,9 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
         if isinstance(task, dict):
             task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
         data = {**data, "version": 2, "task": task}
-    return {**data, "version": 3, "control": data.get("control", "strict")}
+    spec = data.get("spec")
+    upgraded = upgrade_spec(spec) if isinstance(spec, str) else spec
+    return {**data, "version": 3, "control": data.get("control", "strict"), "spec": upgraded}
 
 
 def _is_int(value: object) -> bool:
