@@ -206,11 +206,6 @@ def test_class_dispatch_has_the_papers_dispatchers(release: Path, catalog: Actio
         assert members == gold["parameters"]["properties"]["operation"]["enum"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="merge(by=class,args=flat) shows members by catalog name, unnamespaced, in catalog order; the paper's "
-    "dispatchers are in class order, with method names and <method>::<param> keys (the merge stream's change)",
-)
 def test_class_dispatch_reproduces_the_papers_catalog(release: Path, catalog: ActionSpace) -> None:
     _compare(Variant.build("merge(by=class,args=flat)", catalog).tools(), _golden(release, "02_class_dispatch.json"))
 
