@@ -9,10 +9,12 @@ toolprism's own three, under honest names (before the rename they were called ``
 ``prefixed`` (side by side, namespaced ``<operation>__<argument>``), ``prose`` (one untyped
 ``arguments`` object whose schema is given in the description).
 
-Operation names. A dispatcher shows each member under its catalog name, except when every member
-is class-qualified (``<group>__<method>``, a whole catalog's native form) and no two share a method:
-then it shows methods, as the paper's class arms do (``toolschema/hierarchy.py``,
-``toolschema/class_grouping.py``). No per-domain catalog is class-qualified, so there nothing changes.
+Operation names. A dispatcher shows each member under its catalog name, except that under the
+paper's encodings, when every member is class-qualified (``<group>__<method>``, a whole catalog's
+native form, or any catalog after ``rename(style=namespaced)``) and no two share a method, it shows
+methods, as the paper's class arms do (``toolschema/hierarchy.py``, ``toolschema/class_grouping.py``).
+No per-domain catalog is class-qualified natively; toolprism's own encodings always show catalog
+names, so specs recorded before this rule (upgraded to them) show what they showed.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class Dispatcher:
     @cached_property
     def shown(self) -> dict[str, str]:
         """Member catalog name → its operation name in this dispatcher (see the module docstring)."""
-        methods = method_names(self.members) or [t.name for t in self.members]
+        methods = (method_names(self.members) if self.args in PAPER_STYLES else None) or [t.name for t in self.members]
         return {t.name: m for t, m in zip(self.members, methods, strict=True)}
 
     @cached_property
