@@ -248,7 +248,9 @@ def grouping_spec(tools: Sequence[ToolSpec], namespace: str, grouping: str, real
     :func:`random_partition` / :func:`anti_partition` from the paper's seed of that realization
     (:data:`RANDOM_SEEDS` / :data:`ANTI_SEEDS`). Dispatchers are ``group_1``... in partition order.
     Deviations: the paper names them ``group_01``...; it pads each neutral dispatcher's description
-    to the length of the same-size class dispatcher's (ours keep the merge's own description).
+    to the length of the same-size class dispatcher's (ours keep the merge's own description). The
+    short specs ``merge(by=class_neutral)``, ``merge(by=class_random,seed=N)`` and
+    ``merge(by=class_anti,seed=N)`` are the paper's own form: same members, its names and padding.
 
     Raises:
         ConfigError: an unknown grouping or a realization outside 0..4 (both listed).
