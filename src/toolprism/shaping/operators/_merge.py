@@ -6,8 +6,8 @@ operation group (named after the group); ``groups`` explicit groups ``groups=a+b
 ``group_1``, ``group_2``... (unlisted tools stay as they are: a partial merge); ``random`` a seeded,
 balanced random partition into ``k`` groups named ``group_1``... (toolprism's own); the paper's
 ``semantic``, ``anti_semantic`` and ``shuffled`` groups (:mod:`toolprism.shaping.operators._groups`);
-the paper's whole-catalog merges (``toolschema/class_grouping.py``), twelve class-sized dispatchers
-named ``group_01``, ``group_02``... in partition order: ``class_neutral`` (one per class, classes
+the paper's whole-catalog merges (``toolschema/class_grouping.py``), one class-sized dispatcher per
+class (twelve on the whole catalog) named ``group_01``, ``group_02``... in partition order: ``class_neutral`` (one per class, classes
 sorted), ``class_random`` and ``class_anti`` (:func:`~toolprism.shaping.operators._classes.random_partition`,
 :func:`~toolprism.shaping.operators._classes.anti_partition`).
 
@@ -85,7 +85,9 @@ class Merge(Operator):
     Raises:
         ConfigError: when binding, listing every problem: a parameter that does not apply to
             ``by``, an unknown or repeated tool in ``groups``, an empty group, ``k`` out of
-            range, a dispatcher name taken by an unmerged tool, clashing ``union`` arguments.
+            range, a dispatcher name taken by an unmerged tool, clashing ``union`` arguments; for
+            ``by=class_*``, two tools of one class with one method, or no random / anti-class
+            partition free of repeated methods.
     """
 
     name = "merge"
