@@ -7,8 +7,9 @@ operation group (named after the group); ``groups`` explicit groups ``groups=a+b
 balanced random partition into ``k`` groups named ``group_1``... (toolprism's own); the paper's
 ``semantic``, ``anti_semantic`` and ``shuffled`` groups (:mod:`toolprism.shaping.operators._groups`);
 the paper's whole-catalog merges (``toolschema/class_grouping.py``), one class-sized dispatcher per
-class (twelve on the whole catalog) named ``group_01``, ``group_02``... in partition order: ``class_neutral`` (one per class, classes
-sorted), ``class_random`` and ``class_anti`` (:func:`~toolprism.shaping.operators._classes.random_partition`,
+class (twelve on the whole catalog) named ``group_01``, ``group_02``... in partition order:
+``class_neutral`` (the classes, sorted), ``class_random`` and ``class_anti``
+(:func:`~toolprism.shaping.operators._classes.random_partition`,
 :func:`~toolprism.shaping.operators._classes.anti_partition`).
 
 Over a class-qualified catalog (every tool ``<group>__<method>``, the whole catalog's native
