@@ -18,6 +18,9 @@ CLASS_ARMS = {
     "class-dispatch": "merge(by=class,args=flat)",
     "schema-discovery": "discovery",
     "schema-discovery-gated": "discovery(style=gated)",
+    "merge-catalog-neutral": "merge(by=class_neutral)",
+    "merge-catalog-random-classes": "merge(by=class_random)",
+    "merge-catalog-anti-classes": "merge(by=class_anti)",
 }
 
 
@@ -123,6 +126,30 @@ def test_class_arm_tool_counts() -> None:
         "class-dispatch": 12,
         "schema-discovery": 2,
         "schema-discovery-gated": 2,
+        "merge-catalog-neutral": 12,
+        "merge-catalog-random-classes": 12,
+        "merge-catalog-anti-classes": 12,
     }
     flat = [t.name for t in Variant.build("rename(style=flat)", space).tools()]
     assert "set_volume_tv" in flat and "set_volume_media_player" in flat and "set_volume" not in flat
+
+
+@pytest.mark.parametrize("grouping", ["class", "random", "anti"])
+def test_short_catalog_merge_specs_are_the_grouping_specs(grouping: str) -> None:
+    """``merge(by=class_neutral|class_random|class_anti)`` has the members of :func:`grouping_spec`
+    (the paper's r0 seed), shown by method, named ``group_01``..."""
+    space = get_domain("whole_catalog").action_space()
+    short = {"class": "class_neutral", "random": "class_random", "anti": "class_anti"}[grouping]
+    shown = Variant.build(f"merge(by={short})", space).tools()
+    groups = [g.split("+") for g in grouping_spec(grouping).split("groups=", 1)[1].removesuffix(")").split("/")]
+    assert [t.name for t in shown] == [f"group_{i:02d}" for i in range(1, 13)]
+    assert [t.parameters["properties"]["operation"]["enum"] for t in shown] == [
+        [n.split("__", 1)[1] for n in g] for g in groups
+    ]
+
+
+def test_class_dispatch_shows_methods_in_class_order() -> None:
+    shown = Variant.build("merge(by=class,args=flat)", get_domain("whole_catalog").action_space()).tools()
+    assert [t.name for t in shown] == sorted(MEMBERS)
+    tv = get_domain("tv").action_space()
+    assert shown[MEMBERS.index("tv")].parameters["properties"]["operation"]["enum"] == [t.name for t in tv.tools()]

@@ -27,6 +27,7 @@ from toolprism.shaping import (
     grouping_spec,
     random_partition,
 )
+from toolprism.shaping.operators import is_class_qualified, method_names, neutral_lengths, pad_description
 
 LEVEL = Param("level", {"type": "integer"})
 SPACE = ActionSpace(
@@ -91,7 +92,7 @@ def test_every_rename_style_decodes_to_the_native_call(style: str) -> None:
 
 
 def test_paper_discovery_lists_methods_and_invokes_without_a_listing() -> None:
-    variant = Variant.build("discovery", SPACE)
+    variant = Variant.build("discovery(style=paper)", SPACE)
     invoke = variant.tools()[1]
     assert invoke.parameters["properties"]["class"]["enum"] == ["home", "radio", "tv"]
     assert sorted(invoke.parameters["required"]) == ["arguments", "class", "method"]
@@ -135,6 +136,107 @@ def test_partitions_are_class_sized_deterministic_and_never_repeat_a_method() ->
     anti, _ = anti_partition(tools, "s", 7)
     # spread thin: no class more than twice in a group (the repair may undo the one-per-group spread)
     assert all(max(Counter(n.split("__")[0] for n in g).values()) <= 2 for g in anti)
+
+
+QUALIFIED = ActionSpace("home", tuple(op for op in SPACE.operations if op.group))
+"""SPACE without its ungrouped tool: every name ``<class>__<method>``, classes out of order."""
+
+
+def test_class_qualified_catalogs_and_their_methods() -> None:
+    assert is_class_qualified(QUALIFIED.tools()) and not is_class_qualified(SPACE.tools())
+    assert not is_class_qualified([])
+    tv = [t for t in QUALIFIED.tools() if t.group == "tv"]
+    assert method_names(tv) == ["set_volume", "get_status"]
+    assert method_names(QUALIFIED.tools()) is None  # set_volume twice
+    assert method_names(SPACE.tools()) is None  # ping is not qualified
+
+
+def test_class_dispatch_over_a_qualified_catalog_is_the_papers() -> None:
+    """hierarchy.py arm ``dispatch``: classes sorted, operations by method, ``<method>::<param>``
+    keys all optional, empty values dropped on decode; calls decode to the catalog's names."""
+    variant = Variant.build("merge(by=class,args=flat)", QUALIFIED)
+    radio, tv = variant.tools()
+    assert (radio.name, tv.name) == ("radio", "tv")  # the catalog lists tv first
+    assert tv.parameters["properties"]["operation"]["enum"] == ["set_volume", "get_status"]
+    assert list(radio.parameters["properties"]) == ["operation", "set_volume::level", "tune::station"]
+    assert tv.parameters["required"] == ["operation"]
+    assert "ONLY these 2 operations: set_volume, get_status." in tv.description
+    executed = []
+    session = AdapterSession(variant, lambda action: executed.append(action) or {"ok": True})
+    call = ToolCall("radio", {"operation": "set_volume", "set_volume::level": 4, "tune::station": ""})
+    assert session.handle(call).outcome == "executed"
+    assert executed == [QUALIFIED.action("radio__set_volume", {"level": 4})]
+    foreign = session.handle(ToolCall("radio", {"operation": "tune", "set_volume::level": 4}))
+    assert foreign.rejection == RejectionKind.INVALID_ARGUMENTS
+    assert next(variant.plan(QUALIFIED.action("tv__set_volume", {"level": 2}))) == ToolCall(
+        "tv", {"operation": "set_volume", "set_volume::level": 2}
+    )
+
+
+def test_class_dispatch_elsewhere_keeps_its_order_and_own_encodings_keep_catalog_names() -> None:
+    """Over a catalog that is not wholly class-qualified ``by=class`` keeps each dispatcher where its
+    first member was (a dispatcher of qualified members still shows methods); toolprism's own
+    encodings show catalog names."""
+    shown = Variant.build("merge(by=class,args=flat)", SPACE).tools()
+    assert [t.name for t in shown] == ["tv", "radio", "execute"]
+    assert shown[0].parameters["properties"]["operation"]["enum"] == ["set_volume", "get_status"]
+    assert shown[2].parameters["properties"]["operation"]["enum"] == ["ping"]
+    shared = Variant.build("merge(by=class,args=shared)", QUALIFIED).tools()
+    assert [t.name for t in shared] == ["radio", "tv"]  # a qualified catalog: classes sorted
+    assert shared[1].parameters["properties"]["operation"]["enum"] == ["tv__set_volume", "tv__get_status"]
+
+
+def test_neutral_descriptions_are_padded_as_the_papers() -> None:
+    assert pad_description("abc", "g", 4) == "abc"
+    assert pad_description("abc", "g", 6) == "abc N"
+    assert pad_description("abc", "g", 4 + 30) == "abc Neutral dispatch surface. Neu"
+    assert neutral_lengths([2, 3, 2, 1], [(2, 10), (3, 11), (2, 12)]) == [10, 11, 12, 0]
+
+
+@pytest.mark.parametrize("by", ["class_neutral", "class_random", "class_anti"])
+def test_catalog_merges_are_neutral_class_sized_and_lossless(by: str) -> None:
+    level = Param("v", {"type": "integer"})
+    space = ActionSpace(
+        "s",
+        tuple(
+            Operation(f"{c}__{m}", f"{m} of {c}.", (level,), group=c)
+            for c in ("kitchen_sink", "bb", "c")
+            for m in ("get", "set", f"only_{c}")
+        ),
+    )
+    variant = Variant.build(f"merge(by={by})", space)
+    shown = variant.tools()
+    assert [t.name for t in shown] == ["group_01", "group_02", "group_03"]
+    for tool in shown:
+        enum = tool.parameters["properties"]["operation"]["enum"]
+        assert len(enum) == 3 and all("__" not in m for m in enum)  # methods, unique in the group
+    # padded to the same-size class dispatcher's length (classes sorted: bb, c, kitchen_sink)
+    by_class = Variant.build("merge(by=class,args=flat)", space).tools()
+    assert [t.name for t in by_class] == ["bb", "c", "kitchen_sink"]
+    for tool, target in zip(shown, by_class, strict=True):
+        unpadded = tool.description.split(" Neu", 1)[0]
+        assert len(tool.name) + len(tool.description) == max(
+            len(target.name) + len(target.description), len(tool.name) + len(unpadded)
+        )
+    if by == "class_neutral":
+        assert shown[2].description == by_class[2].description + " Neu"  # kitchen_sink is 4 longer than group_03
+    executed = []
+    session = AdapterSession(variant, lambda action: executed.append(action) or {"ok": True})
+    for native in space.tools():
+        call = next(variant.plan(space.action(native.name, {"v": 1})))
+        assert call.name.startswith("group_0") and "__" not in str(call.arguments["operation"])
+        assert session.handle(call).outcome == "executed"
+        assert executed[-1] == space.action(native.name, {"v": 1})
+
+
+def test_catalog_merges_refuse_parameters_that_do_not_apply() -> None:
+    with pytest.raises(ConfigError, match="k and seed only apply"):
+        Variant.build("merge(by=class_random,k=3)", QUALIFIED).tools()
+    with pytest.raises(ConfigError, match="k and seed only apply"):
+        Variant.build("merge(by=class_neutral,seed=3)", QUALIFIED).tools()
+    assert Variant.build("merge(by=class_anti,seed=7)", QUALIFIED).layers[-1].spec() == (
+        "merge(by=class_anti,args=flat,seed=7)"
+    )
 
 
 # --- golden: the paper's rendered catalogs and spec files ----------------------------------------
@@ -184,9 +286,9 @@ def test_namespaced_names_reproduce_the_papers_catalog(release: Path, catalog: A
 
 
 def test_schema_discovery_reproduces_the_papers_catalog(release: Path, catalog: ActionSpace) -> None:
-    ours = Variant.build("discovery", catalog).tools()
+    ours = Variant.build("discovery(style=paper)", catalog).tools()
     _compare(ours, _golden(release, "11_schema_discovery.json"))
-    listing = AdapterSession(Variant.build("discovery", catalog), lambda a: {}).handle(
+    listing = AdapterSession(Variant.build("discovery(style=paper)", catalog), lambda a: {}).handle(
         ToolCall("list_methods", {"class": "tv"})
     )
     native = {t.name: t for t in catalog.tools()}
@@ -206,11 +308,6 @@ def test_class_dispatch_has_the_papers_dispatchers(release: Path, catalog: Actio
         assert members == gold["parameters"]["properties"]["operation"]["enum"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="merge(by=class,args=flat) shows members by catalog name, unnamespaced, in catalog order; the paper's "
-    "dispatchers are in class order, with method names and <method>::<param> keys (the merge stream's change)",
-)
 def test_class_dispatch_reproduces_the_papers_catalog(release: Path, catalog: ActionSpace) -> None:
     _compare(Variant.build("merge(by=class,args=flat)", catalog).tools(), _golden(release, "02_class_dispatch.json"))
 
@@ -252,6 +349,37 @@ def test_catalog_merges_build_the_papers_spec_files(
     assert sorted(shown) == sorted(f"group_{i}" for i in range(1, 13))  # the paper's group_01..group_12
     sizes = [len(shown[f"group_{i}"].parameters["properties"]["operation"]["enum"]) for i in range(1, 13)]
     assert sizes == [g["size"] for g in paper["groups"]]
+
+
+@pytest.mark.parametrize(
+    ("spec", "arm", "seeds"),
+    [
+        ("merge(by=class_neutral)", "class_neutral", ()),
+        ("merge(by=class_random)", "random_neutral", RANDOM_SEEDS),
+        ("merge(by=class_anti)", "anti_class_neutral", ANTI_SEEDS),
+    ],
+)
+def test_short_catalog_merge_specs_reproduce_the_papers(
+    release: Path, catalog: ActionSpace, spec: str, arm: str, seeds: tuple[int, ...]
+) -> None:
+    """The r0 spec file exactly (names, member methods in order, padded descriptions, flat
+    parameters); every realization's members by its seed."""
+    paper = json.loads((release / "specs" / f"{arm}{'_r0' if seeds else ''}.json").read_text(encoding="utf-8"))
+    native = {t.name: t for t in catalog.tools()}
+    shown = Variant.build(spec, catalog).tools()
+    assert [t.name for t in shown] == [g["into"] for g in paper["groups"]]
+    for tool, group in zip(shown, paper["groups"], strict=True):
+        assert tool.description == group["description"]
+        assert tool.parameters["properties"]["operation"]["enum"] == [m for _, m in group["members"]]
+        keys = [f"{m}::{p}" for c, m in group["members"] for p in native[f"{c}__{m}"].parameters["properties"]]
+        assert list(tool.parameters["properties"]) == ["operation", *keys]
+    assignments = json.loads((release / "specs" / "class_grouping_assignments.json").read_text(encoding="utf-8"))
+    for realization, seed in enumerate(seeds[1:], start=1):
+        row = assignments[arm][realization]
+        shown = Variant.build(spec.replace(")", f",seed={seed})"), catalog).tools()
+        assert [t.parameters["properties"]["operation"]["enum"] for t in shown] == [
+            [m for _, m in g["members"]] for g in row["groups"]
+        ]
 
 
 def test_grouping_spec_refuses_bad_input_listing_every_problem() -> None:

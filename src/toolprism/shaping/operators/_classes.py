@@ -33,6 +33,21 @@ def class_method(name: str, group: str) -> tuple[str, str]:
     return group, name
 
 
+def is_class_qualified(tools: Sequence[ToolSpec]) -> bool:
+    """Whether every tool is class-qualified: named ``<group>__<method>`` with a non-empty group (a
+    whole catalog in native form; no per-domain catalog is). False for no tools."""
+    return bool(tools) and all(class_method(t.name, t.group)[1] != t.name for t in tools)
+
+
+def method_names(tools: Sequence[ToolSpec]) -> list[str] | None:
+    """Each tool's method, in order, when every tool is class-qualified and no two share a method
+    (the names the paper's class arms show inside a dispatcher); None otherwise."""
+    if not is_class_qualified(tools):
+        return None
+    methods = [class_method(t.name, t.group)[1] for t in tools]
+    return methods if len(set(methods)) == len(methods) else None
+
+
 def classes(tools: Sequence[ToolSpec], namespace: str) -> dict[str, dict[str, ToolSpec]]:
     """Class → method → tool, classes and methods in the order the tools come.
 
@@ -196,6 +211,31 @@ def groups_spec(groups: Sequence[Sequence[str]], args: str = "flat") -> str:
     return f"merge(by=groups,args={args},groups={'/'.join('+'.join(g) for g in groups)})"
 
 
+FILLER = " Neutral dispatch surface."
+"""The paper's padding text for neutral dispatcher descriptions (``class_grouping.py``, its data)."""
+
+
+def neutral_lengths(sizes: Sequence[int], targets: Sequence[tuple[int, int]]) -> list[int]:
+    """The length each neutral group's name and description are padded to: group ``i`` (of
+    ``sizes[i]`` tools, in partition order) takes the first unused target of its size among
+    ``targets`` (``(size, len(class name) + len(class dispatcher description))``, classes sorted)
+    and its length; 0 (no padding) when none is left (the paper raises; a class-sized partition
+    always finds one)."""
+    pools: dict[int, list[int]] = {}
+    for size, length in targets:
+        pools.setdefault(size, []).append(length)
+    return [pools[size].pop(0) if pools.get(size) else 0 for size in sizes]
+
+
+def pad_description(description: str, name: str, length: int) -> str:
+    """``description`` with :data:`FILLER` repeated after it, cut so that ``name`` and the
+    description together are ``length`` characters; unchanged when they already reach it."""
+    need = length - len(name) - len(description)
+    if need <= 0:
+        return description
+    return description + (FILLER * (need // len(FILLER) + 1))[:need]
+
+
 GROUPINGS = ("class", "random", "anti")
 """The catalog merges of ``class_grouping.py``: class groups with neutral names (``class_neutral``),
 random class-sized groups (``random_neutral_r<n>``), anti-class groups (``anti_class_neutral_r<n>``)."""
@@ -208,7 +248,9 @@ def grouping_spec(tools: Sequence[ToolSpec], namespace: str, grouping: str, real
     :func:`random_partition` / :func:`anti_partition` from the paper's seed of that realization
     (:data:`RANDOM_SEEDS` / :data:`ANTI_SEEDS`). Dispatchers are ``group_1``... in partition order.
     Deviations: the paper names them ``group_01``...; it pads each neutral dispatcher's description
-    to the length of the same-size class dispatcher's (ours keep the merge's own description).
+    to the length of the same-size class dispatcher's (ours keep the merge's own description). The
+    short specs ``merge(by=class_neutral)``, ``merge(by=class_random,seed=N)`` and
+    ``merge(by=class_anti,seed=N)`` are the paper's own form: same members, its names and padding.
 
     Raises:
         ConfigError: an unknown grouping or a realization outside 0..4 (both listed).

@@ -8,17 +8,25 @@ toolprism's own three, under honest names (before the rename they were called ``
 ``shared`` (the operations' arguments side by side, un-namespaced, ``anyOf`` on clashes),
 ``prefixed`` (side by side, namespaced ``<operation>__<argument>``), ``prose`` (one untyped
 ``arguments`` object whose schema is given in the description).
+
+Operation names. A dispatcher shows each member under its catalog name, except that under the
+paper's encodings, when every member is class-qualified (``<group>__<method>``, a whole catalog's
+native form, or any catalog after ``rename(style=namespaced)``) and no two share a method, it shows
+methods, as the paper's class arms do (``toolschema/hierarchy.py``, ``toolschema/class_grouping.py``).
+No per-domain catalog is class-qualified natively; toolprism's own encodings always show catalog
+names, so specs recorded before this rule (upgraded to them) show what they showed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
 from toolprism.errors import RejectedCall, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
 from toolprism.shaping.operators import _encodings as paper
+from toolprism.shaping.operators._classes import method_names, pad_description
 from toolprism.shaping.operators._encodings import ARGUMENTS, OPERATION
 
 ArgStyle = Literal["flat", "nested", "union", "shared", "prefixed", "prose"]
@@ -48,6 +56,9 @@ class Dispatcher:
     name: str
     members: tuple[ToolSpec, ...]
     args: ArgStyle = "flat"
+    pad_to: int = 0
+    """When non-zero, the description is padded with the paper's filler until name and description
+    together are this long (the paper's neutral dispatchers, ``class_grouping.py``)."""
 
     @cached_property
     def key(self) -> str:
@@ -57,12 +68,28 @@ class Dispatcher:
 
     @cached_property
     def index(self) -> dict[str, ToolSpec]:
+        """Member catalog name → member."""
         return {t.name: t for t in self.members}
+
+    @cached_property
+    def shown(self) -> dict[str, str]:
+        """Member catalog name → its operation name in this dispatcher (see the module docstring)."""
+        methods = (method_names(self.members) if self.args in PAPER_STYLES else None) or [t.name for t in self.members]
+        return {t.name: m for t, m in zip(self.members, methods, strict=True)}
+
+    @cached_property
+    def ops(self) -> dict[str, ToolSpec]:
+        """Operation name → member under that name (the members as this dispatcher shows them)."""
+        return {self.shown[t.name]: replace(t, name=self.shown[t.name]) for t in self.members}
+
+    @cached_property
+    def _catalog(self) -> dict[str, str]:
+        return {op: name for name, op in self.shown.items()}
 
     @cached_property
     def namespaced(self) -> dict[str, tuple[str, str]]:
         """``prefixed`` only: shown property → (operation, its argument)."""
-        return {f"{t.name}__{p}": (t.name, p) for t in self.members for p in _props(t)}
+        return {f"{op}__{p}": (op, p) for op, t in self.ops.items() for p in _props(t)}
 
     def problems(self) -> list[str]:
         """Binding problems: namespaced properties of two operations that coincide (``prefixed``)."""
@@ -70,7 +97,7 @@ class Dispatcher:
             return []
         seen: dict[str, str] = {}
         out = []
-        for t in self.members:
+        for t in self.ops.values():
             for p in _props(t):
                 shown = f"{t.name}__{p}"
                 if shown in seen:
@@ -82,41 +109,40 @@ class Dispatcher:
         """The dispatcher as a shown tool."""
         groups = {t.group for t in self.members}
         group = groups.pop() if len(groups) == 1 else ""
+        members = tuple(self.ops.values())
         if self.args in PAPER_STYLES:
-            description, parameters = _PAPER_TOOLS[self.args](self.name, self.members)
-            return ToolSpec(self.name, description, parameters, group)
-        enum = {"type": "string", "enum": list(self.index), "description": "the operation to run"}
+            description, parameters = _PAPER_TOOLS[self.args](self.name, members)
+            return ToolSpec(self.name, pad_description(description, self.name, self.pad_to), parameters, group)
+        enum = {"type": "string", "enum": list(self.ops), "description": "the operation to run"}
         properties: dict[str, Any] = {self.key: enum}
         required = [self.key]
         if self.args == "shared":
             properties.update(self._shared_properties())
             how = "pass that operation's arguments alongside it"
-            lines = [f"- {_signature(t)}: {t.description}" for t in self.members]
+            lines = [f"- {_signature(t)}: {t.description}" for t in members]
         elif self.args == "prefixed":
             for shown, (op, p) in self.namespaced.items():
-                schema = dict(self.index[op].parameters["properties"][p])
+                schema = dict(self.ops[op].parameters["properties"][p])
                 schema["description"] = f"{op}: {schema.get('description', p)}"
                 properties[shown] = schema
             how = "pass that operation's arguments prefixed with its name and '__' (e.g. 'op__arg')"
-            lines = [
-                f"- {t.name}({', '.join(f'{t.name}__{p}' for p in _props(t))}): {t.description}" for t in self.members
-            ]
+            lines = [f"- {t.name}({', '.join(f'{t.name}__{p}' for p in _props(t))}): {t.description}" for t in members]
         else:
             properties[ARGUMENTS] = {
                 "type": "object",
                 "description": "the chosen operation's arguments, as its schema in this tool's description says",
             }
             how = f"pass that operation's arguments as the object '{ARGUMENTS}'; each operation's argument schema"
-            lines = [f"- {t.name}: {t.description} {ARGUMENTS}: {self._schema_text(t)}" for t in self.members]
+            lines = [f"- {t.name}: {t.description} {ARGUMENTS}: {self._schema_text(t)}" for t in members]
         count = f"{len(self.members)} operation{'s' if len(self.members) != 1 else ''}"
         description = f"Runs one of {count}. Set '{self.key}' to the operation's name and {how}:\n" + "\n".join(lines)
         parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
-        return ToolSpec(self.name, description, parameters, group)
+        return ToolSpec(self.name, pad_description(description, self.name, self.pad_to), parameters, group)
 
     def _shared_properties(self) -> dict[str, Any]:
         """The union of parameters; a name shared with different schemas becomes ``anyOf`` them."""
         properties: dict[str, Any] = {}
-        for tool in self.members:
+        for tool in self.ops.values():
             for pname, pschema in _props(tool).items():
                 current = properties.get(pname)
                 if current is None or current == pschema:
@@ -132,7 +158,8 @@ class Dispatcher:
         return canonical_json({k: params[k] for k in ("properties", "required") if k in params})
 
     def decode(self, arguments: dict[str, JSON]) -> ToolCall:
-        """The lower call for a dispatcher call (already valid against :meth:`tool`'s schema).
+        """The lower call (the member's catalog name and its arguments) for a dispatcher call,
+        already valid against :meth:`tool`'s schema.
 
         Raises:
             RejectedCall: INVALID_ARGUMENTS, for arguments the chosen operation does not take or
@@ -140,14 +167,14 @@ class Dispatcher:
         """
         args = dict(arguments)
         if self.args == "union":
-            op, args = paper.decode_union(self.index, args)
+            op, args = paper.decode_union(self.ops, args)
         elif self.args == "flat":
-            op, args = paper.decode_flat(self.index, args)
+            op, args = paper.decode_flat(self.ops, args)
         else:
             op = args.pop(self.key)
-        if op not in self.index:  # unreachable after schema validation; kept as a guard
+        if op not in self.ops:  # unreachable after schema validation; kept as a guard
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown operation {op!r}")
-        target, where = self.index[op], ""
+        target, where = self.ops[op], ""
         if self.args in ("nested", "prose"):
             args, where = dict(args.get(ARGUMENTS) or {}), f" in '{ARGUMENTS}'"
         elif self.args == "prefixed":
@@ -161,7 +188,7 @@ class Dispatcher:
             raise RejectedCall(e.kind, reason) from None
         if self.args == "prefixed":
             args = {self.namespaced[k][1]: v for k, v in args.items()}
-        return ToolCall(op, args)
+        return ToolCall(self._catalog[op], args)
 
     @staticmethod
     def _namespaced_tool(tool: ToolSpec) -> ToolSpec:
@@ -172,7 +199,8 @@ class Dispatcher:
         return ToolSpec(tool.name, tool.description, params, tool.group)
 
     def encode(self, call: ToolCall) -> dict[str, JSON]:
-        """The dispatcher arguments for a call of member ``call.name``."""
+        """The dispatcher arguments for a call of member ``call.name`` (its catalog name)."""
+        call = ToolCall(self.shown[call.name], call.arguments, call.id)
         if self.args in PAPER_STYLES:
             return paper.encode(self.args, call)
         if self.args == "prose":
