@@ -22,7 +22,7 @@ from toolprism.shaping import CONTROLS, AdapterSession, Decision, Variant
 DOMAIN = get_domain("smart_home")
 SPACE = DOMAIN.action_space()
 FULLY_MERGED = "merge(by=full)"  # the paper's "fully merged" arm: one dispatcher for every tool
-OPAQUE_LOCK_DOOR = "t_" + hashlib.sha256(b"lock_door").hexdigest()[:6]
+OPAQUE_LOCK_DOOR = "fn_" + hashlib.sha1(b"smart_home:lock_door").hexdigest()[:6]  # the paper's opaque name
 
 
 def _session(spec: str, control: str) -> tuple[AdapterSession, list[Action]]:
@@ -107,7 +107,7 @@ def test_a_wrong_call_of_a_tool_that_exists_is_executed_as_a_wrong_action_under_
 def test_a_valid_call_runs_the_same_under_every_control() -> None:
     for spec, call in [
         ("native", ("lock_door", {"lock": "front_door"})),
-        (FULLY_MERGED, ("execute", {"operation": "lock_door", "lock": "front_door"})),
+        (FULLY_MERGED, ("execute", {"operation": "lock_door", "lock_door::lock": "front_door"})),
         ("nest", ("lock_door", {"arguments": {"lock": "front_door"}})),
     ]:
         outcomes = {c: _handle(spec, c, call) for c in CONTROLS}
@@ -148,7 +148,7 @@ def test_an_out_of_interval_call_is_rejected_under_paper_with_its_message_and_ru
 
 def test_transaction_errors_are_rejected_under_paper_with_its_messages() -> None:
     decisions, ran = _handle(
-        "transaction",
+        "transaction-shared",
         "paper",
         ("set_lock", {"txn_id": "txn_7", "value": "front_door"}),
         ("commit_lock_door", {"txn_id": "txn_7"}),
@@ -175,18 +175,18 @@ def test_transaction_errors_are_rejected_under_paper_with_its_messages() -> None
 
 def test_a_transaction_stores_a_wrong_value_under_paper_and_loose_commits_what_paper_refuses() -> None:
     wrong, ran = _handle(
-        "transaction", "paper",
+        "transaction-shared", "paper",
         ("begin_lock_door", {}), ("set_lock", {"txn_id": "txn_1", "value": 3}),
         ("commit_lock_door", {"txn_id": "txn_1"}),
     )  # fmt: skip
     assert [d.outcome for d in wrong] == ["answered", "answered", "executed"] and not ran
     assert wrong[-1].action == _action("lock_door", lock=3) and "error" in wrong[-1].reply
     (_, commit), ran = _handle(
-        "transaction", "loose", ("begin_lock_door", {}), ("commit_lock_door", {"txn_id": "txn_1"})
+        "transaction-shared", "loose", ("begin_lock_door", {}), ("commit_lock_door", {"txn_id": "txn_1"})
     )
     assert commit.outcome == "executed" and commit.action == _action("lock_door") and not ran
     (_, strict), _ = _handle(
-        "transaction", "strict", ("begin_lock_door", {}), ("set_lock", {"txn_id": "txn_1", "value": 3})
+        "transaction-shared", "strict", ("begin_lock_door", {}), ("set_lock", {"txn_id": "txn_1", "value": 3})
     )
     assert strict.outcome == "rejected"
 
@@ -224,7 +224,7 @@ def test_invoke_is_not_gated_on_list_methods_under_paper() -> None:
 
 
 def test_a_rejection_under_paper_restores_the_protocol_state() -> None:
-    session, _ = _session("transaction", "paper")
+    session, _ = _session("transaction-shared", "paper")
     session.handle(ToolCall("begin_lock_door", {}))
     session.handle(ToolCall("commit_lock_door", {"txn_id": "txn_1"}))  # rejected: lock unset
     assert session.handle(ToolCall("set_lock", {"txn_id": "txn_1", "value": "back_door"})).outcome == "answered"
@@ -266,3 +266,49 @@ def test_the_native_names_agent_succeeds_on_native_under_every_control() -> None
         spec = EpisodeSpec(DOMAIN, task, Variant.build("native", SPACE), 0, control=control)
         trace = asyncio.run(run_episode(spec, ScriptedBackend.native_names()))
         assert [a.to_action() for a in trace.actions] == list(task.gold) and trace.control == control
+
+
+# --- the paper's merge encodings under its controls (merge_encodings.py: decode_merged, validate_merged) ---
+
+
+def test_a_flat_dispatcher_under_paper_drops_empties_keeps_bare_keys_and_refuses_off_enum_operations() -> None:
+    calls = [
+        ("execute", {"operation": "lock_door", "lock_door::lock": "front_door", "unlock_door::lock": ""}),
+        ("execute", {"operation": "lock_door", "lock": "front_door"}),  # un-namespaced: kept, as the paper does
+        ("execute", {"operation": "open_portal", "lock_door::lock": "front_door"}),
+    ]
+    strict, _ = _handle(FULLY_MERGED, "strict", *calls)
+    paper, ran = _handle(FULLY_MERGED, "paper", *calls)
+    assert [d.outcome for d in strict] == ["rejected"] * 3  # "" is off its enum; a bare key off the schema
+    assert [d.outcome for d in paper] == ["executed", "executed", "rejected"]
+    assert ran == [_action("lock_door", lock="front_door")] * 2
+    assert paper[2].reply["error"].startswith("operation must be one of [")
+
+
+def test_a_wrong_value_in_a_flat_dispatcher_runs_as_a_wrong_action_under_paper() -> None:
+    (strict,), _ = _handle(FULLY_MERGED, "strict", ("execute", {"operation": "lock_door", "lock_door::lock": "moat"}))
+    (paper,), ran = _handle(FULLY_MERGED, "paper", ("execute", {"operation": "lock_door", "lock_door::lock": "moat"}))
+    assert strict.outcome == "rejected" and paper.outcome == "executed" and not ran  # refused by the environment
+    assert paper.action.op == "lock_door" and "error" in paper.reply
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({}, "expected exactly one operation object; got none"),
+        ({"lock_door": {"lock": "front_door"}, "unlock_door": {"lock": "front_door"}}, "expected exactly one"),
+        ({"lock_door": {"lock": "front_door"}, "bogus": 3}, "unknown union keys ['bogus']"),
+        ({"lock_door": {"bolt": "front_door"}}, "arguments ['bolt'] do not belong to `lock_door`"),
+    ],
+)
+def test_a_union_dispatcher_under_paper_rejects_what_validate_merged_rejects(args: dict, message: str) -> None:
+    (decision,), ran = _handle("merge(by=full,args=union)", "paper", ("execute", args))
+    assert decision.outcome == "rejected" and message in decision.reply["error"] and not ran
+
+
+def test_a_nested_dispatcher_under_loose_runs_what_decodes() -> None:
+    call = ("execute", {"operation": "lock_door", "arguments": {"lock": "front_door"}, "junk": 1})
+    (paper,), _ = _handle("merge(by=full,args=nested)", "paper", call)
+    (loose,), ran = _handle("merge(by=full,args=nested)", "loose", call)
+    assert paper.outcome == "rejected" and "unexpected top-level keys ['junk']" in paper.reply["error"]
+    assert loose.outcome == "executed" and ran == [_action("lock_door", lock="front_door")]

@@ -98,3 +98,29 @@ def test_cli_validate_under_a_control() -> None:
     assert table.exit_code == 0 and "control loose" in table.stdout
     bad = CliRunner().invoke(app, ["validate", "-d", "smart_home", "--control", "hard"])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+def test_the_paper_suite_validates_under_every_control(control: str) -> None:
+    """Every paper variant: its per-domain variants on two device domains, its whole-catalog arms on
+    whole_catalog (three tasks each; the slow suite validates every task)."""
+    from toolprism.shaping import CATALOG_DOMAIN, PAPER_VARIANTS
+
+    per_domain = [v.name for v in PAPER_VARIANTS if v.scope == "domain"]
+    arms = [v.name for v in PAPER_VARIANTS if v.scope == "catalog"]
+    for domains, variants in ((["tv", "calendar"], per_domain), ([CATALOG_DOMAIN], arms)):
+        report = validate(domains, variants, limit=3, control=control)
+        assert report.passed, report.failures[:1]
+        assert {s.variant for s in report.summaries} == set(variants)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("control", CONTROLS)
+def test_the_paper_suite_validates_on_every_device_domain(control: str) -> None:
+    from toolprism.evaluation import DEVICE_DOMAINS
+    from toolprism.shaping import CATALOG_DOMAIN, PAPER_VARIANTS
+
+    per_domain = [v.name for v in PAPER_VARIANTS if v.scope == "domain"]
+    arms = [v.name for v in PAPER_VARIANTS if v.scope == "catalog"]
+    assert validate(list(DEVICE_DOMAINS), per_domain, limit=10, control=control).passed
+    assert validate([CATALOG_DOMAIN], arms, limit=10, control=control).passed

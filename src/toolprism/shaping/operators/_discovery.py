@@ -147,7 +147,8 @@ class Discovery(Operator):
                 f"class `{cls}` has no method {method!r}; call list_methods first. Methods: {list(methods)}",
             )
         arguments = call.arguments.get("arguments")
-        return Forward(ToolCall(str(method), dict(arguments) if isinstance(arguments, dict) else {}))
+        target = methods[method].name if methods and isinstance(method, str) and method in methods else str(method)
+        return Forward(ToolCall(target, dict(arguments) if isinstance(arguments, dict) else {}))
 
     def encode(self, call: ToolCall) -> Plan:
         cls, method = next((c, m) for c, ms in self._classes.items() for m, t in ms.items() if t.name == call.name)

@@ -190,6 +190,62 @@ class Dispatcher:
             args = {self.namespaced[k][1]: v for k, v in args.items()}
         return ToolCall(self._catalog[op], args)
 
+    def decode_unchecked(self, arguments: dict[str, JSON], control: str) -> ToolCall:
+        """The lower call under the ``paper`` / ``loose`` controls, as the paper decodes a merged call
+        (``toolschema/merge_encodings.py``, ``decode_merged``; ``validate_merged`` is its hard control).
+
+        ``flat``: empty values dropped, every ``<op>::`` prefix stripped, un-namespaced keys kept;
+        ``nested``: the ``arguments`` object (``{}`` when it is not one); ``union``: the one non-empty
+        operation object. The member's own schema is not checked: a wrong value runs as a wrong action.
+        toolprism's encodings (``shared``, ``prose``, ``prefixed``) keep the strict path.
+
+        Raises:
+            RejectedCall: INVALID_ARGUMENTS with the paper's messages: under ``paper``, an operation
+                outside the enum, keys that do not belong to the chosen operation (``nested`` and
+                ``union``), no or several union objects; under ``loose``, only a call from which no
+                operation can be read.
+        """
+        if self.args not in PAPER_STYLES:
+            self.tool().validate(arguments)
+            return self.decode(arguments)
+        args = dict(arguments)
+        allowed = {op: list(_props(t)) for op, t in self.ops.items()}
+        if self.args == "union":
+            present = [k for k, v in args.items() if isinstance(v, dict) and v] or [
+                k for k, v in args.items() if isinstance(v, dict)
+            ]
+            extra = [k for k in args if k not in allowed and args[k] not in ("", None, {})]
+            if control == "paper" and extra:
+                raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unknown union keys {extra}")
+            if len(present) != 1:
+                got = "none" if not present else present
+                raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"expected exactly one operation object; got {got}")
+            op, native = present[0], dict(args[present[0]])
+        else:
+            op = args.get(OPERATION)
+            if self.args == "nested":
+                payload = args.get(ARGUMENTS)
+                extra = [k for k in args if k not in (OPERATION, ARGUMENTS)]
+                if control == "paper" and not isinstance(payload, dict):
+                    raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"`{ARGUMENTS}` must be an object")
+                if control == "paper" and extra:
+                    raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"unexpected top-level keys {extra}")
+                native = dict(payload) if isinstance(payload, dict) else {}
+            else:
+                native = {
+                    k.split(paper.NAMESPACE, 1)[-1]: v
+                    for k, v in args.items()
+                    if k != OPERATION and v not in ("", None)
+                }
+        if op not in self.ops:
+            if control == "paper" or not isinstance(op, str):
+                raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"operation must be one of {list(self.ops)}")
+            return ToolCall(op, native)  # loose: whatever names a lower tool runs
+        unknown = [k for k in native if k not in allowed[op]]
+        if control == "paper" and self.args != "flat" and unknown:
+            raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"arguments {unknown} do not belong to `{op}`")
+        return ToolCall(self._catalog[op], native)
+
     @staticmethod
     def _namespaced_tool(tool: ToolSpec) -> ToolSpec:
         """``tool`` with its arguments namespaced ``<tool>__<argument>`` (for ``prefixed``)."""

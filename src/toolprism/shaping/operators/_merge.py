@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from toolprism.errors import ConfigError
 from toolprism.schema import ToolCall, ToolSpec
-from toolprism.shaping._layer import Decoded, Forward, Operator, Plan
+from toolprism.shaping._layer import Control, Decoded, Forward, Operator, Plan
 from toolprism.shaping.operators import _groups
 from toolprism.shaping.operators._classes import (
     ANTI_SEEDS,
@@ -256,6 +256,14 @@ class Merge(Operator):
     def decode(self, call: ToolCall, state: Any) -> Decoded:
         dispatcher = self._dispatchers.get(call.name)
         return Forward(call if dispatcher is None else dispatcher.decode(dict(call.arguments)))
+
+    def decode_unchecked(self, call: ToolCall, state: Any, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: a dispatcher decodes as the paper's does
+        (:meth:`Dispatcher.decode_unchecked`); an unmerged tool passes down unchecked."""
+        dispatcher = self._dispatchers.get(call.name)
+        if dispatcher is None:
+            return Forward(call)
+        return Forward(dispatcher.decode_unchecked(dict(call.arguments), control))
 
     def encode(self, call: ToolCall) -> Plan:
         group = self._home.get(call.name)

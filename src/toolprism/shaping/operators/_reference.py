@@ -203,6 +203,8 @@ class Reference(Operator):
         (``toolschema/operators.py``, ``SeqDecoder._resolve_handles``): the call runs and scores
         as wrong arguments. Resolver calls are decoded as under ``strict``.
         """
+        if self._paper is not None:
+            return self._paper.decode_unchecked(call)
         if call.name in self._resolvers:
             return super().decode_unchecked(call, state, control)
         args = dict(call.arguments)

@@ -29,8 +29,8 @@ values differing in case (``Team Sync`` / ``Team sync``) one can never be resolv
 with surrounding whitespace; the exact match first makes every table value reachable (the oracle
 depends on it).
 
-Strict decoding rejects a handle not in the table (UNKNOWN_HANDLE); the paper's hard control
-executes it as an unresolved value (the controls decide that).
+Strict decoding rejects a handle not in the table (UNKNOWN_HANDLE); under the paper's hard control
+(and the loose one) it executes as an unresolved value (:meth:`PaperResolve.decode_unchecked`).
 """
 
 from __future__ import annotations
@@ -198,6 +198,23 @@ class PaperResolve:
                     f"unknown handle {handle!r} for {r.param}_ref; get one with {r.resolver}(query)",
                 )
             args[r.param] = r.table[handle]
+        return Forward(ToolCall(call.name, args))
+
+    def decode_unchecked(self, call: ToolCall) -> Decoded:
+        """Adapter controls ``paper`` / ``loose``: a resolver answers as under ``strict`` (a query
+        without ``query`` looks up ""); a handle not in its table passes down as the value
+        ``<UNRESOLVED:handle>`` (``SeqDecoder._resolve_handles``), unchecked, so the call runs and
+        scores as wrong arguments."""
+        if call.name in self.resolvers:
+            r = self.resolvers[call.name]
+            return Answer(lookup(str(call.arguments.get("query", "")), r.table, r.param))
+        args = dict(call.arguments)
+        for r in self.refs.get(call.name, []):
+            if f"{r.param}_ref" in args:
+                handle = args.pop(f"{r.param}_ref")
+                args[r.param] = (
+                    r.table[handle] if isinstance(handle, str) and handle in r.table else f"<UNRESOLVED:{handle}>"
+                )
         return Forward(ToolCall(call.name, args))
 
     def encode(self, call: ToolCall) -> Plan:

@@ -231,6 +231,8 @@ class Transaction(Operator):
         Raises:
             RejectedCall: UNKNOWN_TRANSACTION; INCOMPLETE_TRANSACTION (``paper``).
         """
+        if self._paper is not None:
+            return self._paper.decode_unchecked(call, state, control)
         role, target = self._table[call.name]
         if role == "begin":
             return self.decode(call, state)
@@ -276,6 +278,7 @@ class _PerTool:
     required arguments unset is rejected and the transaction stays open (INCOMPLETE_TRANSACTION).
     Deviations: toolprism rejects a set on a committed transaction too (the paper flags it); an
     operation with a parameter called ``txn_id`` is a ConfigError (the paper's setter would clash).
+    Under the ``paper`` and ``loose`` controls, :meth:`decode_unchecked` follows the paper's checks.
     """
 
     lower: list[ToolSpec]
@@ -365,6 +368,28 @@ class _PerTool:
                 RejectionKind.INCOMPLETE_TRANSACTION,
                 f"cannot commit: missing required arguments {missing} (the transaction stays open)",
             )
+        del state.open[txn_id]
+        return Forward(ToolCall(op, dict(txn.written)))
+
+    def decode_unchecked(self, call: ToolCall, state: TransactionState, control: Control) -> Decoded:
+        """Adapter controls ``paper`` / ``loose`` (``simenv.py``, ``SimEnv.call``): a set or commit on a
+        transaction that is not open for its operation is rejected tersely under both; a set stores
+        every argument it carries but ``txn_id``, unchecked; a commit with required arguments unset is
+        rejected under ``paper`` (the transaction stays open) and runs under ``loose``."""
+        role, op, _ = self.table[call.name]
+        if role in ("plain", "begin"):
+            return Forward(call) if role == "plain" else self.decode(call, state)
+        txn_id = call.arguments.get("txn_id")
+        txn = state.open.get(txn_id) if isinstance(txn_id, str) else None
+        if txn is None or txn.tool != op:
+            raise reject(RejectionKind.UNKNOWN_TRANSACTION, f"{call.name}({txn_id}): begin a transaction first")
+        if role == "set":
+            txn.written.update({k: v for k, v in call.arguments.items() if k != "txn_id"})
+            return Answer({"txn_id": txn_id, "set": sorted(k for k in call.arguments if k != "txn_id")})
+        tool = next(t for t in self.lower if t.name == op)
+        missing = [r for r in tool.parameters.get("required", []) if r not in txn.written]
+        if missing and control == "paper":
+            raise reject(RejectionKind.INCOMPLETE_TRANSACTION, f"cannot commit: missing required arguments {missing}")
         del state.open[txn_id]
         return Forward(ToolCall(op, dict(txn.written)))
 
