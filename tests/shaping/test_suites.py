@@ -70,3 +70,24 @@ def test_an_unknown_preset_is_a_clear_error() -> None:
 
     with pytest.raises(ConfigError, match="unknown preset 'nope'.*action-space-shaping"):
         apply_preset("nope", {})
+
+
+def test_several_calls_in_one_turn_run_in_order_as_the_papers_runner_allows() -> None:
+    import asyncio
+
+    from toolprism.backends import ModelTurn, RawCall, ScriptedBackend
+    from toolprism.domains import get_domain
+    from toolprism.run import EpisodeSpec, run_episode
+    from toolprism.shaping import PAPER_INSTRUCTION, Variant
+
+    domain = get_domain("smart_home")
+    task = next(t for t in domain.tasks(0) if len(t.gold) == 2 and t.form == "easy")
+    calls = tuple(RawCall(f"c{i}", a.op, json.dumps(dict(a.arguments))) for i, a in enumerate(task.gold))
+    backend = ScriptedBackend([ModelTurn(raw="", calls=calls)])
+    spec = EpisodeSpec(
+        domain, task, Variant.build("native", domain.action_space()), 0, control="paper", instruction="paper"
+    )
+    trace = asyncio.run(run_episode(spec, backend))
+    assert [c.outcome for c in trace.turns[0].calls] == ["executed", "executed"]
+    assert [a.to_action() for a in trace.actions] == list(task.gold)
+    assert trace.messages[0]["content"].endswith(PAPER_INSTRUCTION)
