@@ -68,7 +68,7 @@ def test_bad_options_give_a_clear_error() -> None:
 
 
 def test_variants_show_prints_the_tools_a_model_sees() -> None:
-    result = runner.invoke(app, ["variants", "show", "transaction", "--domain", "retail"])
+    result = runner.invoke(app, ["variants", "show", "transaction-shared", "--domain", "retail"])
     assert result.exit_code == 0, result.output
     tools = json.loads(result.stdout)
     names = [t["function"]["name"] for t in tools]

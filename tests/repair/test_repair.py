@@ -144,7 +144,7 @@ def test_repairs_name_the_tools_and_calls_the_variant_shows() -> None:
     assert [(name, args) for name, args in native] == [(a.op, a.arguments) for a in task.gold]
     opaque = encoded_calls(EpisodeSpec(domain, task, Variant.build("rename-opaque", space), 0))
     assert len(opaque) == len(task.gold) and not {name for name, _ in opaque} & {a.op for a in task.gold}
-    transaction = encoded_calls(EpisodeSpec(domain, task, Variant.build("transaction", space), 0))
+    transaction = encoded_calls(EpisodeSpec(domain, task, Variant.build("transaction-shared", space), 0))
     assert transaction[0][0] == f"begin_{task.gold[0].op}" and transaction[-1][0].startswith("commit_")
     blocked, _ = plan(task, space, parse_perturbations("D1:light"), 0)
     outage = encoded_calls(EpisodeSpec(domain, task, Variant.build("native", space), 0, tuple(blocked)))
@@ -155,7 +155,7 @@ def test_repairs_name_the_tools_and_calls_the_variant_shows() -> None:
         if (made := plan(task, space, parse_perturbations("D1:light"), seed)[0])
         and made[0].params["ops"] == [task.gold[0].op]
     )
-    spec = EpisodeSpec(domain, task, Variant.build("transaction", space), 0, tuple(first_blocked))
+    spec = EpisodeSpec(domain, task, Variant.build("transaction-shared", space), 0, tuple(first_blocked))
     ids = [args["txn_id"] for name, args in encoded_calls(spec) if "txn_id" in args]
     assert ids and ids[0] == "txn_1"  # counted from the first call the repaired agent makes
 

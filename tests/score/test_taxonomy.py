@@ -90,7 +90,7 @@ def _roles(calls: list[tuple[str, dict]], prefix: str) -> list[int]:
 
 CASES = {
     FailureMode.LIVELOCK: (SINGLE, "native", [T.call("list_scenes", {}) for _ in range(20)]),
-    FailureMode.TXN_HANDLE: (SINGLE, "transaction", [T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})]),
+    FailureMode.TXN_HANDLE: (SINGLE, "transaction-shared", [T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})]),
     FailureMode.REJECTED_STUCK: (SINGLE, "merge", [_gold_call(SINGLE.gold[0])]),
     # the scenes dispatcher instead of the gold operation's own class dispatcher
     FailureMode.WRONG_CLASS: (SINGLE, CLASS_MERGE, [_through(CLASS_MERGE, "list_scenes")]),
@@ -141,9 +141,9 @@ def test_a_call_through_the_wrong_class_dispatcher_under_a_class_merge_is_wrong_
 
 
 def test_a_transaction_begun_and_never_committed_is_txn_handle() -> None:
-    calls = _oracle_calls(SINGLE, "transaction")
+    calls = _oracle_calls(SINGLE, "transaction-shared")
     (commit,) = _roles(calls, "commit_")
-    trace = _episode(SINGLE, "transaction", _replay(calls[:commit]))
+    trace = _episode(SINGLE, "transaction-shared", _replay(calls[:commit]))
     assert trace.rejected_calls == 0 and not trace.actions  # without the flag: under_exec
     diagnosis = diagnose(trace)
     assert diagnosis.mode is FailureMode.TXN_HANDLE and diagnosis.protocol == "dangling_transaction"
@@ -178,38 +178,38 @@ def test_the_livelock_threshold_is_configurable_and_capped_by_the_turn_limit() -
 
 def _first_write_only(task) -> list[tuple[str, dict]]:  # noqa: ANN001
     """The oracle's transaction calls for ``task``'s first gold action only (the rest never made)."""
-    calls = _oracle_calls(task, "transaction")
+    calls = _oracle_calls(task, "transaction-shared")
     return calls[: _roles(calls, "commit_")[0] + 1]
 
 
 def test_a_double_commit_is_txn_handle() -> None:
     calls = _first_write_only(PAIR)
-    trace = _episode(PAIR, "transaction", _replay([*calls, calls[-1]]))
+    trace = _episode(PAIR, "transaction-shared", _replay([*calls, calls[-1]]))
     assert trace.rejected_calls == 1 and len(trace.actions) == 1  # without the flag: rejected_stuck
     diagnosis = diagnose(trace)
     assert diagnosis.mode is FailureMode.TXN_HANDLE and diagnosis.protocol == "double_commit"
     # on a task it completes, the double commit is recorded but the episode succeeds
-    single = _oracle_calls(SINGLE, "transaction")
-    done = diagnose(_episode(SINGLE, "transaction", _replay([*single, single[-1]])))
+    single = _oracle_calls(SINGLE, "transaction-shared")
+    done = diagnose(_episode(SINGLE, "transaction-shared", _replay([*single, single[-1]])))
     assert done.success and done.mode is None and done.protocol == "double_commit"
 
 
 def test_a_set_after_commit_is_txn_handle() -> None:
     calls = _first_write_only(PAIR)
     (set_call,) = [calls[i] for i in _roles(calls, "set_")[:1]]
-    diagnosis = diagnose(_episode(PAIR, "transaction", _replay([*calls, set_call])))
+    diagnosis = diagnose(_episode(PAIR, "transaction-shared", _replay([*calls, set_call])))
     assert diagnosis.mode is FailureMode.TXN_HANDLE and diagnosis.protocol == "set_after_commit"
 
 
 def test_a_commit_with_required_writes_missing_and_a_foreign_commit_are_txn_handle() -> None:
     calls = _first_write_only(PAIR)
     begin, commit = calls[0], calls[-1]
-    incomplete = diagnose(_episode(PAIR, "transaction", _replay([begin, commit])))
+    incomplete = diagnose(_episode(PAIR, "transaction-shared", _replay([begin, commit])))
     assert incomplete.mode is FailureMode.TXN_HANDLE and incomplete.protocol == "incomplete_transaction"
     other = PAIR.gold[1].op
-    foreign = diagnose(_episode(PAIR, "transaction", _replay([begin, (f"commit_{other}", commit[1])])))
+    foreign = diagnose(_episode(PAIR, "transaction-shared", _replay([begin, (f"commit_{other}", commit[1])])))
     assert foreign.mode is FailureMode.TXN_HANDLE and foreign.protocol == "foreign_transaction"
-    never = diagnose(_episode(PAIR, "transaction", _replay([commit])))
+    never = diagnose(_episode(PAIR, "transaction-shared", _replay([commit])))
     assert never.mode is FailureMode.TXN_HANDLE and never.protocol == "unknown_transaction"
 
 
@@ -220,7 +220,7 @@ def _edited(trace: Trace, edit) -> Trace:  # noqa: ANN001
 
 
 def test_a_runtime_refused_commit_closes_its_transaction() -> None:
-    trace = _episode(SINGLE, "transaction", _replay(_oracle_calls(SINGLE, "transaction")))
+    trace = _episode(SINGLE, "transaction-shared", _replay(_oracle_calls(SINGLE, "transaction-shared")))
 
     def refuse(data: dict) -> None:
         for turn in data["turns"]:
@@ -237,7 +237,7 @@ def test_a_commit_run_without_its_required_writes_is_flagged() -> None:
     # a control that runs an incomplete commit anyway (the paper's loose control) still flags it
     gold = SINGLE.gold[0]
     required = next(p.name for p in SPACE.get(gold.op).params if p.required)
-    trace = _episode(SINGLE, "transaction", _replay(_oracle_calls(SINGLE, "transaction")))
+    trace = _episode(SINGLE, "transaction-shared", _replay(_oracle_calls(SINGLE, "transaction-shared")))
 
     def drop(data: dict) -> None:
         for record in [c["action"] for t in data["turns"] for c in t["calls"] if c["action"]] + data["actions"]:
@@ -264,7 +264,7 @@ def test_handles_and_discovery_breaks_are_the_protocol_field_not_the_label() -> 
 
 
 def test_success_has_no_mode() -> None:
-    diagnosis = diagnose(_episode(MULTI, "transaction", OracleBackend()))
+    diagnosis = diagnose(_episode(MULTI, "transaction-shared", OracleBackend()))
     assert diagnosis.success and diagnosis.mode is None and diagnosis.protocol is None
     assert diagnosis.schema_form_success
 

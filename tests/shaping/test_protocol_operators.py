@@ -22,8 +22,8 @@ from toolprism.schema._model import TOOL_NAME
 from toolprism.shaping import AdapterSession, Batch, Variant
 
 SINGLE = {
-    "smart_home": ["transaction", "reference", "reference(args=room+zone)", "discovery"],
-    "retail": ["transaction", "reference", "reference(args=order_id+item_ids)", "discovery"],
+    "smart_home": ["transaction-shared", "reference", "reference(args=room+zone)", "discovery"],
+    "retail": ["transaction-shared", "reference", "reference(args=order_id+item_ids)", "discovery"],
 }
 COMPOSED = [
     "transaction|merge",
@@ -62,19 +62,19 @@ SET_LOCK = {"txn_id": "txn_1", "value": "front_door"}
 CASES = {
     # transaction (smart_home)
     "transaction: unknown id": (
-        "transaction",
+        "transaction-shared",
         [T.call("commit_lock_door", {"txn_id": "txn_7"})],
         [K.UNKNOWN_TRANSACTION],
         "'txn_7' is not open (never begun)",
     ),
     "transaction: set on unknown id": (
-        "transaction",
+        "transaction-shared",
         [T.call("set_lock", SET_LOCK)],
         [K.UNKNOWN_TRANSACTION],
         "'txn_1' is not open (never begun)",
     ),
     "transaction: id of another operation": (
-        "transaction",
+        "transaction-shared",
         [
             T.call("begin_lock_door", {}),
             T.call("set_lock", SET_LOCK),
@@ -84,7 +84,7 @@ CASES = {
         "'txn_1' was begun for lock_door, not unlock_door; commit it with commit_lock_door",
     ),
     "transaction: committed twice": (
-        "transaction",
+        "transaction-shared",
         [
             T.call("begin_list_scenes", {}),
             T.call("commit_list_scenes", {"txn_id": "txn_1"}),
@@ -94,13 +94,13 @@ CASES = {
         "'txn_1' is not open (already committed)",
     ),
     "transaction: argument the operation does not take": (
-        "transaction",
+        "transaction-shared",
         [T.call("begin_lock_door", {}), T.call("set_room", {"txn_id": "txn_1", "value": "kitchen"})],
         [K.INVALID_ARGUMENTS],
         "lock_door (transaction 'txn_1') has no argument 'room'; its arguments are: lock",
     ),
     "transaction: value the schema refuses": (
-        "transaction",
+        "transaction-shared",
         [T.call("begin_lock_door", {}), T.call("set_lock", {"txn_id": "txn_1", "value": "window"})],
         [K.INVALID_ARGUMENTS],
         "invalid arguments for tool 'set_lock': value: 'window' is not one of",
@@ -112,13 +112,13 @@ CASES = {
         "invalid value for 'operation' of locks: 'set_blinds' is not one of",
     ),
     "transaction: commit with arguments unset": (
-        "transaction",
+        "transaction-shared",
         [T.call("begin_lock_door", {}), T.call("commit_lock_door", {"txn_id": "txn_1"})],
         [K.INCOMPLETE_TRANSACTION],
         "cannot commit 'txn_1': lock_door needs argument(s) lock; set them first with set_lock",
     ),
     "transaction: native name": (
-        "transaction",
+        "transaction-shared",
         [T.call("lock_door", {"lock": "front_door"})],
         [K.UNKNOWN_TOOL],
         "unknown tool 'lock_door'",
@@ -271,7 +271,7 @@ def _drive(session: AdapterSession, action: Action) -> list:
 
 
 def test_a_rejected_commit_keeps_the_transaction_open() -> None:
-    session = _session("transaction")
+    session = _session("transaction-shared")
     assert session.handle(_call("begin_lock_door")).reply == {"txn_id": "txn_1"}
     assert session.handle(_call("commit_lock_door", txn_id="txn_1")).rejection == K.INCOMPLETE_TRANSACTION
     assert session.handle(_call("set_lock", txn_id="txn_1", value="back_door")).outcome == "answered"
@@ -313,8 +313,8 @@ def test_listing_is_remembered_and_answers_the_methods() -> None:
 
 def test_tool_counts_and_pass_through() -> None:
     home, retail = get_domain("smart_home").action_space(), get_domain("retail").action_space()
-    assert len(Variant.build("transaction", home).tools()) == 17 * 2 + 13
-    assert len(Variant.build("transaction", retail).tools()) == 16 * 2 + 18
+    assert len(Variant.build("transaction-shared", home).tools()) == 17 * 2 + 13
+    assert len(Variant.build("transaction-shared", retail).tools()) == 16 * 2 + 18
     # no free-string arguments in smart_home: the enumerated ones are referenced instead
     home_shown = Variant.build("reference", home).tools()
     assert len(home_shown) == 17 + 10 and home_shown[0].parameters["properties"].keys() == {"room_handle"}
@@ -322,11 +322,11 @@ def test_tool_counts_and_pass_through() -> None:
     shown = Variant.build("reference", retail).tools()
     assert len(shown) == 16 + 14 and "item_ids" in shown[12].parameters["properties"]
     assert shown[0].parameters["properties"].keys() == {"email_handle"}
-    assert [t.name for t in Variant.build("discovery", home).tools()] == ["list_methods", "invoke"]
+    assert [t.name for t in Variant.build("discovery(style=paper)", home).tools()] == ["list_methods", "invoke"]
     assert Variant.build("discovery(style=gated)", home).tools()[0].parameters["properties"]["class"]["enum"] == [
         "rooms", "climate", "locks", "scenes", "lights", "blinds", "fans", "media",
     ]  # fmt: skip
-    assert Variant.build("discovery", home).tools()[0].parameters["properties"]["class"]["enum"] == [
+    assert Variant.build("discovery(style=paper)", home).tools()[0].parameters["properties"]["class"]["enum"] == [
         "blinds", "climate", "fans", "lights", "locks", "media", "rooms", "scenes",
     ]  # fmt: skip
 
@@ -359,13 +359,13 @@ def _space(*ops: tuple[str, tuple[str, ...]]) -> ActionSpace:
 def test_long_names_are_shortened_deterministically() -> None:
     long_op, long_arg = "o" * 60, "a" * 62
     space = _space((long_op, (long_arg, "b")), ("short", ("b",)))
-    variant = Variant.build("transaction", space)
+    variant = Variant.build("transaction-shared", space)
     names = [t.name for t in variant.tools()]
     assert len(set(names)) == len(names) and all(TOOL_NAME.match(n) for n in names)
     digest = hashlib.sha256(f"begin_{long_op}".encode()).hexdigest()[:6]
     assert f"begin_{long_op}"[:57] + "_" + digest in names and "set_b" in names
-    assert names == [t.name for t in Variant.build("transaction", space).tools()]
-    decisions = _drive(_session("transaction", space), space.action(long_op, {long_arg: "x", "b": "y"}))
+    assert names == [t.name for t in Variant.build("transaction-shared", space).tools()]
+    decisions = _drive(_session("transaction-shared", space), space.action(long_op, {long_arg: "x", "b": "y"}))
     assert [d.outcome for d in decisions] == ["answered", "answered", "answered", "executed"]
     assert Variant.build("transaction|transaction|transaction", space).tools()
 
@@ -374,7 +374,7 @@ def test_name_collisions_are_config_errors() -> None:
     odd = "a b"  # not a valid tool-name character: set_<odd> is shortened with a hash...
     clash = f"a_b_{hashlib.sha256(f'set_{odd}'.encode()).hexdigest()[:6]}"  # ...that this name spells out
     with pytest.raises(ConfigError, match="is already taken"):
-        Variant.build("transaction", _space(("x", (odd,)), ("y", (clash,))))
+        Variant.build("transaction-shared", _space(("x", (odd,)), ("y", (clash,))))
     space = _space(("resolve_email", ()), ("find", ("email",)), ("both", ("name", "name_handle")))
     with pytest.raises(ConfigError) as error:
         Variant.build("reference(args=email+name+nothing)", space)
@@ -403,6 +403,6 @@ def test_shown_tools_are_valid_and_specs_round_trip(domain_name: str, spec: str)
 
 def test_conventions_name_the_protocol() -> None:
     retail = get_domain("retail").action_space()
-    assert "begin_<operation>()" in Variant.build("transaction", retail).convention()
+    assert "begin_<operation>()" in Variant.build("transaction-shared", retail).convention()
     assert "resolve_<argument>(value)" in Variant.build("reference", retail).convention()
     assert "list_methods(class)" in Variant.build("discovery", retail).convention()

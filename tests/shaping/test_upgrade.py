@@ -15,6 +15,7 @@ CASES = [
     ("merge(by=full,args=nested)|rename(style=opaque)", "merge(by=full,args=prose)|rename(style=hash)"),
     ("rename(style=namespaced)|discovery", "rename(style=domain-class)|discovery(style=gated)"),
     ("rename", "rename(style=hash)"),
+    ("split|transaction", "split|transaction(setters=shared)"),
     ("split(on=all)|merge(by=random,k=3,seed=0,args=union)", "split(on=all)|merge(by=random,k=3,seed=0,args=prefixed)"),
     ("merge(args=union)|merge", "merge(args=prefixed)|merge(args=shared)"),
     ("split", "split"),

@@ -81,7 +81,7 @@ SUITE = {
     "split": "split",
     "split-all": "split(on=all)",
     # cross-call protocols
-    "transaction-shared": "transaction",
+    "transaction-shared": "transaction(setters=shared)",
     "reference": "reference",
     "discovery": "discovery(style=gated)",
     # compositions

@@ -22,6 +22,7 @@ RENAMED_STYLES = {"opaque": "hash", "namespaced": "domain-class"}
 
 _MERGE = re.compile(r"^(\s*)merge\s*(?:\(([^()]*)\))?(\s*)$")
 _TERM = re.compile(r"^(\s*)(rename|discovery)\s*(?:\(([^()]*)\))?(\s*)$")
+_BARE_TRANSACTION = re.compile(r"^(\s*)transaction(\s*)$")
 
 
 def upgrade_spec(spec: str) -> str:
@@ -30,7 +31,8 @@ def upgrade_spec(spec: str) -> str:
     Every ``merge`` term is rewritten: ``args=flat|nested|union`` become ``args=shared|prose|
     prefixed``, and a ``merge`` without ``args`` (whose default was the old ``flat``) gets
     ``args=shared``; ``rename`` styles ``opaque|namespaced`` (and no style) become
-    ``hash|domain-class``; a ``discovery`` without a style becomes ``discovery(style=gated)``. Every
+    ``hash|domain-class``; a ``discovery`` without a style becomes ``discovery(style=gated)``; a bare
+    ``transaction`` becomes ``transaction(setters=shared)``. Every
     other term, suite names and unparsable text are returned unchanged; an upgraded spec upgrades
     to itself. Apply it only to specs recorded before the rename (a run header
     or trace of an earlier version): on a new spec it would turn the paper's ``flat`` into
@@ -43,6 +45,9 @@ def upgrade_spec(spec: str) -> str:
 
 
 def _upgrade_term(term: str) -> str:
+    bare = _BARE_TRANSACTION.match(term)
+    if bare:  # the spec string toolprism's transaction printed (it is also the paper variant's name now)
+        return f"{bare.group(1)}transaction(setters=shared){bare.group(2)}"
     other = _TERM.match(term)
     if other:
         return _upgrade_style(*other.groups())

@@ -90,7 +90,9 @@ class Transaction(Operator):
     setters: Literal["", "shared", "tool"] = ""
 
     def spec(self) -> str:
-        return spec_without_defaults(self, {"setters": "shared"})
+        # ``setters`` is always spelled out: a bare ``transaction`` would read as the paper suite's
+        # variant of that name (``setters=tool``) wherever a spec is looked up as a name first
+        return f"{self.name}(setters={self.setters or 'shared'})"
 
     @cached_property
     def _paper(self) -> _PerTool | None:
