@@ -42,6 +42,7 @@ RANK = {
     "evaluation": 6,
     "__init__": 6,  # the package facade re-exports evaluate lazily
     "cli": 7,
+    "__main__": 8,  # python -m toolprism: runs the command line
 }
 FORBIDDEN = {
     ("score", "backends"): "score reads stored traces only",

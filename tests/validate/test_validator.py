@@ -156,7 +156,7 @@ def test_protocol_negatives_are_derived(variant: str, protocol: set[str]) -> Non
 
 def test_the_papers_discovery_has_no_invoke_before_listing_negative() -> None:
     s = suite("retail")
-    kinds = {c.id.split(":")[0] for c in negatives(Variant.build("discovery", s.space), s)}
+    kinds = {c.id.split(":")[0] for c in negatives(Variant.build("discovery(style=paper)", s.space), s)}
     assert "invoke_before_discovery" not in kinds and "unknown_tool" in kinds
 
 

@@ -40,11 +40,11 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
 
 
 def expand_variants(names: list[str]) -> list[str]:
-    """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order;
-    repeats are dropped."""
+    """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order,
+    without those already listed; a name given twice stays twice (the plan reports it)."""
     out: list[str] = []
     for name in names:
-        out += [v for v in SUITES.get(name, (name,)) if v not in out]
+        out += [v for v in SUITES[name] if v not in out] if name in SUITES else [name]
     return out
 
 
@@ -85,9 +85,9 @@ class RunConfig(BaseModel):
     max_turns: int = MAX_TURNS
     concurrency: int = 1
     perturbations: list[str] = Field(default_factory=list)
+    control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
-    control: Control = "strict"
 
     @field_validator("variants")
     @classmethod
