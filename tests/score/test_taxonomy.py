@@ -90,7 +90,11 @@ def _roles(calls: list[tuple[str, dict]], prefix: str) -> list[int]:
 
 CASES = {
     FailureMode.LIVELOCK: (SINGLE, "native", [T.call("list_scenes", {}) for _ in range(20)]),
-    FailureMode.TXN_HANDLE: (SINGLE, "transaction-shared", [T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})]),
+    FailureMode.TXN_HANDLE: (
+        SINGLE,
+        "transaction-shared",
+        [T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})],
+    ),
     FailureMode.REJECTED_STUCK: (SINGLE, "merge", [_gold_call(SINGLE.gold[0])]),
     # the scenes dispatcher instead of the gold operation's own class dispatcher
     FailureMode.WRONG_CLASS: (SINGLE, CLASS_MERGE, [_through(CLASS_MERGE, "list_scenes")]),

@@ -30,7 +30,6 @@ import jsonschema
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, ToolCall, ToolSpec, canonical_json
 from toolprism.shaping._layer import Answer, Batch, Control, Decoded, Forward, Operator, Plan, reject
-from toolprism.shaping.operators._paper import spec_without_defaults
 
 
 def tool_name(raw: str) -> str:
