@@ -148,3 +148,21 @@ def test_the_paper_preset_runs_the_paper_suite_on_chosen_domains(tmp_path: Path)
     )
     trace = next((tmp_path / "r").rglob("*.json*"))
     assert trace.exists()
+
+
+def test_options_given_with_the_preset_override_it_perturbations_included(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["run", "--preset", "action-space-shaping", "--model", "oracle", "-d", "tv", "-n", "1", "--json"]
+        + ["-v", "fully-merged", "--perturb", "C2", "--control", "strict", "--run-dir", str(tmp_path / "r")],
+    )
+    assert result.exit_code == 0, result.output
+    config = json.loads((tmp_path / "r" / "header.json").read_text())["config"]
+    assert config["perturbations"] == ["C2:medium"] and config["variants"] == ["fully-merged"]
+    assert (config["control"], config["max_turns"], config["domains"]) == ("strict", 16, ["tv"])
+
+
+def test_validate_takes_suite_names() -> None:
+    result = runner.invoke(app, ["validate", "-d", "tv", "-v", "paper", "--limit", "1"])
+    assert result.exit_code == 0, result.output
+    assert "PASSED" in result.output

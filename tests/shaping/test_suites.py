@@ -91,3 +91,36 @@ def test_several_calls_in_one_turn_run_in_order_as_the_papers_runner_allows() ->
     assert [c.outcome for c in trace.turns[0].calls] == ["executed", "executed"]
     assert [a.to_action() for a in trace.actions] == list(task.gold)
     assert trace.messages[0]["content"].endswith(PAPER_INSTRUCTION)
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("compose(args=bogus)", "args='bogus' is not one of flat, nested, union, shared, prose, prefixed"),
+        ("reference(style=paper,min_values=0)", "min_values must be at least 1"),
+        ("compose(min_values=-1)", "min_values must be at least 1"),
+        ("reorder(style=bogus)", "style='bogus' is not one of toolprism, paper"),
+    ],
+)
+def test_bad_paper_parameters_are_config_errors(spec: str, problem: str) -> None:
+    from toolprism.domains import get_domain
+    from toolprism.errors import ConfigError
+    from toolprism.shaping import Variant
+
+    with pytest.raises(ConfigError) as info:
+        Variant.build(spec, get_domain("tv").action_space())
+    assert any(problem in p for p in info.value.problems), info.value.problems
+
+
+def test_a_negative_catalog_merge_seed_is_a_config_error() -> None:
+    from toolprism.domains import get_domain
+    from toolprism.errors import ConfigError
+    from toolprism.shaping import Variant
+
+    with pytest.raises(ConfigError, match="seed must be at least 0"):
+        Variant.build("merge(by=class_random,seed=-1)", get_domain(CATALOG_DOMAIN).action_space())
+
+
+def test_a_name_a_suite_brings_is_not_a_repeat() -> None:
+    assert expand_variants(["paper", "native"]) == list(SUITES["paper"])
+    assert expand_variants(["native", "native"]) == ["native", "native"]  # the plan reports this one

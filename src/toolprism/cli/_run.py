@@ -252,11 +252,6 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
         )
 
 
-def _given(ctx: typer.Context, name: str) -> bool:
-    """Whether option ``name`` was given on the command line or in the environment."""
-    return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
-
-
 def _print_table(summary: RunSummary) -> None:
     perturbed = any(v.condition for v in summary.variants)
     table = Table(title=f"success per variant — {summary.model}")

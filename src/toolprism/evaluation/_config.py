@@ -41,10 +41,16 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
 
 def expand_variants(names: list[str]) -> list[str]:
     """A suite name (``paper``, ``extended``, ``all``) stands for its variants, in suite order,
-    without those already listed; a name given twice stays twice (the plan reports it)."""
+    without those already listed; a name a suite already brought is not listed again, but a name
+    given twice stays twice (the plan reports it)."""
     out: list[str] = []
+    explicit: set[str] = set()
     for name in names:
-        out += [v for v in SUITES[name] if v not in out] if name in SUITES else [name]
+        if name in SUITES:
+            out += [v for v in SUITES[name] if v not in out]
+        elif name in explicit or name not in out:  # a name a suite brought is not listed again
+            out.append(name)
+            explicit.add(name)
     return out
 
 

@@ -175,7 +175,7 @@ def _build(cls: type[Operator], body: str, problems: list[str]) -> Operator | No
         hint = hints[key]
         allowed = typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else None
         if allowed and value not in allowed:
-            problems.append(f"{cls.name}: {key}={value!r} is not one of {', '.join(allowed)}")
+            problems.append(f"{cls.name}: {key}={value!r} is not one of {', '.join(a for a in allowed if a)}")
             continue
         if hint is int:
             try:

@@ -30,7 +30,18 @@ from typing import Any
 from toolprism.domains import Task, domain_names, get_domain
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.schema import JSON, Action, ToolCall, canonical_json, load_catalog
-from toolprism.shaping import CONTROLS, VARIANTS, AdapterSession, Batch, Control, Decision, Variant, parse_spec, resolve
+from toolprism.shaping import (
+    CONTROLS,
+    SUITES,
+    VARIANTS,
+    AdapterSession,
+    Batch,
+    Control,
+    Decision,
+    Variant,
+    parse_spec,
+    resolve,
+)
 from toolprism.validate._negative import Negative, negatives
 from toolprism.validate._report import (
     CHECK_KINDS,
@@ -68,7 +79,8 @@ def validate(
 
     Args:
         domains: built-in domains (default: all of them, unless ``catalog`` is given).
-        variants: suite names or specs (default, or ``["all"]``: every entry of :data:`VARIANTS`).
+        variants: variant names, suite names (``paper``, ``extended``, ``all``) or specs (default: every
+            entry of :data:`VARIANTS`).
         catalog: an external catalog file (:func:`toolprism.schema.load_catalog`); its reference
             traces are one synthesized valid call per operation, run on a stub environment.
         entry / group: passed to :func:`toolprism.schema.load_catalog` (one BFCL entry; one
@@ -99,7 +111,11 @@ def validate(
         suites.append(Suite.from_catalog(load_catalog(catalog, entry=entry, group=group)))
     if domains or catalog is None:
         suites += [Suite.from_domain(get_domain(d), seeds, limit) for d in (domains or domain_names())]
-    names = list(VARIANTS.names()) if not variants or list(variants) == ["all"] else list(variants)
+    names = (
+        list(VARIANTS.names())
+        if not variants
+        else list(dict.fromkeys(v for n in variants for v in SUITES.get(n, (n,))))
+    )
     for name in names:  # a malformed spec is the caller's mistake, not a finding
         parse_spec(resolve(name))
     work = [(i, name, negative, control) for i in range(len(suites)) for name in names]

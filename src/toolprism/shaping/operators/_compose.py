@@ -37,7 +37,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from toolprism.errors import ConfigError
 from toolprism.schema import JSON, ToolCall, ToolSpec
@@ -219,7 +219,7 @@ class Compose(Operator):
 
     name = "compose"
     file: str = ""
-    args: str = "flat"
+    args: Literal["flat", "nested", "union", "shared", "prose", "prefixed"] = "flat"
     min_values: int = 6
 
     def spec(self) -> str:
@@ -230,6 +230,8 @@ class Compose(Operator):
         """(merged tools, tool → bake/interval plan, the reference resolution)."""
         lower = self.below.tools()
         what = self.spec()
+        if self.min_values < 1:
+            raise ConfigError([f"min_values must be at least 1, got {self.min_values}"], what=f"operator {what}")
         if self.file:
             merged = [m for members in paper_merges(self.file, lower) for m in members]
             baked: dict[str, list[str]] = {}

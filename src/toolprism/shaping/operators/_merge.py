@@ -200,6 +200,8 @@ class Merge(Operator):
             )
         if self.by in ("semantic", "anti_semantic") and self.seed:
             problems.append(f"seed does not apply to by={self.by} (it is deterministic)")
+        if self.seed < 0 or self.k < 0:
+            problems.append(f"k and seed must be at least 0, got k={self.k}, seed={self.seed}")
         groups = self._partition(tools, problems)
         merged = {n for members in groups.values() for n in members}
         problems += [

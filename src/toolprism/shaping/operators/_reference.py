@@ -89,6 +89,8 @@ class Reference(Operator):
             return None
         if self.args:
             raise ConfigError(["args applies to style=value only (style=paper takes file)"], what=self.spec())
+        if self.min_values < 1:
+            raise ConfigError([f"min_values must be at least 1, got {self.min_values}"], what=self.spec())
         return PaperResolve(self.below.tools(), self.file, self.min_values, self.spec())
 
     def _changed(self, key: str) -> bool:
