@@ -10,24 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolprism.domains.whole_catalog import MEMBERS
 from toolprism.registry import Registry
 from toolprism.shaping import PAPER_MAX_TURNS
 
-DEVICE_DOMAINS = (
-    "calendar",
-    "car_cabin",
-    "climate",
-    "kitchen",
-    "laundry",
-    "media_player",
-    "navigation",
-    "security",
-    "smart_home",
-    "smartwatch",
-    "tv",
-    "vacuum",
-)
-"""The twelve device domains the Action-Space Shaping paper's synthetic benchmark has (its tool groups)."""
+DEVICE_DOMAINS = MEMBERS
+"""The twelve device domains the Action-Space Shaping paper's synthetic benchmark has (its tool groups;
+the members of the ``whole_catalog`` domain)."""
 
 
 @dataclass(frozen=True)

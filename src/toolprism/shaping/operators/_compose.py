@@ -42,7 +42,7 @@ from typing import Any, Literal
 from toolprism.errors import ConfigError
 from toolprism.schema import JSON, ToolCall, ToolSpec
 from toolprism.shaping._layer import Batch, Decoded, Forward, Layer, Operator, Plan
-from toolprism.shaping.operators._interval import Number, inside, rule_cut, spans
+from toolprism.shaping.operators._interval import Number, inside, narrowed, rule_cut, spans
 from toolprism.shaping.operators._merge import Merge
 from toolprism.shaping.operators._paper import paper_merges, paper_ops, spec_without_defaults
 from toolprism.shaping.operators._resolve import PaperResolve
@@ -156,18 +156,7 @@ class _Baked(Operator):
                 fixed = ", ".join(f"{p}={v}" for p, v in zip(plan.baked, combo, strict=True))
                 description = f"{description} (fixed: {fixed})".strip()
             for ranges in itertools.product(*intervals):
-                cell_props = dict(rest)
-                cell_name, cell_description = name, description
-                for p, label, lo, hi in ranges:
-                    cell_name += f"__{p}_{label}"
-                    lo_text, hi_text = ("-inf" if lo is None else lo), ("inf" if hi is None else hi)
-                    cell_description = f"{cell_description} (handles {p} in [{lo_text}, {hi_text}))".strip()
-                    schema = dict(cell_props[p])
-                    if lo is not None:
-                        schema["minimum"] = lo
-                    if hi is not None:
-                        schema["exclusiveMaximum"] = hi
-                    cell_props[p] = schema
+                cell_name, cell_description, cell_props = narrowed(name, description, rest, ranges)
                 shown = tool_name(cell_name)
                 cell = _Cell(
                     shown,

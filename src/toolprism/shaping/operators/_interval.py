@@ -90,6 +90,25 @@ def _edge(value: Number | None, open_end: str) -> str:
     return open_end if value is None else str(value)
 
 
+def narrowed(
+    name: str, description: str, props: dict[str, Any], ranges: tuple[tuple[str, str, Any, Any], ...]
+) -> tuple[str, str, dict[str, Any]]:
+    """One interval cell of a tool: ``ranges`` is ``(param, label, lo, hi)`` per split parameter; the
+    name gains ``__<param>_<label>``, the description ``(handles p in [lo, hi))``, and each schema
+    ``minimum`` / ``exclusiveMaximum`` (the paper's rendering, ``schemas/04_interval_split.json``)."""
+    props = dict(props)
+    for p, label, lo, hi in ranges:
+        name += f"__{p}_{label}"
+        description = f"{description} (handles {p} in [{_edge(lo, '-inf')}, {_edge(hi, 'inf')}))".strip()
+        schema = dict(props[p])
+        if lo is not None:
+            schema["minimum"] = lo
+        if hi is not None:
+            schema["exclusiveMaximum"] = hi
+        props[p] = schema
+    return name, description, props
+
+
 @dataclass(frozen=True)
 class Interval(Operator):
     """Split tools on numeric intervals: cuts from the paper's spec file ``file``, else by rule.
@@ -148,17 +167,7 @@ class Interval(Operator):
         return table
 
     def _piece(self, tool: ToolSpec, combo: tuple[tuple[str, str, Any, Any], ...]) -> tuple[ToolSpec, _Piece]:
-        name, description = tool.name, tool.description
-        props = dict(tool.parameters.get("properties", {}))
-        for p, label, lo, hi in combo:
-            name += f"__{p}_{label}"
-            description = f"{description} (handles {p} in [{_edge(lo, '-inf')}, {_edge(hi, 'inf')}))".strip()
-            schema = dict(props[p])
-            if lo is not None:
-                schema["minimum"] = lo
-            if hi is not None:
-                schema["exclusiveMaximum"] = hi
-            props[p] = schema
+        name, description, props = narrowed(tool.name, tool.description, tool.parameters.get("properties", {}), combo)
         shown = tool_name(name)
         piece = _Piece(shown, tool.name, tuple((p, lo, hi) for p, _, lo, hi in combo))
         return ToolSpec(shown, description, {**tool.parameters, "properties": props}, tool.group), piece
