@@ -56,9 +56,9 @@ def get_domain(name: str) -> Domain:
 
 
 def domain_names() -> list[str]:
-    """Names of all registered domains."""
+    """Names of all registered domains, sorted (registration order depends on what was imported first)."""
     _load_builtin()
-    return DOMAINS.names()
+    return sorted(DOMAINS.names())
 
 
 def _load_builtin() -> None:
