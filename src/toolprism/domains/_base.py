@@ -353,6 +353,15 @@ class Domain:
         """Every task this domain poses on the world of ``world_seed``, deterministically."""
         raise NotImplementedError
 
+    def expected_result(self, task: Task) -> JSON | None:
+        """The result a correct final answer states for ``task``, or None where the domain fixes
+        none (the stateful domains: there success is the actions taken).
+
+        ToolRobustBench, appendix B.1: a clean anchor executes its stored arguments before any
+        perturbation to fix the expected result; observation or runtime perturbations may define
+        another post-execution target (their instance's labels)."""
+        return None
+
     def environment(self, world_seed: int = 0) -> Environment:
         """A fresh environment on the world of ``world_seed``."""
         return Environment(self, self.initial_state(world_seed))
