@@ -16,6 +16,7 @@ from toolprism.schema import JSON
 
 if TYPE_CHECKING:
     from toolprism.domains import Task
+    from toolprism.perturb import Instance
     from toolprism.shaping import Variant
 
 Message = dict[str, Any]
@@ -63,12 +64,14 @@ class EpisodeContext:
     """What a backend may know about the episode it serves.
 
     Real models must only use ``seed``; scripted agents (the oracle) also read the task and the
-    variant to drive the encoder.
+    variant to drive the encoder, and the oracle the perturbations' runtime labels to write a
+    correct runtime report (it is the reference upper bound, not a model under test).
     """
 
     task: Task
     variant: Variant
     seed: int
+    perturbations: tuple[Instance, ...] = ()
 
 
 class Agent(Protocol):

@@ -10,6 +10,13 @@ makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still pas
 runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
 failed. A read whose return comes back as an error or empty (its gold never fails) is read once
 more, as Xu et al.'s incomplete returns call for.
+
+Where the domain fixes an expected result (``Domain.expected_result``), the answer states the
+result it read: the last return of a gold call that neither failed nor carried an ``error``. When
+the system prompt asks for a runtime report (a C or D condition), the answer ends with a correct
+one: the oracle reads the perturbation's runtime labels and the domain's expected result from its
+:class:`EpisodeContext`. It is the reference upper bound, not a model under test, so reading the
+labels is allowed; a model's backend never sees them.
 """
 
 from __future__ import annotations
@@ -19,7 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
-from toolprism.schema import JSON, Action, ToolCall
+from toolprism.domains import get_domain
+from toolprism.errors import ToolprismError
+from toolprism.perturb import REPORT_MARKER, report_instance
+from toolprism.schema import JSON, Action, ToolCall, canonical_json
 from toolprism.shaping import Batch, Plan
 
 MAX_RETRIES = 3
@@ -52,6 +62,7 @@ class OracleAgent:
     _gave_up: list[str] = field(default_factory=list)
     _action: Action | None = None
     _rereads: int = 0
+    _result: JSON = None
 
     def __post_init__(self) -> None:
         self._pending = list(self.context.task.gold)
@@ -66,6 +77,8 @@ class OracleAgent:
                 self._pending.insert(0, self._action)
                 self._plan = None
                 return await self.respond(messages, tools)
+            read = [self._replies[i] for i in self._waiting if _succeeded(self._replies[i])]
+            self._result = read[-1] if read else self._result
             failed = [i for i in self._waiting if runtime_failure(self._replies[i])]
             if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
                 self._retries += 1
@@ -83,13 +96,40 @@ class OracleAgent:
             self._plan = self.context.variant.plan(self._action)
             item = next(self._plan)
         if item is None:
-            if self._gave_up:
-                return ScriptedTurns.answer(f"Done, except what could not be done: {'; '.join(self._gave_up)} failed.")
-            return ScriptedTurns.answer("Done.")
+            return ScriptedTurns.answer(self._answer(messages))
         self._batch = isinstance(item, Batch)
         self._step = item.calls if isinstance(item, Batch) else (item,)
         self._replies = [None] * len(self._step)
         return self._issue(list(self._step), list(range(len(self._step))))
+
+    def _answer(self, messages: Sequence[Message]) -> str:
+        """The final answer: what was done or could not be, the result read where the domain fixes
+        one, and the runtime report where the system prompt asks for it."""
+        if self._gave_up:
+            text = f"Done, except what could not be done: {'; '.join(self._gave_up)} failed."
+        else:
+            text = "Done."
+        expected = self._expected_result()
+        if expected is not None and self._result is not None:
+            text += f" Result: {canonical_json(self._result)}"
+        system = next((m for m in messages if m.get("role") == "system"), {})
+        instance = report_instance(self.context.perturbations)
+        if instance is not None and REPORT_MARKER in str(system.get("content") or ""):
+            labels = instance.labels
+            report = {
+                "status": labels.status,
+                "failure_type": labels.failure_type,
+                "retryable": bool(labels.retryable),
+                "final_result": expected if labels.result_target == "expected" else None,
+            }
+            text += f"\n\n```json\n{canonical_json(report)}\n```"
+        return text
+
+    def _expected_result(self) -> JSON:
+        try:
+            return get_domain(self.context.task.domain).expected_result(self.context.task)
+        except ToolprismError:
+            return None
 
     def _lost_read(self, reply: JSON) -> bool:
         """An error or nothing in place of a read's return (its gold never fails): read it again, once."""
@@ -107,6 +147,11 @@ class OracleAgent:
             raw.append(RawCall(f"call_{self._issued}", call.name, json.dumps(dict(call.arguments), sort_keys=True)))
         text = json.dumps([{"name": c.name, "arguments": c.arguments} for c in raw])
         return ModelTurn(raw=text, calls=tuple(raw))
+
+
+def _succeeded(reply: JSON) -> bool:
+    """A return that is neither a runtime failure nor an ``error`` object."""
+    return not runtime_failure(reply) and not (isinstance(reply, dict) and "error" in reply)
 
 
 def _message(reply: JSON) -> str:

@@ -29,6 +29,9 @@ from toolprism.perturb._engine import (
 from toolprism.perturb._model import (
     FAILURE_TYPES,
     FAMILIES,
+    REPORT_FAMILIES,
+    REPORT_MARKER,
+    RUNTIME_REPORT_INSTRUCTION,
     SEVERITIES,
     FailureType,
     Injection,
@@ -39,6 +42,8 @@ from toolprism.perturb._model import (
     Skip,
     SkipRecord,
     Stage,
+    asks_report,
+    report_instance,
 )
 from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
 
@@ -52,6 +57,9 @@ __all__ = [
     "FAMILIES",
     "FailureType",
     "MIXED_PAIRS",
+    "REPORT_FAMILIES",
+    "REPORT_MARKER",
+    "RUNTIME_REPORT_INSTRUCTION",
     "SEVERITIES",
     "SUBTYPES",
     "CallContext",
@@ -71,6 +79,8 @@ __all__ = [
     "mixing_problem",
     "parse_perturbations",
     "plan",
+    "asks_report",
+    "report_instance",
     "rereads",
     "suite",
 ]

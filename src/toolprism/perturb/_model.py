@@ -7,6 +7,7 @@ retryability, final result).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -39,20 +40,64 @@ class _Frozen(BaseModel):
 
 
 class RuntimeLabels(_Frozen):
-    """What a correct agent should conclude about the call the perturbation hits.
+    """What a correct agent should conclude about the call the perturbation hits: the expected
+    fields of the runtime report (ToolRobustBench, section 5 "Runtime feedback": status, failure
+    type, retryability, final result; the report form is :mod:`toolprism.score`'s runtime report).
 
     Attributes:
         status: ``success`` when the call's effect can still be achieved, else ``failure``.
-        failure_type: ``None``, or one of :data:`FailureType` (``timeout``, ``unavailable``,
-            ``rate_limited``, ``server_error``, ``incomplete``, ``inconsistent``, ``invalid_request``).
-        retryable: whether retrying the same call can succeed.
-        final_result: what the agent should report or act on, in words.
+        failure_type: ``None`` (nothing failed), or one of :data:`FailureType` (``timeout``,
+            ``unavailable``, ``rate_limited``, ``server_error``, ``incomplete``, ``inconsistent``,
+            ``invalid_request``): the failure the agent met, even when a retry then fixed it.
+        retryable: whether retrying (or re-reading) can succeed; ``None`` where the question does
+            not apply (nothing failed, or either remedy is right): the paper's ``not_applicable``
+            convention (appendix C), the field is not scored.
+        final_result: what the agent should report or act on, in words (guidance, not scored).
+        result_target: the post-execution target of the report's ``final_result``:
+            ``expected`` the domain's expected result (``Domain.expected_result``; not applicable
+            where the domain fixes none), ``none`` no result (``null``: the call could not be
+            done, e.g. a permanent runtime failure). toolprism's reading: the seed says only that
+            perturbations may define another post-execution target.
     """
 
     status: Literal["success", "failure"] = "success"
     failure_type: FailureType | None = None
-    retryable: bool = False
+    retryable: bool | None = False
     final_result: str = "complete the request as asked"
+    result_target: Literal["expected", "none"] = "expected"
+
+
+REPORT_FAMILIES = frozenset({"C", "D"})
+"""Families whose conditions ask the agent for a runtime report: observation (C) and runtime (D)."""
+REPORT_MARKER = "Runtime report:"
+"""How the runtime-report instruction starts; a trace whose system message holds it was asked for one."""
+RUNTIME_REPORT_INSTRUCTION = (
+    f"{REPORT_MARKER} after your reply to the user, end your final answer with one JSON object "
+    '{"status": "success" or "failure", "failure_type": null or one of '
+    + ", ".join(f'"{t}"' for t in get_args(FailureType))
+    + ', "retryable": true or false, "final_result": a value or null}. '
+    "status: whether the request was achieved in the end; failure_type: the kind of tool or runtime "
+    "problem you met, even if a retry fixed it (null if there was none); retryable: whether retrying "
+    "the call or reading again can fix that problem; final_result: the result the tools gave for the "
+    "request, or null when there is none."
+)
+"""The system-prompt addition of conditions with a C or D perturbation (toolprism's wording of the
+paper's runtime-decision fields, ToolRobustBench section 5). A JSON object in the final answer, not
+a reporting tool: a tool would change the tool list, which family A and the shaping variants vary
+and every S1 and multiset count reads."""
+
+
+def asks_report(instances: Sequence[Instance]) -> bool:
+    """Whether a condition asks for a runtime report: it has a C or D perturbation."""
+    return any(i.family in REPORT_FAMILIES for i in instances)
+
+
+def report_instance(instances: Sequence[Instance]) -> Instance | None:
+    """The instance whose :class:`RuntimeLabels` a runtime report is scored against: the first
+    runtime (D) instance, else the first observation (C) one, else None (no report is asked for).
+    The paper's mixed pairs never combine C and D, so a condition has at most one of them."""
+    runtime = [i for i in instances if i.family == "D"] or [i for i in instances if i.family == "C"]
+    return runtime[0] if runtime else None
 
 
 class Instance(_Frozen):

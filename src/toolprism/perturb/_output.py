@@ -104,7 +104,9 @@ class _Output(Subtype):
     primary = "S4"
     spillover = ("S3", "S5")
     failure_type: str | None = None
-    retryable = False
+    retryable: bool | None = None
+    """None: the call ran, so retryability is not a runtime decision here (``not_applicable``);
+    C2 sets True (re-reading brings the evidence back: the change hits one call)."""
     final_result = "complete the request using the evidence that is still there"
 
     def applicable(self, task: Task, space: ActionSpace) -> str | None:

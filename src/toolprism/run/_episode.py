@@ -11,7 +11,7 @@ from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task, TaskRecord
-from toolprism.perturb import Instance, Perturber
+from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
 from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant
@@ -59,9 +59,15 @@ class EpisodeSpec:
 
 def initial_messages(spec: EpisodeSpec, query: str | None = None) -> list[Message]:
     """The system prompt (domain policy + calling instruction) and the user query (``query``
-    overrides the task's, e.g. a perturbed request)."""
+    overrides the task's, e.g. a perturbed request).
+
+    Under a C or D perturbation the system prompt ends with the runtime-report instruction
+    (:data:`toolprism.perturb.RUNTIME_REPORT_INSTRUCTION`, ToolRobustBench section 5); clean and
+    A/B-only conditions get the prompt unchanged."""
     suffix = PAPER_INSTRUCTION if spec.instruction == "paper" else SYSTEM_SUFFIX
     system = f"{spec.domain.policy.strip()}\n\n{suffix}"
+    if asks_report(spec.perturbations):
+        system = f"{system}\n\n{RUNTIME_REPORT_INSTRUCTION}"
     return [{"role": "system", "content": system}, {"role": "user", "content": query or spec.task.query}]
 
 
@@ -79,7 +85,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     perturber = Perturber(spec.task, spec.perturbations, spec.seed)
     variant = perturber.variant(spec.variant)
     session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
-    agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed))
+    agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
     tools = variant.openai_tools
     messages = initial_messages(spec, perturber.query(spec.task.query))
     turns: list[TurnRecord] = []

@@ -17,7 +17,8 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
 - S4 (only when a tool-output or runtime perturbation, or a runtime failure, occurred): retryable
   runtime failures were retried until the call ran; a non-retryable one was not retried more than
   :data:`RETRY_LIMIT` times (per call) and the final answer reports the failure (and, if it names a failure
-  type, the right one after alias normalization); no action used a value that a perturbed return
+  type, the right one after alias normalization; where a runtime report was asked for, the report's
+  status, failure type and retryability match the labels instead); no action used a value that a perturbed return
   falsified or introduced; no wrong action followed a changed return; after a return replaced by
   an error string or emptied, the next call repeats that read (a read's; a write is not redone).
 - S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
@@ -43,6 +44,16 @@ from toolprism.domains import Domain
 from toolprism.perturb import FailureType, Injection, Instance, Stage, expected_gold, rereads
 from toolprism.run import CallRecord, Trace
 from toolprism.score._multiset import without_rereads
+from toolprism.score._runtime import (
+    FAILURE_TYPE_ALIASES,  # noqa: F401 - importable from here as before
+    ReportedStatus,
+    ReportOutcome,
+    RuntimeMatches,
+    RuntimeScore,
+    normalize_failure_type,
+    reported_status,
+    score_runtime,
+)
 from toolprism.score._taxonomy import (
     LIVELOCK_TURNS,
     OFF_SCHEMA_KINDS,
@@ -68,6 +79,7 @@ PrimaryError = Literal[
     "extra_action",
     "no_answer",
     "incomplete",
+    "runtime_misreported",
 ]
 """The cause of a failure, by stage: S1 ``missing_tool``/``wrong_tool``, S2 ``invalid_call``, S3
 ``wrong_value``, S4 the ``runtime_*`` and return-handling errors, S5 ``extra_action`` (every gold
@@ -76,80 +88,8 @@ PRIMARY_ERRORS: tuple[str, ...] = get_args(PrimaryError)
 ObservedError = FailureMode | Literal["incomplete"]
 """The symptom: the taxonomy's failure mode, or ``incomplete`` when the taxonomy sees success (the
 actions are right, but there is no answer, or S4 failed)."""
-ReportedStatus = Literal["success", "failure"]
 RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
-
-FAILURE_TYPE_ALIASES: dict[FailureType, tuple[str, ...]] = {
-    "timeout": ("timeout", "timed out", "timed-out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
-    "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
-    "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
-    "server_error": ("server error", "server_error", "500", "502", "bad gateway", "internal error"),
-    "incomplete": ("incomplete", "missing", "truncated", "empty"),
-    "inconsistent": ("inconsistent", "contradict", "mismatch", "conflict"),
-    "invalid_request": ("invalid", "bad request", "400"),
-}
-"""Canonical failure type → words that name it (ToolRobustBench, appendix C: alias normalization)."""
-FAILURE_WORDS = (
-    "could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error",
-    "not able", "wasn't able", "weren't able", "unavailable", "timed out", "timed-out", "did not go through",
-)  # fmt: skip
-
-
-def _alias_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    # a word matches at a word start (``throttl`` also covers throttled); a status code only next
-    # to a word that makes it one ("status 503", "HTTP 504", "429 Too Many"), never inside an
-    # amount or an identifier ("$429.00", "#W5041187")
-    parts = []
-    for w in words:
-        if w.isdigit():
-            parts.append(rf"\b(?:status|error|http|code)\W{{0,3}}{w}\b")
-            parts.append(rf"(?<![\w$#.,]){w}\s+(?:error|status|service|gateway|too|bad|internal)")
-        else:
-            parts.append(rf"(?<!\w){re.escape(w)}")
-    return re.compile("|".join(parts))
-
-
-_ALIASES = {canonical: _alias_pattern(words) for canonical, words in FAILURE_TYPE_ALIASES.items()}
-_FAILURE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in FAILURE_WORDS) + r")s?(?!\w)")
-_NEGATED = re.compile(r"\b(?:no|without|zero|any)\b(?:\s+\w+){0,2}\s+$")
-"""A failure word negated within the two words before it ("no errors", "no failures or errors")."""
-
-
-def normalize_failure_type(text: str | None) -> FailureType | None:
-    """The canonical failure type named in ``text`` (``"TimeoutError"`` → ``timeout``), or None.
-
-    The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins; words match at
-    word starts, and status codes only where a neighbouring word makes them one."""
-    if not text:
-        return None
-    lowered = text.lower()
-    return next((canonical for canonical, pattern in _ALIASES.items() if pattern.search(lowered)), None)
-
-
-def reported_status(text: str | None) -> ReportedStatus | None:
-    """``failure`` when the answer says the request could not be done, ``success`` otherwise, None
-    without an answer. A JSON object in the answer with a ``status`` field is read first; a
-    negated failure word ("no errors") does not count."""
-    if not text:
-        return None
-    fields = _json_fields(text)
-    if isinstance(fields.get("status"), str):
-        return "failure" if fields["status"].lower() in ("failure", "failed", "error") else "success"
-    lowered = text.lower()
-    said = (m for m in _FAILURE.finditer(lowered) if not _NEGATED.search(lowered[: m.start()]))
-    return "failure" if next(said, None) else "success"
-
-
-def _json_fields(text: str) -> dict[str, Any]:
-    for match in re.finditer(r"\{.*?\}", text, flags=re.S):
-        try:
-            value = json.loads(match.group())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return {}
 
 
 class EpisodeStages(BaseModel):
@@ -165,7 +105,12 @@ class EpisodeStages(BaseModel):
             an upstream cause, or the reverse).
         boundary_violation: under perturbations, the source stage lies outside every instance's
             primary stage and allowed spillover; None for clean episodes and successes.
-        reported_status / reported_failure_type: what the final answer says, normalized.
+        reported_status / reported_failure_type: what the final answer says, normalized: the
+            runtime report's fields where one was asked for, else read from the free text.
+        runtime_report: ``reported``/``missing``/``unparsable`` where the system prompt asked for a
+            runtime report (a C or D condition), else None (see :mod:`toolprism.score._runtime`).
+        runtime_matches: the report's per-field agreement with the expected labels (True/False,
+            None where not applicable); None where no report was asked for.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -179,6 +124,8 @@ class EpisodeStages(BaseModel):
     boundary_violation: bool | None
     reported_status: ReportedStatus | None
     reported_failure_type: FailureType | None
+    runtime_report: ReportOutcome | None = None
+    runtime_matches: RuntimeMatches | None = None
 
 
 def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
@@ -220,7 +167,8 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
     if s3 == "fail":
         causes["S3"] = "wrong_value"
 
-    s4, cause4 = _feedback(trace, instances, calls, gold, answer)
+    runtime = score_runtime(trace, domain)
+    s4, cause4 = _feedback(trace, instances, calls, gold, answer, runtime)
     if s4 == "fail" and cause4:
         causes["S4"] = cause4
     success = done == gold and trace.end == "answered" and s4 != "fail"
@@ -238,8 +186,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
             source_stage=None,
             cascade=False,
             boundary_violation=None,
-            reported_status=reported_status(answer),
-            reported_failure_type=normalize_failure_type(answer),
+            **_reported(runtime, answer),
         )
     earliest = next(s for s in STAGES if stages[s] == "fail")
     # a perturbed return or runtime failure that the agent mishandled is the cause of what follows;
@@ -255,9 +202,21 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
         source_stage=source,
         cascade=source != earliest,
         boundary_violation=(source not in allowed) if instances else None,
-        reported_status=reported_status(answer),
-        reported_failure_type=normalize_failure_type(answer),
+        **_reported(runtime, answer),
     )
+
+
+def _reported(runtime: RuntimeScore, answer: str | None) -> dict[str, Any]:
+    """The EpisodeStages fields of what the answer reports: from the runtime report where one was
+    asked for, else read from the free text (traces recorded before reports were asked for)."""
+    if not runtime.requested:
+        return {"reported_status": reported_status(answer), "reported_failure_type": normalize_failure_type(answer)}
+    return {
+        "reported_status": runtime.status,
+        "reported_failure_type": runtime.failure_type,
+        "runtime_report": runtime.outcome,
+        "runtime_matches": runtime.matches,
+    }
 
 
 def _tried(calls: list[CallRecord], missing_ops: set[str]) -> bool:
@@ -280,9 +239,17 @@ def _named(call: CallRecord, ops: set[str]) -> bool:
 
 
 def _feedback(
-    trace: Trace, instances: list[Instance], calls: list[CallRecord], gold: Counter, answer: str | None
+    trace: Trace,
+    instances: list[Instance],
+    calls: list[CallRecord],
+    gold: Counter,
+    answer: str | None,
+    runtime: RuntimeScore,
 ) -> tuple[Verdict, PrimaryError | None]:
-    """S4: the reaction to perturbed returns and runtime failures."""
+    """S4: the reaction to perturbed returns and runtime failures. Under a runtime (D)
+    perturbation whose report was asked for, the report's status, failure type and retryability
+    must also match (ToolRobustBench, section 3: "runtime cases additionally check predicted
+    runtime fields"); without a report (older traces) the free text is read instead."""
     failed = [(i, c) for i, c in enumerate(calls) if c.outcome == "failed"]
     output = [i for i in instances if i.family == "C"]
     if not failed and not output:
@@ -297,9 +264,17 @@ def _feedback(
             per_call = Counter(c.action.to_action() for c in attempts)
             if any(n > RETRY_LIMIT + 1 for n in per_call.values()):
                 return "fail", "runtime_looped"
+            if runtime.requested:
+                continue  # the report decides, below
             named = normalize_failure_type(answer)
             if attempts and (reported_status(answer) != "failure" or named not in (None, instance.labels.failure_type)):
                 return "fail", "runtime_not_reported"
+    if runtime.requested and any(i.family == "D" for i in instances):
+        if runtime.outcome != "reported":
+            return "fail", "runtime_not_reported"
+        m = runtime.matches
+        if False in (m.status, m.failure_type, m.retryable):
+            return "fail", "runtime_misreported"
     injected = [j for j in trace.injections if j.site == "reply" and j.call is not None]
     if output and injected:
         native = [i for i, c in enumerate(calls) if c.outcome in ("executed", "failed")]  # the runtime's calls

@@ -1,0 +1,359 @@
+"""Elicited runtime decisions: the agent's runtime report, parsed and scored field by field.
+
+ToolRobustBench, section 5 ("Runtime feedback"): agents state the status, the failure type, the
+retryability and the final result of a call hit by a runtime or observation perturbation, and each
+field is scored after alias normalization (appendix C); fields that are no runtime decision of the
+case are ``not_applicable`` and not scored. Under a C or D perturbation the system prompt asks for
+the report (:data:`toolprism.perturb.RUNTIME_REPORT_INSTRUCTION`): the final answer ends with one
+JSON object ``{"status", "failure_type", "retryable", "final_result"}``. toolprism asks for JSON in
+the answer rather than offering a reporting tool: a tool would change the tool list, which family A
+and the shaping variants vary, and every S1 and multiset count.
+
+Each episode's report outcome is ``reported``, ``missing`` (no answer, or no object with a report
+field in it) or ``unparsable`` (an object that names report fields but cannot be read as a report),
+or None where no report was asked for (clean, A/B-only conditions, and traces recorded before
+reports were asked for: their answers are read by the free-text fallback :func:`reported_status`).
+
+The expected fields are the perturbation's :class:`toolprism.perturb.RuntimeLabels` (of
+:func:`toolprism.perturb.report_instance`); the final result's target is the domain's
+``expected_result`` unless the labels say there is none (``result_target="none"``: ``null``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toolprism.domains import Domain, get_domain
+from toolprism.errors import ToolprismError
+from toolprism.perturb import REPORT_MARKER, FailureType, Instance, report_instance
+from toolprism.run import Trace
+from toolprism.schema import JSON, canonical_json
+
+ReportOutcome = Literal["reported", "missing", "unparsable"]
+"""What became of a runtime report that was asked for."""
+REPORT_OUTCOMES: tuple[str, ...] = ("reported", "missing", "unparsable")
+ReportedStatus = Literal["success", "failure"]
+REPORT_FIELDS: tuple[str, ...] = ("status", "failure_type", "retryable", "final_result")
+"""The runtime report's fields, in the order the paper lists them."""
+
+FAILURE_TYPE_ALIASES: dict[FailureType, tuple[str, ...]] = {
+    "timeout": ("timeout", "timed out", "timed-out", "timed_out", "time out", "timeouterror", "504", "gateway timeout"),
+    "unavailable": ("unavailable", "503", "down for maintenance", "service is down", "not available", "outage"),
+    "rate_limited": ("rate limit", "rate_limited", "ratelimit", "429", "too many requests", "throttl"),
+    "server_error": ("server error", "server_error", "500", "502", "bad gateway", "internal error"),
+    "incomplete": ("incomplete", "missing", "truncated", "empty"),
+    "inconsistent": ("inconsistent", "contradict", "mismatch", "conflict"),
+    "invalid_request": ("invalid", "bad request", "400"),
+}
+"""Canonical failure type → words that name it (ToolRobustBench, appendix C: alias normalization)."""
+STATUS_ALIASES: dict[ReportedStatus, tuple[str, ...]] = {
+    "success": ("success", "succeeded", "successful", "ok", "okay", "done", "complete", "completed", "true"),
+    "failure": ("failure", "failed", "fail", "error", "unsuccessful", "incomplete", "false"),
+}
+"""Canonical status → the words a report may use for it (toolprism's list; appendix C names the idea)."""
+NONE_WORDS = ("", "null", "none", "n/a", "na", "not applicable", "no failure", "nothing")
+"""Strings a report may use for an absent value (``failure_type``/``final_result``)."""
+_RETRYABLE_WORDS = {
+    True: ("true", "yes", "y", "retryable", "retriable", "retry"),
+    False: ("false", "no", "n", "not retryable", "non-retryable", "non_retryable", "permanent"),
+}
+FAILURE_WORDS = (
+    "could not", "couldn't", "cannot", "can't", "unable", "failed", "failure", "not possible", "error",
+    "not able", "wasn't able", "weren't able", "unavailable", "timed out", "timed-out", "did not go through",
+)  # fmt: skip
+
+
+def _alias_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    # a word matches at a word start (``throttl`` also covers throttled); a status code only next
+    # to a word that makes it one ("status 503", "HTTP 504", "429 Too Many"), never inside an
+    # amount or an identifier ("$429.00", "#W5041187")
+    parts = []
+    for w in words:
+        if w.isdigit():
+            parts.append(rf"\b(?:status|error|http|code)\W{{0,3}}{w}\b")
+            parts.append(rf"(?<![\w$#.,]){w}\s+(?:error|status|service|gateway|too|bad|internal)")
+        else:
+            parts.append(rf"(?<!\w){re.escape(w)}")
+    return re.compile("|".join(parts))
+
+
+_ALIASES = {canonical: _alias_pattern(words) for canonical, words in FAILURE_TYPE_ALIASES.items()}
+_FAILURE = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in FAILURE_WORDS) + r")s?(?!\w)")
+_NEGATED = re.compile(r"\b(?:no|without|zero|any)\b(?:\s+\w+){0,2}\s+$")
+"""A failure word negated within the two words before it ("no errors", "no failures or errors")."""
+
+
+def normalize_failure_type(text: str | None) -> FailureType | None:
+    """The canonical failure type named in ``text`` (``"TimeoutError"`` → ``timeout``), or None.
+
+    The first type in :data:`FAILURE_TYPE_ALIASES` order with a matching word wins; words match at
+    word starts, and status codes only where a neighbouring word makes them one."""
+    if not text:
+        return None
+    lowered = text.lower()
+    return next((canonical for canonical, pattern in _ALIASES.items() if pattern.search(lowered)), None)
+
+
+def reported_status(text: str | None) -> ReportedStatus | None:
+    """Free-text reading (the fallback for answers given without a runtime report): ``failure``
+    when the answer says the request could not be done, ``success`` otherwise, None without an
+    answer. A JSON object in the answer with a ``status`` field is read first; a negated failure
+    word ("no errors") does not count."""
+    if not text:
+        return None
+    fields = _json_fields(text)
+    if isinstance(fields.get("status"), str):
+        return "failure" if fields["status"].lower() in ("failure", "failed", "error") else "success"
+    lowered = text.lower()
+    said = (m for m in _FAILURE.finditer(lowered) if not _NEGATED.search(lowered[: m.start()]))
+    return "failure" if next(said, None) else "success"
+
+
+def _json_fields(text: str) -> dict[str, Any]:
+    for match in re.finditer(r"\{.*?\}", text, flags=re.S):
+        try:
+            value = json.loads(match.group())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+class RuntimeReport(BaseModel):
+    """A runtime report as the agent wrote it (values as given, before normalization).
+
+    Attributes:
+        status: ``success``/``failure`` or an alias (see :data:`STATUS_ALIASES`).
+        failure_type: a :data:`toolprism.perturb.FailureType`, an alias of one, or None.
+        retryable: a boolean, or ``yes``/``no``-like text.
+        final_result: any JSON value, None when the agent says there is no result.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    status: JSON
+    failure_type: JSON
+    retryable: JSON
+    final_result: JSON
+
+
+def _objects(text: str) -> list[tuple[dict[str, Any] | None, str]]:
+    """Every top-level ``{...}`` span of ``text`` (balanced braces, strings respected), with the
+    object it parses to as JSON or as a Python literal (single quotes, True/None), or None."""
+    spans: list[tuple[dict[str, Any] | None, str]] = []
+    start, depth, quote, escaped = -1, 0, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'" and depth:
+            quote = ch
+        elif ch == "{":
+            start, depth = (i if depth == 0 else start), depth + 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((_load(text[start : i + 1]), text[start : i + 1]))
+    return spans
+
+
+def _load(span: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(span)
+    except json.JSONDecodeError:
+        try:
+            value = ast.literal_eval(span)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_report(answer: str | None) -> tuple[ReportOutcome, RuntimeReport | None]:
+    """The runtime report at the end of ``answer``: the last JSON object that carries a report
+    field (code fences and text around it are ignored; a Python-literal object is read too).
+
+    Returns:
+        (``reported``, the report) when that object has all four fields; (``unparsable``, None)
+        when it lacks some, or when an object that names a report field cannot be parsed;
+        (``missing``, None) without an answer or any such object.
+    """
+    if not answer:
+        return "missing", None
+    named = re.compile(r"[\"']?(?:" + "|".join(REPORT_FIELDS) + r")[\"']?\s*:")
+    for value, span in reversed(_objects(answer)):
+        if value is None:
+            if named.search(span):
+                return "unparsable", None
+            continue
+        if not any(f in value for f in REPORT_FIELDS):
+            continue
+        if not all(f in value for f in REPORT_FIELDS):
+            return "unparsable", None
+        return "reported", RuntimeReport.model_validate(value)
+    opened = answer.rfind("{")
+    if opened >= 0 and named.search(answer[opened:]):  # an object left open
+        return "unparsable", None
+    return "missing", None
+
+
+def _words(value: Any) -> str:
+    return " ".join(str(value).lower().replace("_", " ").replace("-", " ").split()) if value is not None else ""
+
+
+def normalize_status(value: Any) -> ReportedStatus | None:
+    """``success``/``failure`` for a status or one of its aliases (``ok``, ``failed``, ``error``...),
+    else None."""
+    words = _words(value)
+    return next((s for s, aliases in STATUS_ALIASES.items() if words in aliases), None)
+
+
+def normalize_report_failure_type(value: Any) -> FailureType | Literal["none"] | None:
+    """A report's failure type, canonical: a :data:`FailureType`, ``"none"`` for an absent one
+    (null, ``none``, ``n/a``...), None when it names no known type."""
+    if value is None or _words(value) in NONE_WORDS:
+        return "none"
+    return normalize_failure_type(str(value).replace("_", " "))
+
+
+def normalize_retryable(value: Any) -> bool | None:
+    """A report's retryability as a boolean (``true``/``yes``/``retryable`` → True), else None."""
+    if isinstance(value, bool):
+        return value
+    words = _words(value)
+    return next((flag for flag, aliases in _RETRYABLE_WORDS.items() if words in aliases), None)
+
+
+def normalize_result(value: JSON) -> JSON:
+    """A final result in comparable form: numbers (and numeric strings) as floats, strings
+    lower-cased with whitespace collapsed, ``null``-like strings as None, objects and lists
+    normalized throughout (objects compare by canonical JSON)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        text = " ".join(value.lower().split())
+        if text in NONE_WORDS:
+            return None
+        try:
+            number = float(text.replace(",", ""))
+        except ValueError:
+            return text
+        return number if math.isfinite(number) else text
+    if isinstance(value, dict):
+        return {str(k): normalize_result(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalize_result(v) for v in value]
+    return value
+
+
+def results_match(reported: JSON, expected: JSON) -> bool:
+    """Whether two final results agree after :func:`normalize_result` (numbers within a relative
+    1e-9, so ``42``, ``42.0`` and ``"42"`` agree)."""
+    a, b = normalize_result(reported), normalize_result(expected)
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return canonical_json(a) == canonical_json(b)
+
+
+class RuntimeMatches(BaseModel):
+    """Per-field agreement of a report with the expected labels: True/False, or None where the
+    field is ``not_applicable`` (no expected value: retryability where nothing can be retried, a
+    final result where the domain fixes none), or where no report was read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: bool | None = None
+    failure_type: bool | None = None
+    retryable: bool | None = None
+    final_result: bool | None = None
+
+
+class RuntimeScore(BaseModel):
+    """The runtime report of one episode, scored.
+
+    Attributes:
+        requested: the system prompt asked for a report (a C or D condition recorded since reports
+            were asked for).
+        outcome: ``reported``/``missing``/``unparsable``; None when none was requested.
+        report: the report read, when ``reported``.
+        matches: per-field agreement; every field is False for a missing or unparsable report
+            (an applicable field that was not stated does not match) and None where not applicable.
+        status / failure_type: the report's status and failure type, normalized.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    requested: bool
+    outcome: ReportOutcome | None = None
+    report: RuntimeReport | None = None
+    matches: RuntimeMatches = RuntimeMatches()
+    status: ReportedStatus | None = None
+    failure_type: FailureType | None = None
+
+
+def report_requested(trace: Trace) -> bool:
+    """Whether the episode's system prompt asked for a runtime report (read from the trace)."""
+    system = next((m for m in trace.messages if m.get("role") == "system"), None)
+    return bool(system) and REPORT_MARKER in str(system.get("content") or "")
+
+
+def expected_final_result(instance: Instance, trace: Trace, domain: Domain | None) -> tuple[bool, JSON]:
+    """(applicable, target) of the report's ``final_result``: ``null`` when the labels say there
+    is no result, else the domain's ``expected_result`` for the trace's task (not applicable where
+    it is None or the domain cannot be loaded)."""
+    if instance.labels.result_target == "none":
+        return True, None
+    try:
+        domain = domain or get_domain(trace.task.domain)
+        expected = domain.expected_result(trace.task.to_task())
+    except ToolprismError:
+        return False, None
+    return expected is not None, expected
+
+
+def score_runtime(trace: Trace, domain: Domain | None = None) -> RuntimeScore:
+    """Parse and score the runtime report of ``trace`` (a pure function of the trace and the
+    domain's ``expected_result``)."""
+    instance = report_instance(trace.perturbations)
+    if instance is None or not report_requested(trace):
+        return RuntimeScore(requested=False)
+    labels = instance.labels
+    outcome, report = parse_report(trace.answer)
+    applicable, target = expected_final_result(instance, trace, domain)
+    if report is None:
+        miss = RuntimeMatches(
+            status=False,
+            failure_type=False,
+            retryable=False if labels.retryable is not None else None,
+            final_result=False if applicable else None,
+        )
+        return RuntimeScore(requested=True, outcome=outcome, matches=miss)
+    status = normalize_status(report.status)
+    failure_type = normalize_report_failure_type(report.failure_type)
+    matches = RuntimeMatches(
+        status=status == labels.status,
+        failure_type=failure_type == (labels.failure_type or "none"),
+        retryable=None if labels.retryable is None else normalize_retryable(report.retryable) == labels.retryable,
+        final_result=results_match(report.final_result, target) if applicable else None,
+    )
+    return RuntimeScore(
+        requested=True,
+        outcome=outcome,
+        report=report,
+        matches=matches,
+        status=status,
+        failure_type=failure_type if failure_type != "none" else None,
+    )
