@@ -4,6 +4,7 @@ that fail on purpose, clean and perturbed; labels are a pure function of the tra
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -39,6 +40,12 @@ def episode(task, turns, variant: str = "native", perturb: str | None = None) ->
     spec = EpisodeSpec(DOMAIN, task, Variant.build(variant, SPACE), 0, instances)
     backend = turns if not isinstance(turns, list) else ScriptedBackend(turns)
     return asyncio.run(run_episode(spec, backend))
+
+
+def report(status: str, failure_type: str | None, retryable: bool, final_result: object = None) -> str:
+    """A runtime report as the system prompt of a C or D condition asks for it."""
+    fields = {"status": status, "failure_type": failure_type, "retryable": retryable, "final_result": final_result}
+    return json.dumps(fields)
 
 
 def call(action):  # noqa: ANN001, ANN201
@@ -110,8 +117,16 @@ def test_runtime_failure_not_retried_is_an_s4_cause_seen_first_as_a_missing_tool
     assert result.stages["S4"] == "fail" and result.primary_error == "runtime_not_retried"
     assert result.earliest_failed_stage == "S3" or result.earliest_failed_stage in ("S1", "S4")
     assert result.source_stage == "S4" and result.boundary_violation is False
-    retried = score_stages(episode(SINGLE, [call(SINGLE.gold[0]), call(SINGLE.gold[0])], perturb="D2:light"))
+    turns = [call(SINGLE.gold[0]), call(SINGLE.gold[0])]
+    retried = score_stages(episode(SINGLE, [*turns, T.answer("Done. " + report("success", "timeout", True))], perturb="D2:light"))
     assert retried.stages["S4"] == "pass" and retried.stages["S5"] == "pass"
+    assert retried.runtime_report == "reported" and retried.runtime_matches.retryable is True
+    # the same retries, but the report is missing or says the wrong thing: S4 checks the runtime fields
+    unreported = score_stages(episode(SINGLE, [*turns, T.answer("Done.")], perturb="D2:light"))
+    assert unreported.runtime_report == "missing" and unreported.primary_error == "runtime_not_reported"
+    wrong = score_stages(episode(SINGLE, [*turns, T.answer(report("ok", "rate_limited", "yes"))], perturb="D2:light"))
+    assert wrong.stages["S4"] == "fail" and wrong.primary_error == "runtime_misreported"
+    assert (wrong.runtime_matches.status, wrong.runtime_matches.failure_type) == (True, False)
 
 
 def test_permanent_failure_must_be_reported_not_looped_on() -> None:
@@ -119,9 +134,8 @@ def test_permanent_failure_must_be_reported_not_looped_on() -> None:
     assert score_stages(looping).primary_error in ("runtime_looped", "runtime_not_reported")
     silent = score_stages(episode(SINGLE, [call(SINGLE.gold[0]), T.answer("All set!")], perturb="D1:light"))
     assert silent.stages["S4"] == "fail" and silent.primary_error == "runtime_not_reported"
-    honest = episode(
-        SINGLE, [call(SINGLE.gold[0]), T.answer("Sorry, I could not do it: the service is down.")], perturb="D1:light"
-    )  # noqa: E501
+    said = "Sorry, I could not do it: the service is down. " + report("failed", "Service Unavailable", "no")
+    honest = episode(SINGLE, [call(SINGLE.gold[0]), T.answer(said)], perturb="D1:light")
     result = score_stages(honest)
     assert result.stages["S4"] == "pass" and result.stages["S5"] == "pass"
     assert result.reported_status == "failure" and result.reported_failure_type == "unavailable"
@@ -236,4 +250,4 @@ def test_the_closed_vocabularies_agree() -> None:
     from toolprism.score._stages import FAILURE_TYPE_ALIASES
 
     assert tuple(FAILURE_TYPE_ALIASES) == FAILURE_TYPES  # alias normalization names every type, in order
-    assert len(set(PRIMARY_ERRORS)) == len(PRIMARY_ERRORS) == 13
+    assert len(set(PRIMARY_ERRORS)) == len(PRIMARY_ERRORS) == 14
