@@ -118,7 +118,8 @@ def test_runtime_failure_not_retried_is_an_s4_cause_seen_first_as_a_missing_tool
     assert result.earliest_failed_stage == "S3" or result.earliest_failed_stage in ("S1", "S4")
     assert result.source_stage == "S4" and result.boundary_violation is False
     turns = [call(SINGLE.gold[0]), call(SINGLE.gold[0])]
-    retried = score_stages(episode(SINGLE, [*turns, T.answer("Done. " + report("success", "timeout", True))], perturb="D2:light"))
+    answer = T.answer("Done. " + report("success", "timeout", True))
+    retried = score_stages(episode(SINGLE, [*turns, answer], perturb="D2:light"))
     assert retried.stages["S4"] == "pass" and retried.stages["S5"] == "pass"
     assert retried.runtime_report == "reported" and retried.runtime_matches.retryable is True
     # the same retries, but the report is missing or says the wrong thing: S4 checks the runtime fields
