@@ -6,14 +6,33 @@ DataFrames (loaded lazily)."""
 from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
+from toolprism.score._runtime import (
+    FAILURE_TYPE_ALIASES,
+    REPORT_FIELDS,
+    FieldRate,
+    ReportOutcome,
+    RuntimeFieldRow,
+    RuntimeMatches,
+    RuntimeReport,
+    RuntimeScore,
+    normalize_failure_type,
+    normalize_report_failure_type,
+    normalize_result,
+    normalize_retryable,
+    normalize_status,
+    parse_report,
+    report_requested,
+    reported_status,
+    results_match,
+    runtime_rows,
+    score_runtime,
+)
 from toolprism.score._stages import (
     PRIMARY_ERRORS,
     STAGES,
     EpisodeStages,
     ObservedError,
     PrimaryError,
-    normalize_failure_type,
-    reported_status,
     score_stages,
 )
 from toolprism.score._taxonomy import (
@@ -42,6 +61,23 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "FAILURE_TYPE_ALIASES",
+    "REPORT_FIELDS",
+    "FieldRate",
+    "ReportOutcome",
+    "RuntimeFieldRow",
+    "RuntimeMatches",
+    "RuntimeReport",
+    "RuntimeScore",
+    "normalize_report_failure_type",
+    "normalize_result",
+    "normalize_retryable",
+    "normalize_status",
+    "parse_report",
+    "report_requested",
+    "results_match",
+    "runtime_rows",
+    "score_runtime",
     "LIVELOCK_TURNS",
     "PRIMARY_ERRORS",
     "PROTOCOL_BREAKS",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolprism.perturb import SEVERITIES, SkipRecord, Stage, condition_cell
 from toolprism.run import RunStore, verify_run_tasks
 from toolprism.score._interval import success_interval
+from toolprism.score._runtime import RuntimeFieldRow, runtime_rows
 from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import (
     LIVELOCK_TURNS,
@@ -156,6 +157,9 @@ class RunScore(BaseModel):
     variants: list[VariantScore]
     gaps: list[VariantGap]
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
+    runtime: list[RuntimeFieldRow] = Field(default_factory=list)
+    """Runtime-report outcomes and per-field match rates per subtype with a C or D perturbation
+    (ToolRobustBench, section 5 "Runtime feedback"; see :mod:`toolprism.score._runtime`)."""
 
 
 def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScore:
@@ -178,6 +182,8 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         rows: dict[tuple[str, str], list] = {}
         specs: dict[str, str] = {}
         skipped = store.header.skipped
+        model = _model_name(store.header.backend.get("model"), store.header.config.model)
+        reports = []
         for result in store.results():
             trace = store.trace(result.episode_id)
             domain = domains.get(result.domain)
@@ -186,6 +192,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
                 score_stages(trace, domain, livelock_turns=livelock_turns),
             )
             rows.setdefault((result.variant, result.condition or ""), []).append(scored)
+            reports.append((trace.perturbations, scored[1].runtime_report, scored[1].runtime_matches))
             specs[result.variant] = result.spec
     finally:
         store.close()
@@ -227,7 +234,13 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         variants=variants,
         gaps=_gaps(variants),
         perturbations=by_condition(outcomes, skipped),
+        runtime=runtime_rows(model, reports),
     )
+
+
+def _model_name(backend_model: object, config_model: str | None) -> str:
+    """The run's model as its header names it: the backend's model id, else the configured name."""
+    return backend_model if isinstance(backend_model, str) and backend_model else config_model or "unknown"
 
 
 def _gaps(variants: list[VariantScore]) -> list[VariantGap]:

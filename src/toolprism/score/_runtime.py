@@ -357,3 +357,93 @@ def score_runtime(trace: Trace, domain: Domain | None = None) -> RuntimeScore:
         status=status,
         failure_type=failure_type if failure_type != "none" else None,
     )
+
+
+class FieldRate(BaseModel):
+    """Agreement of one report field over the episodes where it applies.
+
+    Attributes:
+        matches: episodes whose report states the expected value (after normalization).
+        n: episodes where the field applies and a report was asked for (a missing or unparsable
+            report counts, as a mismatch).
+        rate: ``matches / n``; None when ``n`` is 0.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    matches: int
+    n: int
+    rate: float | None
+
+
+class RuntimeFieldRow(BaseModel):
+    """Runtime-report outcomes and per-field match rates of one model under one subtype (all
+    severities pooled; a mixed pair is its own row, ``A3+C4``). ToolRobustBench, section 5:
+    retryability .949, failure type .917, status .783, final result .738 over its models.
+
+    Attributes:
+        model: the run's model (its header); ``family``: the subtype's family (``A+C`` for a pair);
+        subtype: ``C2`` or ``A3+C4``; episodes: episodes of the subtype's conditions;
+        requested: those whose prompt asked for a report (0 in runs made before reports were);
+        reported / missing / unparsable: the outcome counts of the requested ones;
+        status / failure_type / retryable / final_result: each field's :class:`FieldRate`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    family: str
+    subtype: str
+    episodes: int
+    requested: int
+    reported: int
+    missing: int
+    unparsable: int
+    status: FieldRate
+    failure_type: FieldRate
+    retryable: FieldRate
+    final_result: FieldRate
+
+
+def _rate(values: list[bool | None]) -> FieldRate:
+    judged = [v for v in values if v is not None]
+    return FieldRate(matches=sum(judged), n=len(judged), rate=sum(judged) / len(judged) if judged else None)
+
+
+def runtime_rows(
+    model: str, episodes: list[tuple[list[Instance], ReportOutcome | None, RuntimeMatches | None]]
+) -> list[RuntimeFieldRow]:
+    """One :class:`RuntimeFieldRow` per subtype (or mixed pair) with a C or D perturbation, in
+    subtype order, single subtypes first.
+
+    Args:
+        model: the run's model name.
+        episodes: per episode, its perturbation instances, its report outcome and its per-field
+            matches (both None where no report was asked for); clean and A/B-only episodes are
+            left out.
+    """
+    cells: dict[str, list[tuple[ReportOutcome | None, RuntimeMatches | None]]] = {}
+    families: dict[str, str] = {}
+    for instances, outcome, matches in episodes:
+        if report_instance(instances) is None:
+            continue
+        subtype = "+".join(i.subtype for i in instances)
+        families[subtype] = "+".join(i.family for i in instances)
+        cells.setdefault(subtype, []).append((outcome, matches))
+    rows = []
+    for subtype in sorted(cells, key=lambda s: (s.count("+"), s)):
+        scored = cells[subtype]
+        outcomes = [o for o, _ in scored if o is not None]
+        matches = [m for _, m in scored if m is not None]
+        rows.append(
+            RuntimeFieldRow(
+                model=model,
+                family=families[subtype],
+                subtype=subtype,
+                episodes=len(scored),
+                requested=len(outcomes),
+                **{o: outcomes.count(o) for o in REPORT_OUTCOMES},
+                **{f: _rate([getattr(m, f) for m in matches]) for f in REPORT_FIELDS},
+            )
+        )
+    return rows
