@@ -57,7 +57,7 @@ STATUS_ALIASES: dict[ReportedStatus, tuple[str, ...]] = {
     "failure": ("failure", "failed", "fail", "error", "unsuccessful", "incomplete", "false"),
 }
 """Canonical status → the words a report may use for it (toolprism's list; appendix C names the idea)."""
-NONE_WORDS = ("", "null", "none", "n/a", "na", "not applicable", "no failure", "nothing")
+NONE_WORDS = ("", "null", "none", "n/a", "not applicable", "no failure")
 """Strings a report may use for an absent value (``failure_type``/``final_result``)."""
 _RETRYABLE_WORDS = {
     True: ("true", "yes", "y", "retryable", "retriable", "retry"),
@@ -224,7 +224,7 @@ def normalize_report_failure_type(value: Any) -> FailureType | Literal["none"] |
     (null, ``none``, ``n/a``...), None when it names no known type."""
     if value is None or _words(value) in NONE_WORDS:
         return "none"
-    return normalize_failure_type(str(value).replace("_", " "))
+    return normalize_failure_type(_words(value))
 
 
 def normalize_retryable(value: Any) -> bool | None:
@@ -232,7 +232,7 @@ def normalize_retryable(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
     words = _words(value)
-    return next((flag for flag, aliases in _RETRYABLE_WORDS.items() if words in aliases), None)
+    return next((flag for flag, aliases in _RETRYABLE_WORDS.items() if words in map(_words, aliases)), None)
 
 
 def normalize_result(value: JSON) -> JSON:
