@@ -72,12 +72,14 @@ def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_pat
     before = _expected(name, "score.json")
     assert now.pop("run_dir") == str(run_dir)
     assert now.pop("planned") == now["episodes"]  # new since the fixtures: the header's planned episodes
+    runtime = now.pop("runtime")  # new since the fixtures: runtime-report rows; version 1 asked for no report
+    assert runtime and all(r["requested"] == 0 and r["status"]["n"] == 0 for r in runtime)
     before.pop("run_dir")
     assert now == before
     # the command line prints the same document
     printed = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
     assert printed.exit_code == 0, printed.output
-    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in ("run_dir", "planned")} == before
+    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in ("run_dir", "planned", "runtime")} == before
 
 
 @pytest.mark.parametrize("name", RUNS)
