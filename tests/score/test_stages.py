@@ -13,7 +13,7 @@ from toolprism.backends import OracleBackend, ScriptedBackend, ScriptedTurns
 from toolprism.domains import get_domain
 from toolprism.perturb import parse_perturbations, plan
 from toolprism.run import EpisodeSpec, Trace, run_episode
-from toolprism.score import StageEvent, normalize_failure_type, reported_status, score_stages
+from toolprism.score import StageEvent, attribution_summary, normalize_failure_type, reported_status, score_stages
 from toolprism.shaping import Variant
 
 DOMAIN = get_domain("smart_home")
@@ -186,6 +186,28 @@ def test_a_timeout_answered_with_a_changed_call_cascades_from_runtime_handling()
     assert result.cascade and result.boundary_violation is False
     assert result.events["S3"] == result.events["S4"] == StageEvent(turn=1, call=1)
     assert (result.trb_observed_error, result.trb_primary_error) == ("incorrect_arguments", "runtime_failure")
+
+
+def test_attribution_summary_per_family_and_subtype_in_toolrobustbench_terms() -> None:
+    falsified = [("C3:medium", score_stages(t)) for t in _falsified_id_reused()]
+    d2 = episode(SINGLE, [call(SINGLE.gold[0]), other_value(SINGLE.gold[0])], perturb="D2:light")
+    gave_up = episode(SINGLE, [call(SINGLE.gold[0])], perturb="D2:heavy")
+    runtime = [("D2:light", score_stages(d2)), ("D2:heavy", score_stages(gave_up))]
+    clean = [("", score_stages(episode(MULTI, OracleBackend())))]
+    rows = attribution_summary(clean + falsified + runtime)
+    assert [(r.family, r.subtype) for r in rows] == [("", None), ("C", None), ("C", "C3"), ("D", None), ("D", "D2")]
+    by = {(r.family, r.subtype): r for r in rows}
+    assert (by[("", None)].failures, by[("", None)].cascade_rate, by[("", None)].boundary_violation_rate) == (
+        0,
+        None,
+        None,
+    )
+    observation = by[("C", "C3")]
+    assert observation.failures == observation.episodes == len(falsified)
+    assert observation.primary_error_shares == {"incorrect_arguments": 1.0} and observation.cascade_rate == 0.0
+    assert by[("D", "D2")].primary_error_shares == {"runtime_failure": 1.0}
+    assert by[("D", "D2")].observed_error_shares == {"incorrect_arguments": 0.5, "runtime_failure": 0.5}
+    assert by[("D", "D2")].cascade_rate == 0.5 and by[("D", "D2")].boundary_violation_rate == 0.0
 
 
 def test_stage_verdicts_carry_the_event_where_they_first_failed() -> None:

@@ -5,7 +5,15 @@ DataFrames (loaded lazily)."""
 
 from toolprism.score._interval import success_interval
 from toolprism.score._multiset import ActionScore, score_actions
-from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
+from toolprism.score._report import (
+    AttributionSummary,
+    PerturbationSummary,
+    RunScore,
+    VariantScore,
+    attribution_summary,
+    by_condition,
+    score_run,
+)
 from toolprism.score._stages import (
     PRIMARY_ERRORS,
     STAGES,
@@ -63,6 +71,7 @@ __all__ = [
     "variant_gap",
     "write_parquet",
     "ActionScore",
+    "AttributionSummary",
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",
@@ -70,6 +79,7 @@ __all__ = [
     "ProtocolBreak",
     "RunScore",
     "VariantScore",
+    "attribution_summary",
     "by_condition",
     "diagnose",
     "is_class_arm",
