@@ -13,6 +13,13 @@ The failure labels were then updated once, deliberately, when the taxonomy becam
   8th turn, the run's turn limit: the paper counts the turn limit reached, answer or not).
 - new fields: each diagnosis's ``protocol`` (15 saboteur transaction episodes left a transaction
   dangling; 3 of them succeeded), each variant's ``protocols``, the run's ``livelock_turns``.
+
+And once more when the earliest failed stage became the first in time (ToolRobustBench's temporal
+attribution, issue 13; ``score/_stages.py``): 8 saboteur episodes ``earliest_failed_stage`` S1 → S2
+(a refused call at the start comes before the end, where a missing tool shows); of these, 4
+``cascade`` true → false (the right tool in the wrong form: source S2, a direct failure) and 4
+false → true (no refused call named a missing tool: source S1, seen first as a refused form). New fields: each episode's
+``events``, ``trb_observed_error``, ``trb_primary_error``; the run's ``attribution`` rows.
 """
 
 from __future__ import annotations
