@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, perturbation_table, print_json
-from toolprism.score import LIVELOCK_TURNS, STAGES, FailureMode, score_run
+from toolprism.score import LIVELOCK_TURNS, STAGES, AttributionSummary, FailureMode, score_run
 
 
 @friendly_errors
@@ -84,6 +84,8 @@ def score(
     console.print(stages)
     if result.perturbations:
         console.print(perturbation_table(result.perturbations))
+    if any(row.failures for row in result.attribution):
+        console.print(_attribution_table(result.attribution))
     for g in result.gaps:
         condition = g.condition or "clean"
         if g.gap == 0:
@@ -91,3 +93,18 @@ def score(
         else:
             line = f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}"
         console.print(line, markup=False)
+
+
+def _attribution_table(rows: list[AttributionSummary]) -> Table:
+    """Per family and subtype: primary errors (ToolRobustBench's vocabulary), cascade and
+    boundary-violation rates."""
+    table = Table(title="attribution per family and subtype (ToolRobustBench: primary errors, cascades, boundary)")
+    left = ("family", "subtype", "primary errors")
+    for column in (*left[:2], "episodes", "failures", left[2], "cascade rate", "boundary violations"):
+        table.add_column(column, justify="left" if column in left else "right")
+    rate = lambda r: "—" if r is None else f"{r:.0%}"  # noqa: E731
+    for row in rows:
+        errors = ", ".join(f"{e} {share:.0%}" for e, share in row.primary_error_shares.items()) or "—"
+        cells = (row.family or "clean", row.subtype or "all", str(row.episodes), str(row.failures), errors)
+        table.add_row(*cells, rate(row.cascade_rate), rate(row.boundary_violation_rate))
+    return table
