@@ -13,7 +13,16 @@ from toolprism.backends import OracleBackend, ScriptedBackend, ScriptedTurns
 from toolprism.domains import get_domain
 from toolprism.perturb import parse_perturbations, plan
 from toolprism.run import EpisodeSpec, Trace, run_episode
-from toolprism.score import StageEvent, attribution_summary, normalize_failure_type, reported_status, score_stages
+from toolprism.score import (
+    PRIMARY_ERRORS,
+    TRB_ERROR_NAMES,
+    TRB_ERRORS,
+    StageEvent,
+    attribution_summary,
+    normalize_failure_type,
+    reported_status,
+    score_stages,
+)
 from toolprism.shaping import Variant
 
 DOMAIN = get_domain("smart_home")
@@ -208,6 +217,10 @@ def test_attribution_summary_per_family_and_subtype_in_toolrobustbench_terms() -
     assert by[("D", "D2")].primary_error_shares == {"runtime_failure": 1.0}
     assert by[("D", "D2")].observed_error_shares == {"incorrect_arguments": 0.5, "runtime_failure": 0.5}
     assert by[("D", "D2")].cascade_rate == 0.5 and by[("D", "D2")].boundary_violation_rate == 0.0
+
+
+def test_every_primary_error_has_a_toolrobustbench_name() -> None:
+    assert set(TRB_ERRORS) == set(PRIMARY_ERRORS) and set(TRB_ERRORS.values()) == set(TRB_ERROR_NAMES)
 
 
 def test_stage_verdicts_carry_the_event_where_they_first_failed() -> None:

@@ -269,9 +269,10 @@ class EpisodeStages(BaseModel):
 
 
 def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
-    """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` and
-    ``livelock_turns``, which only the observed error depends on, as for
-    :func:`toolprism.score.diagnose`).
+    """Stage verdicts, the event where each failed stage first failed, and attribution for
+    ``trace`` (a pure function of the trace; ``domain`` and ``livelock_turns``, which only the
+    observed error depends on, as for :func:`toolprism.score.diagnose`). ToolRobustBench,
+    section 3; the time order of the events is the module docstring's.
 
     Raises:
         ConfigError: ``livelock_turns`` is not an integer of at least 1.
