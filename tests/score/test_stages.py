@@ -176,7 +176,8 @@ def test_a_falsified_identifier_used_later_is_a_direct_output_handling_failure_n
         assert result.primary_error == "used_falsified_value" and result.source_stage == "S4", result
         assert result.stages["S3"] == "fail" and result.earliest_failed_stage == "S4", result
         assert not result.cascade and result.boundary_violation is False
-        read = trace.injections[0].call  # the falsified read: the native call the injection hit
+        native = [i for i, c in enumerate(trace.calls) if c.outcome in ("executed", "failed")]
+        read = native[trace.injections[0].call]  # the falsified read: the native call the injection hit
         assert result.events["S4"].call == read < result.events["S3"].call == len(trace.calls) - 1
         assert (result.trb_observed_error, result.trb_primary_error) == ("incorrect_arguments", "incorrect_arguments")
 
