@@ -13,6 +13,11 @@ The failure labels were then updated once, deliberately, when the taxonomy becam
   8th turn, the run's turn limit: the paper counts the turn limit reached, answer or not).
 - new fields: each diagnosis's ``protocol`` (15 saboteur transaction episodes left a transaction
   dangling; 3 of them succeeded), each variant's ``protocols``, the run's ``livelock_turns``.
+
+The repair reports (``repair.json``) were then rewritten once, deliberately, when tiers came to be
+assigned before the repair (issue 13): each repair is one intervention (``intervention``,
+``recovered``: the recorded first level and its outcome, unchanged for every episode) with the tier
+and its reason read from the scored trace, and the report gives recovery per tier and overall.
 """
 
 from __future__ import annotations
