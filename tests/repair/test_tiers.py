@@ -103,7 +103,7 @@ def test_a_runtime_fault_that_withholds_a_needed_value_is_tier_3() -> None:
     assigned = assign_tier(stages, trace)
     assert assigned.tier == 3, assigned.reason
     assert "needed by return_delivered_order_items" in assigned.reason
-    assert "only get_order_details returns it" in assigned.reason
+    assert "get_order_details would return it, and it fails every time (D1)" in assigned.reason
     # the user id the lookup returns is needed by no remaining action: the same agent's failure is
     # not tier 3, but a cascade (the unreported outage, S4, explains the missing write, S1)
     stages, trace = episode("D1:light", where=TASK.gold[0].op)

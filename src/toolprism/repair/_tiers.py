@@ -114,7 +114,7 @@ def _lost_evidence(trace: Trace) -> list[str]:
             blocked = instance.blocked_ops
             for step in trace.task.reference:
                 if step.action.op in blocked:
-                    why = f"only {step.action.op} returns it, and it fails every time ({instance.subtype})"
+                    why = f"{step.action.op} would return it, and it fails every time ({instance.subtype})"
                     taken += [(v, why) for v in _scalars(step.reply)]
         elif instance.subtype == "B2":
             why = "blanked from the request (B2)"
