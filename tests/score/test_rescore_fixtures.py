@@ -20,6 +20,11 @@ attribution, issue 13; ``score/_stages.py``): 8 saboteur episodes ``earliest_fai
 ``cascade`` true → false (the right tool in the wrong form: source S2, a direct failure) and 4
 false → true (no refused call named a missing tool: source S1, seen first as a refused form). New fields: each episode's
 ``events``, ``trb_observed_error``, ``trb_primary_error``; the run's ``attribution`` rows.
+
+The repair reports (``repair.json``) were then rewritten once, deliberately, when tiers came to be
+assigned before the repair (issue 13): each repair is one intervention (``intervention``,
+``recovered``: the recorded first level and its outcome, unchanged for every episode) with the tier
+and its reason read from the scored trace, and the report gives recovery per tier and overall.
 """
 
 from __future__ import annotations
