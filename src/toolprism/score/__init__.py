@@ -3,7 +3,8 @@ native actions against the gold, the failure taxonomy with schema-form rescoring
 scoring (S1-S5) with cascade-aware attribution; aggregates with bootstrap intervals as pandas
 DataFrames (loaded lazily)."""
 
-from toolprism.score._interval import success_interval
+from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
+from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
 from toolprism.score._stages import (
@@ -52,6 +53,12 @@ __all__ = [
     "aggregate",
     "episode_frame",
     "success_interval",
+    "newcombe_difference",
+    "wilson_interval",
+    "EpisodeOutcome",
+    "InteractionRow",
+    "RateCell",
+    "interactions",
     "variant_gap",
     "write_parquet",
     "ActionScore",
