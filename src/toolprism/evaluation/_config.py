@@ -36,7 +36,8 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
     """
     out = [t.strip() for item in perturb for t in item.split(",") if t.strip()]
     if perturb_suite == "mixed":
-        out += [c for a, b in MIXED_PAIRS for s in MIXED_SEVERITIES for c in (f"{a}:{s}+{b}:{s}", f"{a}:{s}", f"{b}:{s}")]
+        for a, b in MIXED_PAIRS:
+            out += [c for s in MIXED_SEVERITIES for c in (f"{a}:{s}+{b}:{s}", f"{a}:{s}", f"{b}:{s}")]
     elif perturb_suite == "all":
         out += [p.key for p in suite()]
     elif perturb_suite is not None:

@@ -35,12 +35,13 @@ TOOLPRISM_MIXED_PAIR: tuple[str, str] = ("A2", "D2")
 Why this pair (toolprism's reading of section 6, which says the five pairs "cover distinct stage
 interactions" and exclude "degenerate mixtures and incompatible C–D combinations"): the four named
 pairs cover the family pairings A–B, A–C, B–C and B–D; C–D is the pairing the paper excludes (some
-of its mixtures lack an observation target, section 9), so A–D is the one stage interaction left. Within A–D, A2+D2 is interpretable: a transient runtime
-failure (D2: 429s or timeouts, then the call works) of the gold tool tempts the agent onto one of
-A2's near-duplicate distractors (one fails as deprecated, one claims success and does nothing), so a
-failure is a selection error (S1) provoked by runtime feedback (S4). It is not degenerate: D2 always
-recovers on retry and A2 leaves the real tool listed, so a correct agent succeeds (the oracle does
-on every task). toolprism used A1+C1 here before (a second A–C pair, with no source)."""
+of its mixtures lack an observation target, section 9), so A–D is the one stage interaction left.
+Within A–D, A2+D2 is interpretable: a transient runtime failure of the gold tool (D2: 429s or
+timeouts, then the call works) tempts the agent onto one of A2's near-duplicate distractors (one
+fails as deprecated, one claims success and does nothing), so a failure is a selection error (S1)
+provoked by runtime feedback (S4). It is not degenerate: D2 always recovers on retry and A2 leaves
+the real tool listed, so a correct agent succeeds (the oracle does). toolprism used A1+C1 here
+before: a second A–C pair, with no source."""
 
 MIXED_PAIRS: tuple[tuple[str, str], ...] = (*PAPER_MIXED_PAIRS, TOOLPRISM_MIXED_PAIR)
 """The five representative mixed-family pairs: the seed's four (:data:`PAPER_MIXED_PAIRS`) and

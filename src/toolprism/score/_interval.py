@@ -50,9 +50,7 @@ def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> tupl
     return float(wilson.low), float(wilson.high)
 
 
-def newcombe_difference(
-    k1: int, n1: int, k2: int, n2: int, *, confidence: float = 0.95
-) -> tuple[float, float, float]:
+def newcombe_difference(k1: int, n1: int, k2: int, n2: int, *, confidence: float = 0.95) -> tuple[float, float, float]:
     """The difference ``k1/n1 - k2/n2`` and its hybrid score interval: (delta, low, high).
 
     Newcombe's method 10 (R. G. Newcombe, "Interval estimation for the difference between
