@@ -76,7 +76,8 @@ def test_delta_is_mixed_minus_the_weaker_constituent() -> None:
 
 def test_a_tie_names_the_first_constituent_and_positive_deltas_stay_positive() -> None:
     mixed = "B2:medium+D2:medium"
-    outcomes = [*_episodes(mixed, [True] * 4), *_episodes("B2:medium", [False] * 4), *_episodes("D2:medium", [False] * 4)]
+    outcomes = [*_episodes(mixed, [True] * 4), *_episodes("B2:medium", [False] * 4)]
+    outcomes += _episodes("D2:medium", [False] * 4)
     (row,) = interactions(outcomes)
     assert row.weaker == "B2:medium"
     assert row.delta == 1.0
