@@ -132,8 +132,7 @@ def _note(condition: str, terms: list[str], ran: list[str], mixed: RateCell, unm
     if not mixed.ran:
         return f"{condition} has no episode in this run (every task skipped it)"
     if missing := [t for t in terms if t not in ran]:
-        has = "has" if len(missing) == 1 else "have"
-        return f"{' and '.join(missing)} {has} no episode in this run (not asked for, or skipped): no baseline"
+        return f"{' and '.join(missing)}: no episode in this run (not asked for, or skipped), no baseline"
     if mixed.episodes == 0:
         return f"no (task, variant) ran {condition} and both constituents ({unmatched} unmatched)"
     return ""
