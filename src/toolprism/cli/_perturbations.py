@@ -44,7 +44,8 @@ def perturbations(
     Use them with 'toolprism run --perturb C2:medium,D2:light' or '--perturb-suite all'."""
     rows = subtype_rows()
     if json_output:
-        print_json({"subtypes": rows, "mixed_pairs": [list(p) for p in MIXED_PAIRS]})
+        pairs = {"mixed_pairs": [list(p) for p in MIXED_PAIRS]}
+        print_json({"subtypes": rows, **pairs, "paper_mixed_pairs": [list(p) for p in PAPER_MIXED_PAIRS]})
         return
     table = Table(
         title="perturbation subtypes",

@@ -1,7 +1,7 @@
 """Scoring from stored traces, never a model: the schema-independent multiset match of decoded
 native actions against the gold, the failure taxonomy with schema-form rescoring, and stage-wise
-scoring (S1-S5) with cascade-aware attribution; aggregates with bootstrap intervals as pandas
-DataFrames (loaded lazily)."""
+scoring (S1-S5) with cascade-aware attribution; mixed pairs against their weaker constituent
+(:func:`interactions`); aggregates with bootstrap intervals as pandas DataFrames (loaded lazily)."""
 
 from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
 from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
