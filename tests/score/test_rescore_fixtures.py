@@ -84,12 +84,18 @@ def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_pat
     before = _expected(name, "score.json")
     assert now.pop("run_dir") == str(run_dir)
     assert now.pop("planned") == now["episodes"]  # new since the fixtures: the header's planned episodes
+    # new since the fixtures: mixed vs weaker constituent; these runs have a pair but no constituent
+    (pair,) = now.pop("interactions")
+    (summary,) = [p for p in before["perturbations"] if p["subtype"] == "A3+C4"]
+    assert (pair["mixed"]["episodes"], pair["mixed"]["successes"]) == (summary["episodes"], summary["successes"])
+    assert [c["ran"] for c in pair["constituents"]] == [False, False] and pair["delta"] is None
     before.pop("run_dir")
     assert now == before
     # the command line prints the same document
     printed = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
     assert printed.exit_code == 0, printed.output
-    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in ("run_dir", "planned")} == before
+    new = ("run_dir", "planned", "interactions")
+    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in new} == before
 
 
 @pytest.mark.parametrize("name", RUNS)

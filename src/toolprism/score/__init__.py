@@ -1,9 +1,10 @@
 """Scoring from stored traces, never a model: the schema-independent multiset match of decoded
 native actions against the gold, the failure taxonomy with schema-form rescoring, and stage-wise
-scoring (S1-S5) with cascade-aware attribution; aggregates with bootstrap intervals as pandas
-DataFrames (loaded lazily)."""
+scoring (S1-S5) with cascade-aware attribution; mixed pairs against their weaker constituent
+(:func:`interactions`); aggregates with bootstrap intervals as pandas DataFrames (loaded lazily)."""
 
-from toolprism.score._interval import success_interval
+from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
+from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
 from toolprism.score._multiset import ActionScore, score_actions
 from toolprism.score._report import (
     AttributionSummary,
@@ -68,6 +69,12 @@ __all__ = [
     "aggregate",
     "episode_frame",
     "success_interval",
+    "newcombe_difference",
+    "wilson_interval",
+    "EpisodeOutcome",
+    "InteractionRow",
+    "RateCell",
+    "interactions",
     "variant_gap",
     "write_parquet",
     "ActionScore",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.perturb import SEVERITIES, SkipRecord, Stage, condition_cell
 from toolprism.run import RunStore, verify_run_tasks
+from toolprism.score._interaction import EpisodeOutcome, InteractionRow, interactions
 from toolprism.score._interval import success_interval
 from toolprism.score._stages import STAGES, TRB_ERROR_NAMES, EpisodeStages, TrbError, score_stages
 from toolprism.score._taxonomy import (
@@ -231,6 +232,9 @@ class RunScore(BaseModel):
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
     attribution: list[AttributionSummary] = Field(default_factory=list)
     """Per family and subtype: primary-error shares, cascade and boundary-violation rates."""
+    interactions: list[InteractionRow] = Field(default_factory=list)
+    """Each mixed condition against its weaker single-family constituent (ToolRobustBench,
+    section 6; see :func:`toolprism.score.interactions`)."""
 
 
 def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScore:
@@ -251,6 +255,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         planned = store.header.episodes
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
+        episodes: list[EpisodeOutcome] = []
         specs: dict[str, str] = {}
         skipped = store.header.skipped
         for result in store.results():
@@ -261,6 +266,8 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
                 score_stages(trace, domain, livelock_turns=livelock_turns),
             )
             rows.setdefault((result.variant, result.condition or ""), []).append(scored)
+            key = (result.domain, result.task_id, result.variant, result.condition or "")
+            episodes.append(EpisodeOutcome(*key, scored[0].success))
             specs[result.variant] = result.spec
     finally:
         store.close()
@@ -303,6 +310,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         gaps=_gaps(variants),
         perturbations=by_condition(outcomes, skipped),
         attribution=attribution_summary((c, s) for (_, c), scored in rows.items() for _, s in scored),
+        interactions=interactions(episodes, [s.condition for s in skipped]),
     )
 
 
