@@ -1,5 +1,5 @@
-"""Counterfactual repair: failures are re-run with their attributed error corrected and sorted into
-tiers by which repair recovers them (toolprism diagnose)."""
+"""Counterfactual repair: failures get their tier from the scored trace, are re-run once with their
+attributed error corrected, and recovery is reported per tier (toolprism diagnose)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import parse_perturbations, plan
 from toolprism.repair import diagnose_run
-from toolprism.repair._repair import encoded_calls, interventions
+from toolprism.repair._repair import encoded_calls, intervention
 from toolprism.run import EpisodeSpec
 from toolprism.score import episode_frame
 from toolprism.shaping import Variant
@@ -77,21 +77,30 @@ def run(tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
-def test_tiers_follow_which_repair_recovers_the_failure(tmp_path: Path) -> None:
+def test_the_tier_of_a_failure_does_not_depend_on_whether_the_repair_recovers_it(tmp_path: Path) -> None:
     run_dir = run(tmp_path)
     seen = []
-    tier1 = diagnose_run(run_dir, backend=HintFollower("Tools to use"), progress=lambda *a: seen.append(a))
+    recovers = diagnose_run(run_dir, backend=HintFollower("Tools to use"), progress=lambda *a: seen.append(a))
     assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3), (2, 3), (3, 3)]
-    assert [episode_id for *_, episode_id in seen[1:]] == [r.episode_id for r in tier1.repairs]
-    tier2 = diagnose_run(run_dir, backend=HintFollower("Make exactly these calls"))
-    tier3 = diagnose_run(run_dir, backend=HintFollower(None))
-    assert tier1.failures == tier2.failures == tier3.failures == 3
-    assert {r.source_stage for r in tier1.repairs} == {"S1"}
-    assert tier1.tiers == {"1": 3, "2": 0, "3": 0}
-    assert tier2.tiers == {"1": 0, "2": 3, "3": 0}
-    assert tier3.tiers == {"1": 0, "2": 0, "3": 3}
-    assert tier2.repairs[0].interventions == ["right tools named", "gold calls spelled out"]
-    assert tier2.repairs[0].recovered == [False, True]
+    assert [episode_id for *_, episode_id in seen[1:]] == [r.episode_id for r in recovers.repairs]
+    fails = diagnose_run(run_dir, backend=HintFollower(None))  # the same repair, a re-run that fails again
+    assert recovers.failures == fails.failures == 3
+    assert [r.recovered for r in recovers.repairs] == [True] * 3
+    assert [r.recovered for r in fails.repairs] == [False] * 3
+    tiers = lambda report: [(r.episode_id, r.tier, r.tier_reason) for r in report.repairs]  # noqa: E731
+    assert (
+        tiers(recovers)
+        == tiers(fails)
+        == [(r.episode_id, 1, "direct: S1 failed alone and is the source") for r in fails.repairs]
+    )
+    assert {(r.source_stage, r.intervention) for r in fails.repairs} == {("S1", "right tools named")}
+    # recovery is counted per tier, with the Wilson interval
+    one = recovers.tiers[0]
+    assert (one.tier, one.failures, one.recovered, one.rate) == (1, 3, 3, 1.0)
+    assert 0.43 < one.low < 0.44 and one.high == 1.0  # 3 of 3: 43.9%-100%
+    assert (fails.tiers[0].recovered, fails.tiers[0].rate, fails.tiers[0].high) == (0, 0.0, pytest.approx(1 - one.low))
+    assert [(t.tier, t.failures, t.rate) for t in fails.tiers[1:]] == [(2, 0, None), (3, 0, None)]
+    assert (recovers.overall.tier, recovers.overall.failures, recovers.overall.recovered) == (None, 3, 3)
 
 
 def test_a_mishandled_runtime_failure_is_repaired_by_restoring_the_clean_return(tmp_path: Path) -> None:
@@ -101,7 +110,7 @@ def test_a_mishandled_runtime_failure_is_repaired_by_restoring_the_clean_return(
     assert report.failures == 2  # only the perturbed episodes: the outage went unreported
     assert all("+D1:light" in r.episode_id for r in report.repairs)
     assert all((r.source_stage, r.primary_error) == ("S4", "runtime_not_reported") for r in report.repairs)
-    assert all(r.tier == 1 and r.interventions == ["clean return restored"] for r in report.repairs)
+    assert all(r.tier == 1 and r.intervention == "clean return restored" and r.recovered for r in report.repairs)
 
 
 def test_diagnose_command_writes_its_report(tmp_path: Path) -> None:
@@ -118,6 +127,36 @@ def test_diagnose_command_writes_its_report(tmp_path: Path) -> None:
         refused = CliRunner().invoke(app, ["diagnose", str(run_dir), "--limit", limit])
         assert refused.exit_code == 2 and "limit must be at least 1" in refused.output
     assert (run_dir / "diagnose.json").read_text() == report  # a refused call leaves the last report
+
+
+def test_diagnose_prints_tiers_assigned_before_repair_and_recovery_per_tier(tmp_path: Path) -> None:
+    # the oracle acts on a guess when a value is left out of the request (B2): a failure per task
+    run_dir = tmp_path / "run"
+    config = RunConfig(
+        model="oracle", domains=["smart_home"], variants=["native"], tasks=2, perturbations=["B2:medium"]
+    )
+    evaluate(config, run_dir=run_dir)
+    printed = CliRunner().invoke(app, ["diagnose", str(run_dir)], env={"COLUMNS": "200"})
+    assert printed.exit_code == 0, printed.output
+    assert "tiers assigned before repair" in printed.stdout
+    rows = {
+        line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+        for line in printed.stdout.splitlines()
+        if line.count("│") == 7
+    }
+    assert rows["1"] == ["direct", "2", "2", "100.0%", "34.2%-100.0%"]
+    assert rows["2"] == ["cascade", "0", "0", "-", "-"] and rows["3"] == ["evidence lost", "0", "0", "-", "-"]
+    assert rows["all"] == ["overall", "2", "2", "100.0%", "34.2%-100.0%"]
+    assert "tier 3: evidence lost:" in printed.stdout
+    result = CliRunner().invoke(app, ["diagnose", str(run_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report == json.loads((run_dir / "diagnose.json").read_text())
+    assert report["failures"] == 2 and [t["tier"] for t in report["tiers"]] == [1, 2, 3]
+    assert report["overall"] == {**report["tiers"][0], "tier": None, "rule": "all failures"}
+    assert {(r["tier"], r["source_stage"], r["intervention"], r["recovered"]) for r in report["repairs"]} == {
+        (1, "S1", "right tools named", True)
+    }
 
 
 def test_a_run_records_the_backend_it_ran_and_diagnose_asks_for_it(tmp_path: Path) -> None:
@@ -160,14 +199,15 @@ def test_repairs_name_the_tools_and_calls_the_variant_shows() -> None:
     assert ids and ids[0] == "txn_1"  # counted from the first call the repaired agent makes
 
 
-def test_repairs_of_an_underspecified_request_restore_it_and_hint_at_its_whole_gold() -> None:
+def test_the_repair_of_an_underspecified_request_restores_it_and_hints_at_its_whole_gold() -> None:
     domain = get_domain("smart_home")
     space = domain.action_space()
     task = next(t for t in domain.tasks(0) if len({a.op for a in t.gold}) >= 3)
     made, skips = plan(task, space, parse_perturbations("B2:heavy"), 0)
     assert not skips
     spec = EpisodeSpec(domain, task, Variant.build("native", space), 0, tuple(made))
-    for description, apply in interventions(spec, "S1"):
-        repaired, _ = apply(spec, 20)
-        assert repaired.perturbations == () and repaired.task.query.startswith(task.query), description
-        assert all(a.op in repaired.task.query[len(task.query) :] for a in task.gold), description
+    description, apply = intervention(spec, "S1")
+    repaired, _ = apply(spec, 20)
+    assert description == "right tools named"
+    assert repaired.perturbations == () and repaired.task.query.startswith(task.query)
+    assert all(a.op in repaired.task.query[len(task.query) :] for a in task.gold)

@@ -63,6 +63,10 @@ def test_episode_frame_from_a_stored_run_and_parquet_round_trip(tmp_path: Path) 
     assert len(frame) == 4 and not frame["success"].any()
     assert set(frame["mode"]) == {"under_exec"} and set(frame["S5"]) == {"fail"}
     assert set(STAGES) <= set(frame.columns)
+    # no tool called: S1 (missing tools) and S5 fail at the end, S1 first in pipeline order
+    assert set(frame["earliest_failed_stage"]) == set(frame["source_stage"]) == {"S1"}
+    assert set(frame["trb_primary_error"]) == set(frame["trb_observed_error"]) == {"tool_misselection"}
+    assert not frame["cascade"].any()
     out = tmp_path / "episodes.parquet"
     result = CliRunner().invoke(app, ["score", str(run), "--parquet", str(out), "--json"])
     assert result.exit_code == 0, result.output
@@ -85,6 +89,8 @@ def test_episode_frame_splits_conditions_into_subtype_and_severity(tmp_path: Pat
     frame = episode_frame(tmp_path / "run")  # one run directory, or several in a list
     cells = set(zip(frame["condition"], frame["subtype"], frame["severity"], strict=True))
     assert cells == {("", "", ""), ("C2:light", "C2", "light"), ("A3:heavy+C4:heavy", "A3+C4", "heavy")}
+    assert set(zip(frame["subtype"], frame["family"], strict=True)) == {("", ""), ("C2", "C"), ("A3+C4", "A+C")}
+    assert frame["earliest_failed_stage"].isna().all() and frame["trb_primary_error"].isna().all()  # all succeed
     per_subtype = aggregate(frame[frame["subtype"] != ""], by="subtype")
     assert per_subtype[["subtype", "success_rate"]].values.tolist() == [["A3+C4", 1.0], ["C2", 1.0]]
     with pytest.raises(ConfigError, match="no column"):

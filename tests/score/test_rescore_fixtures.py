@@ -13,6 +13,18 @@ The failure labels were then updated once, deliberately, when the taxonomy becam
   8th turn, the run's turn limit: the paper counts the turn limit reached, answer or not).
 - new fields: each diagnosis's ``protocol`` (15 saboteur transaction episodes left a transaction
   dangling; 3 of them succeeded), each variant's ``protocols``, the run's ``livelock_turns``.
+
+And once more when the earliest failed stage became the first in time (ToolRobustBench's temporal
+attribution, issue 13; ``score/_stages.py``): 8 saboteur episodes ``earliest_failed_stage`` S1 → S2
+(a refused call at the start comes before the end, where a missing tool shows); of these, 4
+``cascade`` true → false (the right tool in the wrong form: source S2, a direct failure) and 4
+false → true (no refused call named a missing tool: source S1, seen first as a refused form). New fields: each episode's
+``events``, ``trb_observed_error``, ``trb_primary_error``; the run's ``attribution`` rows.
+
+The repair reports (``repair.json``) were then rewritten once, deliberately, when tiers came to be
+assigned before the repair (issue 13): each repair is one intervention (``intervention``,
+``recovered``: the recorded first level and its outcome, unchanged for every episode) with the tier
+and its reason read from the scored trace, and the report gives recovery per tier and overall.
 """
 
 from __future__ import annotations
@@ -72,6 +84,11 @@ def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_pat
     before = _expected(name, "score.json")
     assert now.pop("run_dir") == str(run_dir)
     assert now.pop("planned") == now["episodes"]  # new since the fixtures: the header's planned episodes
+    # new since the fixtures: mixed vs weaker constituent; these runs have a pair but no constituent
+    (pair,) = now.pop("interactions")
+    (summary,) = [p for p in before["perturbations"] if p["subtype"] == "A3+C4"]
+    assert (pair["mixed"]["episodes"], pair["mixed"]["successes"]) == (summary["episodes"], summary["successes"])
+    assert [c["ran"] for c in pair["constituents"]] == [False, False] and pair["delta"] is None
     runtime = now.pop("runtime")  # new since the fixtures: runtime-report rows; version 1 asked for no report
     assert runtime and all(r["requested"] == 0 and r["status"]["n"] == 0 for r in runtime)
     before.pop("run_dir")
@@ -79,7 +96,8 @@ def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_pat
     # the command line prints the same document
     printed = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
     assert printed.exit_code == 0, printed.output
-    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in ("run_dir", "planned", "runtime")} == before
+    new = ("run_dir", "planned", "interactions", "runtime")
+    assert {k: v for k, v in json.loads(printed.stdout).items() if k not in new} == before
 
 
 @pytest.mark.parametrize("name", RUNS)

@@ -14,7 +14,16 @@ from toolprism.backends import OracleBackend, ScriptedBackend, ScriptedTurns
 from toolprism.domains import get_domain
 from toolprism.perturb import parse_perturbations, plan
 from toolprism.run import EpisodeSpec, Trace, run_episode
-from toolprism.score import normalize_failure_type, reported_status, score_stages
+from toolprism.score import (
+    PRIMARY_ERRORS,
+    TRB_ERROR_NAMES,
+    TRB_ERRORS,
+    StageEvent,
+    attribution_summary,
+    normalize_failure_type,
+    reported_status,
+    score_stages,
+)
 from toolprism.shaping import Variant
 
 DOMAIN = get_domain("smart_home")
@@ -85,7 +94,9 @@ def test_clean_failures_land_in_their_stage(name: str, task, turns, stage: str, 
 def test_uncorrected_rejection_fails_schema_grounding() -> None:
     trace = episode(SINGLE, [T.call(SINGLE.gold[0].op, {"bogus": 1})])
     result = score_stages(trace)
-    assert result.stages["S2"] == "fail" and result.earliest_failed_stage == "S1"
+    # the refused call (call 0) comes before the end, where the missing tool shows: S2 failed first
+    assert result.stages["S2"] == "fail" and result.earliest_failed_stage == "S2"
+    assert result.events["S2"] == StageEvent(turn=0, call=0) and result.events["S1"] == StageEvent(turn=1, call=None)
     corrected = score_stages(episode(SINGLE, [T.call(SINGLE.gold[0].op, {"bogus": 1}), call(SINGLE.gold[0])]))
     assert corrected.stages["S2"] == "pass" and corrected.stages["S5"] == "pass"
 
@@ -96,14 +107,18 @@ def test_the_right_tools_in_the_wrong_form_are_attributed_to_schema_grounding() 
     commit_never_begun = T.call(f"commit_{SINGLE.gold[0].op}", {"txn_id": "txn_9"})
     broken_protocol = score_stages(episode(SINGLE, [commit_never_begun], variant="transaction"))
     for result in (wrong_args, native_names_under_merge, broken_protocol):
-        assert result.stages["S1"] == "fail" and result.earliest_failed_stage == "S1"
-        assert (result.source_stage, result.primary_error, result.cascade) == ("S2", "invalid_call", True)
+        # the refusal comes first in time and is the cause: a direct schema failure, no cascade
+        assert result.stages["S1"] == "fail" and result.earliest_failed_stage == "S2"
+        assert (result.source_stage, result.primary_error, result.cascade) == ("S2", "invalid_call", False)
+        assert (result.trb_observed_error, result.trb_primary_error) == ("schema_violation", "schema_violation")
     gold_op = SINGLE.gold[0].op
     dispatched = T.call(SPACE.get(gold_op).group, {"operation": gold_op, "bogus": 1})
     wrong_args_under_merge = score_stages(episode(SINGLE, [dispatched], variant="merge-class"))
     assert (wrong_args_under_merge.source_stage, wrong_args_under_merge.primary_error) == ("S2", "invalid_call")
     made_up = score_stages(episode(SINGLE, [T.call("no_such_tool", {})]))
     assert (made_up.source_stage, made_up.primary_error) == ("S1", "missing_tool")  # no tool was right
+    assert (made_up.earliest_failed_stage, made_up.cascade) == ("S2", True)  # seen first as a refused form
+    assert (made_up.trb_observed_error, made_up.trb_primary_error) == ("schema_violation", "tool_misselection")
     other_op = next(op.name for op in SPACE.operations if op.kind == "write" and op.name != gold_op)
     other_protocol = [T.call(f"commit_{other_op}", {"txn_id": "txn_7"})]  # breaks the protocol on the wrong tool
     wrong_tool = score_stages(episode(SINGLE, other_protocol, variant="transaction"))
@@ -143,9 +158,12 @@ def test_permanent_failure_must_be_reported_not_looped_on() -> None:
     assert score_stages(episode(SINGLE, OracleBackend(), perturb="D1:light")).stages["S4"] == "pass"
 
 
-def test_acting_on_a_falsified_value_is_attributed_to_output_handling() -> None:
+def _falsified_id_reused() -> list[Trace]:
+    """C3:medium on retail, every easy task whose falsified identifier feeds a later gold call:
+    the agent reads the falsified return, then calls the later operation with the planted value."""
     retail = get_domain("retail")
     space = retail.action_space()
+    traces = []
     for task in [t for t in retail.tasks(0) if t.form == "easy"]:
         made, skips = plan(task, space, parse_perturbations("C3:medium"), 0)
         if skips:
@@ -159,12 +177,91 @@ def test_acting_on_a_falsified_value_is_attributed_to_output_handling() -> None:
         bad = {k: (change["false"] if v == change["true"] else v) for k, v in later[0].arguments.items()}
         spoiled.append(T.call(later[0].op, bad))
         spec = EpisodeSpec(retail, task, Variant.build("native", space), 0, tuple(made))
-        trace = asyncio.run(run_episode(spec, ScriptedBackend(spoiled)))
+        traces.append(asyncio.run(run_episode(spec, ScriptedBackend(spoiled))))
+    return traces
+
+
+def test_a_falsified_identifier_used_later_is_a_direct_output_handling_failure_not_a_cascade() -> None:
+    # issue 13: S1..S5 order gave earliest S3, source S4, cascade on 3 of 3 such tasks; in time the
+    # falsified return is read (S4) before the planted value is used (S3): no cascade (paper: 0.003)
+    traces = _falsified_id_reused()
+    assert len(traces) >= 3
+    for trace in traces:
         result = score_stages(trace)
         assert result.primary_error == "used_falsified_value" and result.source_stage == "S4", result
-        assert result.stages["S3"] == "fail" and result.cascade  # seen as a wrong value, caused upstream
-        return
-    pytest.fail("no retail task whose falsified identifier feeds a later call")
+        assert result.stages["S3"] == "fail" and result.earliest_failed_stage == "S4", result
+        assert not result.cascade and result.boundary_violation is False
+        native = [i for i, c in enumerate(trace.calls) if c.outcome in ("executed", "failed")]
+        read = native[trace.injections[0].call]  # the falsified read: the native call the injection hit
+        assert result.events["S4"].call == read < result.events["S3"].call == len(trace.calls) - 1
+        assert (result.trb_observed_error, result.trb_primary_error) == ("incorrect_arguments", "incorrect_arguments")
+
+
+def test_a_timeout_answered_with_a_changed_call_cascades_from_runtime_handling() -> None:
+    # D2: the first call times out; instead of repeating it, the agent sends other values. The wrong
+    # value (S3) and the unretried failure (S4) show at the same call; built in pipeline order, the
+    # value is seen first: a cascade from S4 (the paper's runtime cascade rate is 0.638)
+    trace = episode(SINGLE, [call(SINGLE.gold[0]), other_value(SINGLE.gold[0])], perturb="D2:light")
+    assert [c.outcome for c in trace.calls] == ["failed", "executed"]
+    result = score_stages(trace)
+    assert result.stages["S3"] == result.stages["S4"] == "fail"
+    assert (result.primary_error, result.source_stage, result.earliest_failed_stage) == (
+        "runtime_not_retried", "S4", "S3"
+    )  # fmt: skip
+    assert result.cascade and result.boundary_violation is False
+    assert result.events["S3"] == result.events["S4"] == StageEvent(turn=1, call=1)
+    assert (result.trb_observed_error, result.trb_primary_error) == ("incorrect_arguments", "runtime_failure")
+
+
+def test_attribution_summary_per_family_and_subtype_in_toolrobustbench_terms() -> None:
+    falsified = [("C3:medium", score_stages(t)) for t in _falsified_id_reused()]
+    d2 = episode(SINGLE, [call(SINGLE.gold[0]), other_value(SINGLE.gold[0])], perturb="D2:light")
+    gave_up = episode(SINGLE, [call(SINGLE.gold[0])], perturb="D2:heavy")
+    runtime = [("D2:light", score_stages(d2)), ("D2:heavy", score_stages(gave_up))]
+    clean = [("", score_stages(episode(MULTI, OracleBackend())))]
+    rows = attribution_summary(clean + falsified + runtime)
+    assert [(r.family, r.subtype) for r in rows] == [("", None), ("C", None), ("C", "C3"), ("D", None), ("D", "D2")]
+    by = {(r.family, r.subtype): r for r in rows}
+    assert (by[("", None)].failures, by[("", None)].cascade_rate, by[("", None)].boundary_violation_rate) == (
+        0,
+        None,
+        None,
+    )
+    observation = by[("C", "C3")]
+    assert observation.failures == observation.episodes == len(falsified)
+    assert observation.primary_error_shares == {"incorrect_arguments": 1.0} and observation.cascade_rate == 0.0
+    assert by[("D", "D2")].primary_error_shares == {"runtime_failure": 1.0}
+    assert by[("D", "D2")].observed_error_shares == {"incorrect_arguments": 0.5, "runtime_failure": 0.5}
+    assert by[("D", "D2")].cascade_rate == 0.5 and by[("D", "D2")].boundary_violation_rate == 0.0
+
+
+def test_every_primary_error_has_a_toolrobustbench_name() -> None:
+    assert set(TRB_ERRORS) == set(PRIMARY_ERRORS) and set(TRB_ERRORS.values()) == set(TRB_ERROR_NAMES)
+
+
+def test_stage_verdicts_carry_the_event_where_they_first_failed() -> None:
+    assert "list_scenes" not in {a.op for a in MULTI.gold}
+    turns = [T.call("list_scenes", {}), T.call(MULTI.gold[0].op, {"bogus": 1}), *[call(a) for a in MULTI.gold]]
+    result = score_stages(episode(MULTI, turns))
+    assert result.stages == {"S1": "fail", "S2": "pass", "S3": "pass", "S4": "n/a", "S5": "fail"}
+    end = StageEvent(turn=len(turns), call=None)  # one call per turn, then the answer
+    assert result.events == {  # an unneeded read first; a refused call, corrected: S2 passes
+        "S1": StageEvent(turn=0, call=0), "S2": None, "S3": None, "S4": None, "S5": end
+    }  # fmt: skip
+    wrong_later = [call(MULTI.gold[0]), other_value(MULTI.gold[1]) if SPACE.get(MULTI.gold[1].op).params else None]
+    assert wrong_later[1] is not None
+    late = score_stages(episode(MULTI, wrong_later))
+    assert late.events["S3"] == StageEvent(turn=1, call=1) and late.events["S1"] == StageEvent(turn=2, call=None)
+    # two independent errors: the wrong value is seen first (call 1), the missing tool only at the end;
+    # the source stays the first stage with a cause in pipeline order (S1), so this counts as a cascade
+    assert (late.earliest_failed_stage, late.source_stage, late.cascade) == ("S3", "S1", True)
+    assert (result.earliest_failed_stage, result.source_stage, result.cascade) == ("S1", "S1", False)
+    assert result.trb_primary_error == "tool_misselection"
+    success = score_stages(episode(MULTI, OracleBackend()))
+    assert set(success.events.values()) == {None} and success.trb_primary_error is None
+    gives_up = score_stages(episode(SINGLE, [call(SINGLE.gold[0])], perturb="D2:light"))  # then answers "Done."
+    assert gives_up.events["S4"] == gives_up.events["S5"] == StageEvent(turn=1, call=None)
+    assert (gives_up.earliest_failed_stage, gives_up.cascade) == ("S4", False)
 
 
 @pytest.mark.parametrize(

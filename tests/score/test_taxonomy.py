@@ -342,8 +342,9 @@ def test_score_takes_the_livelock_threshold(tmp_path: Path) -> None:
 
 STAGE_OF_MODE = {
     FailureMode.LIVELOCK: "S1",  # it kept reading scenes: a tool the task does not need
-    FailureMode.TXN_HANDLE: "S1",  # the commit never ran: the needed operation was not reached
-    FailureMode.REJECTED_STUCK: "S1",
+    # the refused call (S2) comes before the end, where the operation never reached (S1) shows
+    FailureMode.TXN_HANDLE: "S2",
+    FailureMode.REJECTED_STUCK: "S2",
     FailureMode.WRONG_CLASS: "S1",
     FailureMode.UNDER_EXEC: "S1",
     FailureMode.OVER_EXEC: "S5",  # right tool, right values, once too often

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import counting_progress, friendly_errors, print_json
-from toolprism.repair import diagnose_run
+from toolprism.repair import TIER_NAMES, TIER_RULES, TIERS, Recovery, diagnose_run
 
 REPORT = "diagnose.json"
 
@@ -23,12 +22,15 @@ def diagnose(
     limit: Annotated[int | None, typer.Option(help="Repair at most this many failed episodes.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:
-    """Counterfactual repair: re-run failed episodes with their error corrected; tiers 1-3.
+    """Tiers assigned before repair, then one repair per failure: recovery per tier.
 
-    Each failed episode is re-run with its attributed primary error corrected (the clean return
-    restored, the right tool or value named, the calling convention given, or more turns), then
-    with the gold calls spelled out, using the run's own model; each failure is Tier 1 (the
-    first repair recovers it), Tier 2 (only the second does) or Tier 3 (neither).
+    Each failed episode first gets its tier from its scored trace alone: 1 direct (the source
+    stage failed alone), 2 cascade (the source is upstream of other failed stages), 3 evidence
+    lost (a value the task needs was taken out of the episode by a perturbation and is nowhere
+    else in it). Then it is re-run once, with the run's own model, with its attributed primary
+    error corrected (the clean return restored, the right tool or value named, the calling
+    convention given, or more turns); the report gives recovered/failures per tier and overall,
+    with 95% Wilson intervals (ToolRobustBench, section 5; the tier rule is toolprism's reading).
 
     The report is also written to RUN_DIR/diagnose.json."""
     progress = counting_progress("repairing")
@@ -46,12 +48,20 @@ def diagnose(
     if not report.repairs:
         Console().print(f"no failed episodes to repair in {run_dir}", markup=False)
         return
-    table = Table(title=f"counterfactual repair of {report.failures} failed episode(s): {run_dir}")
-    for column in ("source stage", "primary error", "failures", "tier 1", "tier 2", "tier 3"):
-        table.add_column(column, justify="left" if column in ("source stage", "primary error") else "right")
-    cells = Counter((r.source_stage, r.primary_error, r.tier) for r in report.repairs)
-    for stage, error in sorted({(r.source_stage, r.primary_error) for r in report.repairs}):
-        tiers = [cells[(stage, error, t)] for t in (1, 2, 3)]
-        table.add_row(stage, error, str(sum(tiers)), *map(str, tiers))
+    table = Table(title=f"repair of {report.failures} failed episode(s), tiers assigned before repair: {run_dir}")
+    for column in ("tier", "", "failures", "recovered", "rate", "95% interval"):
+        table.add_column(column, justify="left" if column in ("tier", "") else "right")
+    for row in [*report.tiers, report.overall]:
+        table.add_row(*_cells(row), end_section=row.tier == 3)
     Console().print(table)
+    for tier in TIERS:
+        Console().print(f"tier {tier}: {TIER_RULES[tier]}", markup=False)
     Console().print(f"report written to {Path(run_dir) / REPORT}", markup=False)
+
+
+def _cells(row: Recovery) -> list[str]:
+    tier, name = ("all", "overall") if row.tier is None else (str(row.tier), TIER_NAMES[row.tier])
+    if row.rate is None or row.low is None or row.high is None:
+        return [tier, name, "0", "0", "-", "-"]
+    interval = f"{row.low:.1%}-{row.high:.1%}"
+    return [tier, name, str(row.failures), str(row.recovered), f"{row.rate:.1%}", interval]

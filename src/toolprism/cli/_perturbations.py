@@ -10,7 +10,7 @@ from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, print_json
 from toolprism.domains import get_domain
-from toolprism.perturb import ARMS, FAMILIES, MIXED_PAIRS, SEVERITIES, SUBTYPES, fault_arms, suite
+from toolprism.perturb import ARMS, FAMILIES, MIXED_PAIRS, PAPER_MIXED_PAIRS, SEVERITIES, SUBTYPES, fault_arms, suite
 
 
 def subtype_rows() -> list[dict]:
@@ -44,7 +44,8 @@ def perturbations(
     Use them with 'toolprism run --perturb C2:medium,D2:light' or '--perturb-suite all'."""
     rows = subtype_rows()
     if json_output:
-        print_json({"subtypes": rows, "mixed_pairs": [list(p) for p in MIXED_PAIRS]})
+        pairs = {"mixed_pairs": [list(p) for p in MIXED_PAIRS]}
+        print_json({"subtypes": rows, **pairs, "paper_mixed_pairs": [list(p) for p in PAPER_MIXED_PAIRS]})
         return
     table = Table(
         title="perturbation subtypes",
@@ -61,7 +62,9 @@ def perturbations(
     if not console.is_terminal:
         console = Console(width=max(console.width, 160))
     console.print(table)
-    console.print("mixed pairs: " + ", ".join(f"{a}+{b}" for a, b in MIXED_PAIRS))
+    paper = ", ".join(f"{a}+{b}" for a, b in MIXED_PAIRS if (a, b) in PAPER_MIXED_PAIRS)
+    own = ", ".join(f"{a}+{b}" for a, b in MIXED_PAIRS if (a, b) not in PAPER_MIXED_PAIRS)
+    console.print(f"mixed pairs: {paper} (ToolRobustBench, section 6); {own} (toolprism's fifth pair)", markup=False)
 
 
 @friendly_errors

@@ -114,7 +114,8 @@ def run(
     perturb_suite: Annotated[
         str | None,
         typer.Option(
-            help="'all': every subtype at every severity (42 conditions); 'mixed': the representative mixed pairs."
+            help="'all': every subtype at every severity (42 conditions); 'mixed': the 5 representative mixed pairs at "
+            "medium and heavy, each with its single-family constituents (10 mixed and 14 single conditions)."
         ),
     ] = None,
     control: Annotated[

@@ -10,7 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, perturbation_table, print_json
-from toolprism.score import LIVELOCK_TURNS, STAGES, FailureMode, score_run
+from toolprism.score import (
+    LIVELOCK_TURNS,
+    STAGES,
+    AttributionSummary,
+    FailureMode,
+    InteractionRow,
+    RateCell,
+    score_run,
+)
 
 
 @friendly_errors
@@ -84,6 +92,10 @@ def score(
     console.print(stages)
     if result.perturbations:
         console.print(perturbation_table(result.perturbations))
+    if any(row.failures for row in result.attribution):
+        console.print(_attribution_table(result.attribution))
+    if result.interactions:
+        console.print(interaction_table(result.interactions))
     for g in result.gaps:
         condition = g.condition or "clean"
         if g.gap == 0:
@@ -91,3 +103,45 @@ def score(
         else:
             line = f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}"
         console.print(line, markup=False)
+
+
+def _attribution_table(rows: list[AttributionSummary]) -> Table:
+    """Per family and subtype: primary errors (ToolRobustBench's vocabulary), cascade and
+    boundary-violation rates."""
+    table = Table(title="attribution per family and subtype (ToolRobustBench: primary errors, cascades, boundary)")
+    left = ("family", "subtype", "primary errors")
+    for column in (*left[:2], "episodes", "failures", left[2], "cascade rate", "boundary violations"):
+        table.add_column(column, justify="left" if column in left else "right")
+    rate = lambda r: "—" if r is None else f"{r:.0%}"  # noqa: E731
+    for row in rows:
+        errors = ", ".join(f"{e} {share:.0%}" for e, share in row.primary_error_shares.items()) or "—"
+        cells = (row.family or "clean", row.subtype or "all", str(row.episodes), str(row.failures), errors)
+        table.add_row(*cells, rate(row.cascade_rate), rate(row.boundary_violation_rate))
+    return table
+
+
+def interaction_table(rows: list[InteractionRow]) -> Table:
+    """Mixed success against the weaker single-family constituent, with 95% intervals (Wilson for
+    rates, Newcombe's hybrid score for the delta); ToolRobustBench, section 6, Figure 4."""
+    table = Table(
+        title="mixed pairs vs the weaker constituent (matched tasks and variants)",
+        caption="*: toolprism's own pair, not one the paper names; rates k/n with 95% Wilson CI; "
+        "delta = mixed - weaker, 95% Newcombe CI",
+    )
+    for column in ("pair", "severity", "mixed", "constituent 1", "constituent 2", "weaker", "delta", "unmatched"):
+        table.add_column(column, justify="left" if column in ("pair", "severity", "weaker") else "right")
+    for r in rows:
+        delta = "—" if r.delta is None else f"{r.delta:+.3f} [{r.delta_low:+.3f}, {r.delta_high:+.3f}]"
+        weaker = r.weaker or r.note
+        cells = (_rate_cell(r.mixed), *(_rate_cell(c, name=True) for c in r.constituents), weaker, delta)
+        table.add_row(r.pair + ("" if r.paper_pair else "*"), r.severity, *cells, str(r.unmatched))
+    return table
+
+
+def _rate_cell(cell: RateCell, *, name: bool = False) -> str:
+    label = f"{cell.condition} " if name else ""
+    if not cell.ran:
+        return f"{label}not run"
+    if cell.success_rate is None:
+        return f"{label}0/0"
+    return f"{label}{cell.successes}/{cell.episodes} {cell.success_rate:.3f} [{cell.ci_low:.2f}, {cell.ci_high:.2f}]"

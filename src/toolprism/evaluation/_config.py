@@ -17,6 +17,8 @@ from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, Control,
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+MIXED_SEVERITIES = ("medium", "heavy")
+"""The severities of ``--perturb-suite mixed`` (ToolRobustBench, section 6: medium and heavy)."""
 
 
 def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> list[str]:
@@ -24,14 +26,18 @@ def expand_conditions(perturb: list[str], perturb_suite: str | None = None) -> l
 
     Each comma-separated term of ``perturb`` is its own condition (``C2:medium``); ``+`` joins a
     mixed-family pair into one condition (``A3:medium+C4:medium``). ``perturb_suite``: ``all``
-    (every subtype at every severity) or ``mixed`` (the representative pairs at medium and heavy).
+    (every subtype at every severity) or ``mixed``: each of :data:`~toolprism.perturb.MIXED_PAIRS`
+    at medium and heavy severity (ToolRobustBench, section 6), each followed by its two
+    single-family constituents at the same severity, so that mixed success can be compared with
+    the weaker constituent (:func:`toolprism.score.interactions`).
 
     Raises:
         ConfigError: an unknown suite.
     """
     out = [t.strip() for item in perturb for t in item.split(",") if t.strip()]
     if perturb_suite == "mixed":
-        out += [f"{a}:{s}+{b}:{s}" for a, b in MIXED_PAIRS for s in ("medium", "heavy")]
+        for a, b in MIXED_PAIRS:
+            out += [c for s in MIXED_SEVERITIES for c in (f"{a}:{s}+{b}:{s}", f"{a}:{s}", f"{b}:{s}")]
     elif perturb_suite == "all":
         out += [p.key for p in suite()]
     elif perturb_suite is not None:

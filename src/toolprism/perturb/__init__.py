@@ -16,6 +16,8 @@ from toolprism.perturb import _intent, _interface, _output, _runtime  # noqa: F4
 from toolprism.perturb._arms import ARMS, FaultArm, InjectionSite, fault_arms, site_position
 from toolprism.perturb._engine import (
     MIXED_PAIRS,
+    PAPER_MIXED_PAIRS,
+    TOOLPRISM_MIXED_PAIR,
     Perturbation,
     Perturber,
     condition_cell,
@@ -57,6 +59,8 @@ __all__ = [
     "FAMILIES",
     "FailureType",
     "MIXED_PAIRS",
+    "PAPER_MIXED_PAIRS",
+    "TOOLPRISM_MIXED_PAIR",
     "REPORT_FAMILIES",
     "REPORT_MARKER",
     "RUNTIME_REPORT_INSTRUCTION",

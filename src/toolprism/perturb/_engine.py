@@ -19,14 +19,34 @@ from toolprism.perturb._subtype import SUBTYPES, CallContext, Subtype
 from toolprism.schema import JSON, Action, ActionSpace
 from toolprism.shaping import Variant
 
-MIXED_PAIRS: tuple[tuple[str, str], ...] = (
+PAPER_MIXED_PAIRS: tuple[tuple[str, str], ...] = (
     ("A3", "C4"),
     ("B4", "C4"),
     ("A2", "B3"),
     ("B2", "D2"),
-    ("A1", "C1"),
 )
-"""Representative mixed-family pairs (ToolRobustBench, section 6: A3+C4, B4+C4, A2+B3, B2+D2)."""
+"""The four mixed-family pairs the seed names (ToolRobustBench, section 6: A3+C4 and B4+C4 interact
+most negatively; A2+B3 at heavy and B2+D2 at medium show floor or salience effects). The paper
+evaluates five pairs; the seed does not name the fifth."""
+
+TOOLPRISM_MIXED_PAIR: tuple[str, str] = ("A2", "D2")
+"""toolprism's choice of the fifth pair, not the paper's: A2 distractors + D2 variability.
+
+Why this pair (toolprism's reading of section 6, which says the five pairs "cover distinct stage
+interactions" and exclude "degenerate mixtures and incompatible C–D combinations"): the four named
+pairs cover the family pairings A–B, A–C, B–C and B–D; C–D is the pairing the paper excludes (some
+of its mixtures lack an observation target, section 9), so A–D is the one stage interaction left.
+Within A–D, A2+D2 is interpretable: a transient runtime failure of the gold tool (D2: 429s or
+timeouts, then the call works) tempts the agent onto one of A2's near-duplicate distractors (one
+fails as deprecated, one claims success and does nothing), so a failure is a selection error (S1)
+provoked by runtime feedback (S4). It is not degenerate: D2 always recovers on retry and A2 leaves
+the real tool listed, so a correct agent succeeds (the oracle does). toolprism used A1+C1 here
+before: a second A–C pair, with no source."""
+
+MIXED_PAIRS: tuple[tuple[str, str], ...] = (*PAPER_MIXED_PAIRS, TOOLPRISM_MIXED_PAIR)
+"""The five representative mixed-family pairs: the seed's four (:data:`PAPER_MIXED_PAIRS`) and
+toolprism's fifth (:data:`TOOLPRISM_MIXED_PAIR`). Each is run at medium and heavy severity, with
+its single-family constituents at the same severities (``--perturb-suite mixed``)."""
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,24 @@
-"""Counterfactual repair: re-run failed episodes with the attributed primary error corrected, and
-sort the failures into tiers by whether the correction recovers success (ToolRobustBench, section 5:
-"Correcting the attributed primary error recovers 100% of Tier-1, 82.1% of Tier-2, and 0% of
-Tier-3 failures").
+"""Counterfactual repair: every failed episode is re-run once with its attributed primary error
+corrected; failures are sorted into tiers *before* the repair (:mod:`toolprism.repair._tiers`) and
+recovery is measured per tier (ToolRobustBench, section 5: "Correcting the attributed primary
+error recovers 100% of Tier-1, 82.1% of Tier-2, and 0% of Tier-3 failures ... 72.4% of failed
+instances overall").
 
-Each failed episode gets up to two interventions aimed at its source stage, the second giving
-more help than the first:
+The repair of the attributed error is one intervention aimed at the source stage:
 
-- S4 (a perturbed return or runtime failure mishandled): 1. the clean return restored (the
-  tool-output and runtime perturbations removed); 2. also the gold calls spelled out.
-- S1 (tool selection): 1. the right tools named in the request (the variant's own tool names,
-  those the encoded gold calls); 2. the gold calls spelled out (as the variant encodes them:
-  every call, protocol steps included, with its arguments).
-- S2 (schema grounding): 1. the variant's calling convention added to the request; 2. the gold
-  calls spelled out.
-- S3 (argument binding): 1. the right values named in the request; 2. the gold calls spelled out.
-- otherwise (S5), and for any episode cut off at the turn limit: 1. twice the turns; 2. the gold
-  calls spelled out.
+- S4 (a perturbed return or runtime failure mishandled): the clean return restored (the
+  tool-output and runtime perturbations removed).
+- S1 (tool selection): the right tools named in the request (the variant's own tool names,
+  those the encoded gold calls, and the operations).
+- S2 (schema grounding): the variant's calling convention added to the request.
+- S3 (argument binding): the right values named in the request.
+- otherwise (S5), and for any episode cut off at the turn limit: twice the turns.
 
-A user-intent perturbation (family B) on the episode is removed at level 1 as well: the clean
-request restored. Tier 1: level 1 recovers success; Tier 2: only level 2 does; Tier 3: neither.
+A user-intent perturbation (family B) on the episode is removed as well: the clean request
+restored. An episode counts as recovered when its repaired re-run passes S5. (toolprism's reading:
+the seed names no intervention per stage; an earlier version added a second, stronger repair, the
+gold calls spelled out, and defined the tiers by which repair recovered the failure, which made
+per-tier recovery 100/100/0 by construction.)
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import asyncio
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,6 +34,7 @@ from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import Stage, expected_gold
+from toolprism.repair._tiers import TIER_RULES, TIERS, Tier, assign_tier
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
 from toolprism.schema import canonical_json
 from toolprism.score import PrimaryError, run_domains, score_stages
@@ -46,31 +46,82 @@ class Repair(BaseModel):
 
     Attributes:
         episode_id: the stored episode.
+        tier / tier_reason: the tier assigned from the scored trace before the repair
+            (:func:`~toolprism.repair.assign_tier`), and why.
         source_stage / primary_error: the attribution the repair acts on.
-        interventions: what each level changed, in order (level 1 first).
-        recovered: per level, whether the repaired episode succeeded.
-        tier: 1 (level 1 recovers), 2 (only level 2 recovers) or 3 (neither).
+        earliest_failed_stage / cascade: the rest of the attribution the tier read.
+        intervention: what the repair changed (module docstring).
+        recovered: whether the repaired re-run passed S5.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     episode_id: str
+    tier: Tier
+    tier_reason: str
     source_stage: Stage
     primary_error: PrimaryError
-    interventions: list[str]
-    recovered: list[bool]
-    tier: Literal[1, 2, 3]
+    earliest_failed_stage: Stage
+    cascade: bool
+    intervention: str
+    recovered: bool
+
+
+class Recovery(BaseModel):
+    """Recovery of a group of failures: ``recovered`` of ``failures``, the rate and its 95% Wilson
+    score interval (None, None and None when the group is empty).
+
+    Attributes:
+        tier: 1, 2 or 3; None for the overall row.
+        rule: the tier's rule in one line (:data:`~toolprism.repair.TIER_RULES`), or ``all failures``.
+        failures / recovered: counts; rate: recovered / failures; low / high: the interval.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tier: Tier | None
+    rule: str
+    failures: int
+    recovered: int
+    rate: float | None
+    low: float | None
+    high: float | None
 
 
 class RepairReport(BaseModel):
-    """``toolprism diagnose``: every failed episode's repair, and the tier counts."""
+    """``toolprism diagnose``: every failed episode's tier and repair, recovery per tier and overall.
+
+    Attributes:
+        run_dir: the run repaired; failures: how many failed episodes were repaired.
+        tiers: one :class:`Recovery` row per tier, 1 to 3 (tiers assigned before the repair).
+        overall: recovery over every failure.
+        repairs: one :class:`Repair` per failed episode, in recording order.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     run_dir: str
     failures: int
-    tiers: dict[str, int]
+    tiers: list[Recovery]
+    overall: Recovery
     repairs: list[Repair]
+
+
+def recovery(outcomes: list[bool], *, tier: Tier | None = None, confidence: float = 0.95) -> Recovery:
+    """The :class:`Recovery` row of ``outcomes`` (one bool per failure: recovered or not), with the
+    Wilson score interval at ``confidence`` (scipy.stats.binomtest; as in
+    :func:`toolprism.score.success_interval` for uniform outcomes, used here for every group so
+    that small tiers read alike)."""
+    n, k = len(outcomes), sum(outcomes)
+    rule = TIER_RULES[tier] if tier is not None else "all failures"
+    if not n:
+        return Recovery(tier=tier, rule=rule, failures=0, recovered=0, rate=None, low=None, high=None)
+    from scipy import stats  # loaded on first use: it is slow to import
+
+    wilson = stats.binomtest(k, n).proportion_ci(confidence, method="wilson")
+    return Recovery(
+        tier=tier, rule=rule, failures=n, recovered=k, rate=k / n, low=float(wilson.low), high=float(wilson.high)
+    )
 
 
 ORACLE_TURNS = 256
@@ -101,37 +152,28 @@ def encoded_calls(spec: EpisodeSpec) -> list[tuple[str, dict]]:
     return [(c.name, c.arguments) for t in trace.turns for c in t.calls]
 
 
-def _calls_text(calls: list[tuple[str, dict]]) -> str:
-    return "; ".join(f"{name}({canonical_json(arguments)})" for name, arguments in calls) or "no call at all"
+def intervention(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = False) -> Intervention:
+    """The repair of a failure attributed to ``source_stage`` (module docstring); an episode cut
+    off at the turn limit gets twice the turns, whatever its source stage.
 
-
-def interventions(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = False) -> list[Intervention]:
-    """The two interventions for a failure attributed to ``source_stage`` (module docstring); an
-    episode cut off at the turn limit gets more turns first, whatever its source stage.
-
-    Both levels re-run the repaired episode: the clean request (no user-intent perturbation) and,
-    for S4, the clean returns; every hint is about that episode's expected gold."""
+    The repaired episode has the clean request (no user-intent perturbation) and, for S4, the
+    clean returns; every hint is about that episode's expected gold."""
     base = _without(spec, "BCD" if source_stage == "S4" and not turn_limit else "B")
     gold = expected_gold(base.task.gold, base.perturbations)
-    calls = encoded_calls(base)
     if turn_limit or source_stage not in ("S1", "S2", "S3", "S4"):
-        first: Intervention = ("twice the turns", lambda s, t: (base, 2 * t))
-    elif source_stage == "S4":
-        first = ("clean return restored", lambda s, t: (base, t))
-    elif source_stage == "S1":
+        return "twice the turns", lambda s, t: (base, 2 * t)
+    if source_stage == "S4":
+        return "clean return restored", lambda s, t: (base, t)
+    if source_stage == "S1":
         # the variant's tool names, and the operations (a dispatcher or discovery tool alone says little)
-        tools = ", ".join(dict.fromkeys(name for name, _ in calls)) or "none"
+        tools = ", ".join(dict.fromkeys(name for name, _ in encoded_calls(base))) or "none"
         ops = ", ".join(dict.fromkeys(a.op for a in gold)) or "none"
-        first = ("right tools named", lambda s, t: (_with_hint(base, f"Tools to use: {tools} (operations: {ops})."), t))
-    elif source_stage == "S2":
+        return "right tools named", lambda s, t: (_with_hint(base, f"Tools to use: {tools} (operations: {ops})."), t)
+    if source_stage == "S2":
         convention = spec.variant.convention() or "Call the tools exactly as their schemas say."
-        first = ("calling convention given", lambda s, t: (_with_hint(base, convention), t))
-    else:
-        values = "; ".join(f"{a.op}: {canonical_json(a.arguments)}" for a in gold) or "none"
-        first = ("right values named", lambda s, t: (_with_hint(base, f"Use these values: {values}."), t))
-    spelled_out = f"Make exactly these calls, in order: {_calls_text(calls)}."
-    second: Intervention = ("gold calls spelled out", lambda s, t: (_with_hint(first[1](s, t)[0], spelled_out), 2 * t))
-    return [first, second]
+        return "calling convention given", lambda s, t: (_with_hint(base, convention), t)
+    values = "; ".join(f"{a.op}: {canonical_json(a.arguments)}" for a in gold) or "none"
+    return "right values named", lambda s, t: (_with_hint(base, f"Use these values: {values}."), t)
 
 
 def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
@@ -153,8 +195,10 @@ def diagnose_run(
     limit: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> RepairReport:
-    """Repair every failed episode (S5 failed) of ``run_dir``, at most ``limit``, with the run's
-    own model; an episode counts as recovered when its repaired re-run passes S5.
+    """Assign every failed episode (S5 failed) of ``run_dir``, at most ``limit``, its tier
+    (:func:`~toolprism.repair.assign_tier`, from the stored trace), then repair it once with the
+    run's own model (module docstring); an episode counts as recovered when its repaired re-run
+    passes S5. Returns the repairs and recovery per tier and overall.
 
     ``progress`` is called after each repaired episode with (episodes done, episodes to repair,
     episode id).
@@ -192,28 +236,31 @@ def diagnose_run(
     for trace in failed:
         domain = domains.get(trace.task.domain)
         stages = score_stages(trace, domain)
+        assigned = assign_tier(stages, trace)  # before the repair, from the scored trace alone
         source = stages.source_stage or "S5"
         spec = spec_of(trace, domain)
-        done, recovered = [], []
-        for description, apply in interventions(spec, source, turn_limit=trace.end == "turn_limit"):
-            repaired, turns = apply(spec, max_turns)
-            outcome = asyncio.run(run_episode(repaired, backend, max_turns=turns))
-            done.append(description)
-            recovered.append(score_stages(outcome, domain).stages["S5"] == "pass")
-            if recovered[-1]:
-                break
-        tier = 1 if recovered[0] else 2 if len(recovered) > 1 and recovered[1] else 3
+        description, apply = intervention(spec, source, turn_limit=trace.end == "turn_limit")
+        repaired, turns = apply(spec, max_turns)
+        outcome = asyncio.run(run_episode(repaired, backend, max_turns=turns))
         repairs.append(
             Repair(
                 episode_id=trace.episode_id,
+                tier=assigned.tier,
+                tier_reason=assigned.reason,
                 source_stage=source,
                 primary_error=stages.primary_error or "incomplete",
-                interventions=done,
-                recovered=recovered,
-                tier=tier,
+                earliest_failed_stage=stages.earliest_failed_stage or source,
+                cascade=stages.cascade,
+                intervention=description,
+                recovered=score_stages(outcome, domain).stages["S5"] == "pass",
             )
         )
         if progress is not None:
             progress(len(repairs), len(failed), trace.episode_id)
-    tiers = {str(t): sum(r.tier == t for r in repairs) for t in (1, 2, 3)}
-    return RepairReport(run_dir=str(run_dir), failures=len(repairs), tiers=tiers, repairs=repairs)
+    return RepairReport(
+        run_dir=str(run_dir),
+        failures=len(repairs),
+        tiers=[recovery([r.recovered for r in repairs if r.tier == t], tier=t) for t in TIERS],
+        overall=recovery([r.recovered for r in repairs]),
+        repairs=repairs,
+    )

@@ -1,11 +1,20 @@
 """Scoring from stored traces, never a model: the schema-independent multiset match of decoded
 native actions against the gold, the failure taxonomy with schema-form rescoring, and stage-wise
-scoring (S1-S5) with cascade-aware attribution; aggregates with bootstrap intervals as pandas
-DataFrames (loaded lazily)."""
+scoring (S1-S5) with cascade-aware attribution; mixed pairs against their weaker constituent
+(:func:`interactions`); aggregates with bootstrap intervals as pandas DataFrames (loaded lazily)."""
 
-from toolprism.score._interval import success_interval
+from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
+from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
 from toolprism.score._multiset import ActionScore, score_actions
-from toolprism.score._report import PerturbationSummary, RunScore, VariantScore, by_condition, score_run
+from toolprism.score._report import (
+    AttributionSummary,
+    PerturbationSummary,
+    RunScore,
+    VariantScore,
+    attribution_summary,
+    by_condition,
+    score_run,
+)
 from toolprism.score._runtime import (
     FAILURE_TYPE_ALIASES,
     REPORT_FIELDS,
@@ -30,9 +39,13 @@ from toolprism.score._runtime import (
 from toolprism.score._stages import (
     PRIMARY_ERRORS,
     STAGES,
+    TRB_ERROR_NAMES,
+    TRB_ERRORS,
     EpisodeStages,
     ObservedError,
     PrimaryError,
+    StageEvent,
+    TrbError,
     score_stages,
 )
 from toolprism.score._taxonomy import (
@@ -83,14 +96,25 @@ __all__ = [
     "PROTOCOL_BREAKS",
     "TXN_BREAKS",
     "STAGES",
+    "TRB_ERRORS",
+    "TRB_ERROR_NAMES",
     "ObservedError",
     "PrimaryError",
+    "StageEvent",
+    "TrbError",
     "aggregate",
     "episode_frame",
     "success_interval",
+    "newcombe_difference",
+    "wilson_interval",
+    "EpisodeOutcome",
+    "InteractionRow",
+    "RateCell",
+    "interactions",
     "variant_gap",
     "write_parquet",
     "ActionScore",
+    "AttributionSummary",
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",
@@ -98,6 +122,7 @@ __all__ = [
     "ProtocolBreak",
     "RunScore",
     "VariantScore",
+    "attribution_summary",
     "by_condition",
     "diagnose",
     "is_class_arm",

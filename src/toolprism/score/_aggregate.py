@@ -17,6 +17,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
+from toolprism.score._report import subtype_family
 from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import LIVELOCK_TURNS, check_livelock_turns, diagnose, run_domains
 
@@ -27,14 +28,18 @@ GROUP = ("model", "variant", "condition")
 def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns: int = LIVELOCK_TURNS) -> pd.DataFrame:
     """One row per stored episode of ``run_dirs`` (one run directory, or several).
 
-    Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, subtype,
-    severity, seed, success, schema_form_success, mode, protocol, S1 … S5, source_stage, cascade,
-    boundary_violation, rejected_calls, turns``. ``subtype``/``severity`` split the condition
-    (``A3+C4``/``medium``; empty when clean, see :func:`toolprism.perturb.condition_cell`). Stage
-    columns hold ``pass``/``fail``/``n/a``; ``mode`` (the taxonomy's label, computed with the
-    livelock threshold ``livelock_turns``) and the attribution columns are empty (None) for
-    successes; ``protocol`` is the first protocol break (see
-    :attr:`toolprism.score.EpisodeDiagnosis.protocol`), None when there is none.
+    Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, family,
+    subtype, severity, seed, success, schema_form_success, mode, protocol, S1 … S5,
+    earliest_failed_stage, source_stage, cascade, boundary_violation, primary_error,
+    trb_observed_error, trb_primary_error, rejected_calls, turns``. ``subtype``/``severity`` split
+    the condition (``A3+C4``/``medium``; empty when clean, see
+    :func:`toolprism.perturb.condition_cell`) and ``family`` is the subtype's (``C``, ``A+C``; empty
+    when clean). Stage columns hold ``pass``/``fail``/``n/a``; ``mode`` (the taxonomy's label,
+    computed with the livelock threshold ``livelock_turns``) and the attribution columns
+    (:class:`toolprism.score.EpisodeStages`: the earliest failed stage by time, the source, the
+    errors in toolprism's and in ToolRobustBench's vocabulary) are empty (None) for successes;
+    ``protocol`` is the first protocol break (see :attr:`toolprism.score.EpisodeDiagnosis.protocol`),
+    None when there is none.
 
     Raises:
         ConfigError: a path is not a run directory; ``livelock_turns`` is not an integer of at
@@ -64,6 +69,7 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
                         "variant": result.variant,
                         "spec": result.spec,
                         "condition": result.condition or "",
+                        "family": subtype_family(subtype),
                         "subtype": subtype,
                         "severity": severity,
                         "seed": result.seed,
@@ -72,9 +78,13 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
                         "mode": diagnosis.mode.value if diagnosis.mode else None,
                         "protocol": diagnosis.protocol,
                         **staged.stages,
+                        "earliest_failed_stage": staged.earliest_failed_stage,
                         "source_stage": staged.source_stage,
                         "cascade": staged.cascade,
                         "boundary_violation": staged.boundary_violation,
+                        "primary_error": staged.primary_error,
+                        "trb_observed_error": staged.trb_observed_error,
+                        "trb_primary_error": staged.trb_primary_error,
                         "rejected_calls": result.rejected_calls,
                         "turns": result.turns,
                     }
@@ -82,9 +92,10 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
         finally:
             store.close()
     columns = [
-        "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "subtype", "severity",
-        "seed", "success", "schema_form_success", "mode", "protocol", *STAGES, "source_stage", "cascade",
-        "boundary_violation", "rejected_calls", "turns",
+        "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "family", "subtype",
+        "severity", "seed", "success", "schema_form_success", "mode", "protocol", *STAGES, "earliest_failed_stage",
+        "source_stage", "cascade", "boundary_violation", "primary_error", "trb_observed_error", "trb_primary_error",
+        "rejected_calls", "turns",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 

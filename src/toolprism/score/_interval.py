@@ -1,8 +1,10 @@
 """Confidence intervals of success rates: the percentile bootstrap (scipy.stats.bootstrap), and the
-Wilson score interval where resampling cannot move the rate."""
+Wilson score interval where resampling cannot move the rate; Newcombe's hybrid score interval of a
+difference of two rates."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -35,3 +37,35 @@ def success_interval(
         rng=np.random.default_rng(seed),
     )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def wilson_interval(successes: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of ``successes`` out of ``n`` (scipy.stats.binomtest): (low, high)
+    in [0, 1]; deterministic. ``n`` 0 gives (nan, nan)."""
+    from scipy import stats
+
+    if n == 0:
+        return float("nan"), float("nan")
+    wilson = stats.binomtest(successes, n).proportion_ci(confidence, method="wilson")
+    return float(wilson.low), float(wilson.high)
+
+
+def newcombe_difference(k1: int, n1: int, k2: int, n2: int, *, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The difference ``k1/n1 - k2/n2`` and its hybrid score interval: (delta, low, high).
+
+    Newcombe's method 10 (R. G. Newcombe, "Interval estimation for the difference between
+    independent proportions: comparison of eleven methods", Statistics in Medicine 17, 1998,
+    873-890): with Wilson intervals (l1, u1) and (l2, u2) of the two rates,
+    ``low = d - sqrt((p1 - l1)^2 + (u2 - p2)^2)`` and ``high = d + sqrt((u1 - p1)^2 + (p2 - l2)^2)``;
+    the bounds stay within [-1, 1]. It treats the two samples as independent.
+
+    Raises:
+        ValueError: ``n1`` or ``n2`` is 0.
+    """
+    if n1 == 0 or n2 == 0:
+        raise ValueError("a difference of proportions needs episodes on both sides")
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson_interval(k1, n1, confidence=confidence)
+    l2, u2 = wilson_interval(k2, n2, confidence=confidence)
+    d = p1 - p2
+    return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)

@@ -1,6 +1,7 @@
 """Re-scoring a stored run: per variant and condition, success, schema-form success, failure modes,
 stage pass rates and attribution; per perturbation condition over all variants, success with the
-skips and their reasons."""
+skips and their reasons; per perturbation family and subtype, the attribution in ToolRobustBench's
+terms (primary-error shares, cascade rate, boundary-violation rate)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.perturb import SEVERITIES, SkipRecord, Stage, condition_cell
 from toolprism.run import RunStore, verify_run_tasks
+from toolprism.score._interaction import EpisodeOutcome, InteractionRow, interactions
 from toolprism.score._interval import success_interval
 from toolprism.score._runtime import RuntimeFieldRow, runtime_rows
-from toolprism.score._stages import STAGES, score_stages
+from toolprism.score._stages import STAGES, TRB_ERROR_NAMES, EpisodeStages, TrbError, score_stages
 from toolprism.score._taxonomy import (
     LIVELOCK_TURNS,
     PROTOCOL_BREAKS,
@@ -142,6 +144,78 @@ def by_condition(outcomes: Iterable[tuple[str, bool]], skipped: Iterable[SkipRec
     return rows
 
 
+class AttributionSummary(BaseModel):
+    """Attribution of the failures under one perturbation family, or one subtype of it
+    (ToolRobustBench, section 4: "failure attribution"; over every variant and severity).
+
+    Attributes:
+        family: the family (``A`` … ``D``; ``A+C`` for a mixed pair; ``""`` for clean episodes).
+        subtype: the subtype (``C3``, ``A3+C4``), None on the family's own row.
+        episodes / failures: episodes scored, and those that failed (a primary error recorded).
+        primary_error_shares / observed_error_shares: ToolRobustBench error → share of the
+            failures whose primary (observed) error it is (:data:`toolprism.score.TrbError`;
+            errors with no failure omitted, in the vocabulary's order).
+        cascade_rate: failures whose source stage differs from their earliest failed stage, over
+            the failures; None without failures.
+        boundary_violation_rate: failures attributed outside the perturbations' primary stage and
+            allowed spillover, over the failures; None without failures and for clean episodes.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: str
+    subtype: str | None = None
+    episodes: int
+    failures: int
+    primary_error_shares: dict[TrbError, float]
+    observed_error_shares: dict[TrbError, float]
+    cascade_rate: float | None
+    boundary_violation_rate: float | None
+
+
+def subtype_family(subtype: str) -> str:
+    """The family of a subtype cell: ``C`` for ``C3``, ``A+C`` for ``A3+C4``, ``""`` for clean."""
+    return "+".join(term[:1] for term in subtype.split("+")) if subtype else ""
+
+
+def attribution_summary(scored: Iterable[tuple[str, EpisodeStages]]) -> list[AttributionSummary]:
+    """One :class:`AttributionSummary` per family and per subtype, each family's row before its
+    subtypes' (clean first, single families before mixed pairs).
+
+    Args:
+        scored: (condition key, stage scores) per episode; clean episodes have the key ``""``.
+    """
+    cells: dict[tuple[str, str | None], list[EpisodeStages]] = {}
+    for condition, stages in scored:
+        subtype = condition_cell(condition)[0]
+        family = subtype_family(subtype)
+        cells.setdefault((family, None), []).append(stages)
+        if subtype:
+            cells.setdefault((family, subtype), []).append(stages)
+    rows = []
+    for (family, subtype), episodes in sorted(cells.items(), key=lambda c: ("+" in c[0][0], c[0][0], c[0][1] or "")):
+        failed = [s for s in episodes if s.primary_error is not None]
+        n = len(failed)
+        rows.append(
+            AttributionSummary(
+                family=family,
+                subtype=subtype,
+                episodes=len(episodes),
+                failures=n,
+                primary_error_shares=_shares([s.trb_primary_error for s in failed]),
+                observed_error_shares=_shares([s.trb_observed_error for s in failed]),
+                cascade_rate=sum(s.cascade for s in failed) / n if n else None,
+                boundary_violation_rate=(sum(bool(s.boundary_violation) for s in failed) / n if n and family else None),
+            )
+        )
+    return rows
+
+
+def _shares(errors: list[TrbError | None]) -> dict[TrbError, float]:
+    counts = Counter(errors)
+    return {e: counts[e] / len(errors) for e in TRB_ERROR_NAMES if counts[e]}  # type: ignore[misc]
+
+
 class RunScore(BaseModel):
     """``toolprism score RUN_DIR``: everything recomputed from the stored traces."""
 
@@ -157,6 +231,11 @@ class RunScore(BaseModel):
     variants: list[VariantScore]
     gaps: list[VariantGap]
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
+    attribution: list[AttributionSummary] = Field(default_factory=list)
+    """Per family and subtype: primary-error shares, cascade and boundary-violation rates."""
+    interactions: list[InteractionRow] = Field(default_factory=list)
+    """Each mixed condition against its weaker single-family constituent (ToolRobustBench,
+    section 6; see :func:`toolprism.score.interactions`)."""
     runtime: list[RuntimeFieldRow] = Field(default_factory=list)
     """Runtime-report outcomes and per-field match rates per subtype with a C or D perturbation
     (ToolRobustBench, section 5 "Runtime feedback"; see :mod:`toolprism.score._runtime`)."""
@@ -180,6 +259,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         planned = store.header.episodes
         domains = run_domains(store)
         rows: dict[tuple[str, str], list] = {}
+        episodes: list[EpisodeOutcome] = []
         specs: dict[str, str] = {}
         skipped = store.header.skipped
         model = _model_name(store.header.backend.get("model"), store.header.config.model)
@@ -192,6 +272,8 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
                 score_stages(trace, domain, livelock_turns=livelock_turns),
             )
             rows.setdefault((result.variant, result.condition or ""), []).append(scored)
+            key = (result.domain, result.task_id, result.variant, result.condition or "")
+            episodes.append(EpisodeOutcome(*key, scored[0].success))
             reports.append((trace.perturbations, scored[1].runtime_report, scored[1].runtime_matches))
             specs[result.variant] = result.spec
     finally:
@@ -234,6 +316,8 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         variants=variants,
         gaps=_gaps(variants),
         perturbations=by_condition(outcomes, skipped),
+        attribution=attribution_summary((c, s) for (_, c), scored in rows.items() for _, s in scored),
+        interactions=interactions(episodes, [s.condition for s in skipped]),
         runtime=runtime_rows(model, reports),
     )
 

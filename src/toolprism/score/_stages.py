@@ -29,16 +29,54 @@ The source stage is S4 when S4 has a cause (a mishandled return explains what fo
 failed only for missing tools and the agent was refused for the form while reaching for one of
 them (an off-schema or protocol-breaking call that names it): the selection was right and its
 encoding wrong; otherwise the first stage with a cause.
+
+Temporal attribution (ToolRobustBench, section 3: "deterministic backtracking records ... earliest
+failed and source stages, cascade indicators"). Each failed stage records the event at which it
+first failed (:class:`StageEvent`: the model turn and the call, counted over the whole episode, or
+no call for a failure at the end):
+
+- S1: the first decoded call on an operation the gold does not need (``wrong_tool``); for a
+  needed tool left out (``missing_tool``), the episode end: only the end shows it never came.
+- S2: the first form-rejected call after which no call was accepted.
+- S3: the first decoded call on a gold operation with values the gold does not have.
+- S4: where the mishandling of the feedback happened. A perturbed *return* (C family) is
+  mishandled when it is taken in: the event is the call whose reply was falsified, changed or
+  emptied (the read the agent then trusted); its later use is the visible consequence. A *runtime
+  failure* (D family) is the runtime's doing, not the agent's; the agent mishandles it in its
+  response: for ``runtime_not_retried`` the first call after the failed call that was never
+  re-run (the episode end when there is none), for ``runtime_looped`` the attempt past
+  :data:`RETRY_LIMIT` retries, for ``runtime_not_reported`` (and any other runtime cause) the end.
+- S5: the end.
+
+The earliest failed stage is the failed stage whose event came first; events at the same call (or
+all at the end) are ordered S1 … S5, the order in which one call is built (tool, form, values,
+then the reaction to its feedback). This is toolprism's reading of "earliest": the seed names
+the quantity, not the clock. A cascade is a source stage that differs from the earliest failed
+stage (the paper's definition). Consequences, which the paper's cascade rates (runtime 0.638,
+observation 0.003) show: an agent that trusts a falsified identifier and uses it in a later call
+fails S4 at the read and S3 only at the use, so the failure is direct (earliest = source = S4, no
+cascade); an agent that answers a timeout with a changed call instead of the same one fails S3
+and S4 at that call, so the wrong value is seen first and the failure is a cascade from S4. The
+source stage keeps its rule above (not a time order): two independent errors, say a wrong value
+at the second call and a tool never called, have the source S1 (pipeline order) and the earliest
+failed stage S3 (time order), a cascade.
+
+Errors in ToolRobustBench's vocabulary (:data:`TrbError`), next to toolprism's: the primary error
+maps by :data:`TRB_ERRORS` (a function of :data:`PrimaryError`); the observed error in that
+vocabulary is the error of the earliest failed stage (the symptom seen first), so it differs from
+the primary one exactly where a cascade crosses error kinds. toolprism's ``observed_error`` (the
+Action-Space Shaping taxonomy's mode) is kept beside it.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.domains import Domain
 from toolprism.perturb import FailureType, Injection, Instance, Stage, expected_gold, rereads
@@ -85,11 +123,54 @@ PrimaryError = Literal[
 ``wrong_value``, S4 the ``runtime_*`` and return-handling errors, S5 ``extra_action`` (every gold
 action ran, plus more), ``no_answer`` (the right actions, no final answer), ``incomplete``."""
 PRIMARY_ERRORS: tuple[str, ...] = get_args(PrimaryError)
+TrbError = Literal[
+    "tool_misselection", "schema_violation", "incorrect_arguments", "runtime_failure", "wrong_final_result"
+]
+"""ToolRobustBench's error vocabulary (section 4, failure attribution)."""
+TRB_ERRORS: dict[PrimaryError, TrbError] = {
+    "missing_tool": "tool_misselection",
+    "wrong_tool": "tool_misselection",
+    "invalid_call": "schema_violation",
+    "wrong_value": "incorrect_arguments",
+    "runtime_not_retried": "runtime_failure",
+    "runtime_looped": "runtime_failure",
+    "runtime_not_reported": "runtime_failure",
+    "runtime_misreported": "runtime_failure",
+    "used_falsified_value": "incorrect_arguments",
+    "acted_on_changed_return": "incorrect_arguments",
+    "no_reread_after_incomplete_return": "wrong_final_result",
+    "extra_action": "wrong_final_result",
+    "no_answer": "wrong_final_result",
+    "incomplete": "wrong_final_result",
+}
+"""toolprism's primary error → ToolRobustBench's error. S1 → tool misselection, S2 → schema
+violation, S3 → incorrect arguments, the runtime causes → runtime failure, S5 → wrong final result
+(no answer, or the wrong actions done, is a final result that disagrees with the gold). The return
+-handling causes are toolprism's reading: using a falsified value or acting on a changed return
+binds what the return said (incorrect arguments; the paper finds incorrect arguments are 91.7% of
+observation failures), and not re-reading an emptied return leaves the answer without its
+evidence (wrong final result)."""
+TRB_ERROR_NAMES: tuple[str, ...] = get_args(TrbError)
 ObservedError = FailureMode | Literal["incomplete"]
 """The symptom: the taxonomy's failure mode, or ``incomplete`` when the taxonomy sees success (the
 actions are right, but there is no answer, or S4 failed)."""
 RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
+
+
+class StageEvent(BaseModel):
+    """Where a stage first failed (see the module docstring for each stage's event).
+
+    Attributes:
+        turn: 0-based index of the model turn in the trace.
+        call: 0-based index of the call among all the episode's calls (:attr:`Trace.calls`), None
+            for a failure at the end (the last turn: the answer, or the lack of one).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turn: int
+    call: int | None
 
 
 class EpisodeStages(BaseModel):
@@ -99,10 +180,10 @@ class EpisodeStages(BaseModel):
         stages: ``S1`` … ``S5`` → ``pass``/``fail``/``n/a``.
         observed_error: the symptom (see :data:`ObservedError`), None on success.
         primary_error: the cause (see :data:`PrimaryError`), None on success.
-        earliest_failed_stage: the first failed stage in S1 … S5 order.
+        earliest_failed_stage: the failed stage whose event came first (ties in S1 … S5 order).
         source_stage: the stage the primary error belongs to.
-        cascade: the source stage differs from the earliest failed stage (a downstream symptom of
-            an upstream cause, or the reverse).
+        cascade: the source stage differs from the earliest failed stage (the symptom seen first
+            belongs to another stage than its cause).
         boundary_violation: under perturbations, the source stage lies outside every instance's
             primary stage and allowed spillover; None for clean episodes and successes.
         reported_status / reported_failure_type: what the final answer says, normalized: the
@@ -111,6 +192,10 @@ class EpisodeStages(BaseModel):
             runtime report (a C or D condition), else None (see :mod:`toolprism.score._runtime`).
         runtime_matches: the report's per-field agreement with the expected labels (True/False,
             None where not applicable); None where no report was asked for.
+        events: ``S1`` … ``S5`` → the :class:`StageEvent` at which the stage first failed, None
+            where it did not fail.
+        trb_observed_error / trb_primary_error: the earliest failed stage's error and the primary
+            error in ToolRobustBench's vocabulary (:data:`TrbError`), None on success.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -124,14 +209,18 @@ class EpisodeStages(BaseModel):
     boundary_violation: bool | None
     reported_status: ReportedStatus | None
     reported_failure_type: FailureType | None
+    events: dict[Stage, StageEvent | None] = Field(default_factory=lambda: dict.fromkeys(STAGES))
+    trb_observed_error: TrbError | None = None
+    trb_primary_error: TrbError | None = None
     runtime_report: ReportOutcome | None = None
     runtime_matches: RuntimeMatches | None = None
 
 
 def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
-    """Stage verdicts and attribution for ``trace`` (a pure function of the trace; ``domain`` and
-    ``livelock_turns``, which only the observed error depends on, as for
-    :func:`toolprism.score.diagnose`).
+    """Stage verdicts, the event where each failed stage first failed, and attribution for
+    ``trace`` (a pure function of the trace; ``domain`` and ``livelock_turns``, which only the
+    observed error depends on, as for :func:`toolprism.score.diagnose`). ToolRobustBench,
+    section 3; the time order of the events is the module docstring's.
 
     Raises:
         ConfigError: ``livelock_turns`` is not an integer of at least 1.
@@ -177,6 +266,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
         extra, short = done - gold, gold - done
         causes["S5"] = "extra_action" if extra and not short else "no_answer" if done == gold else "incomplete"
     stages: dict[Stage, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
+    events = _events(trace, stages, causes, extra_ops, gold, gold_ops, instances)
     if success:
         return EpisodeStages(
             stages=stages,
@@ -187,23 +277,93 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
             cascade=False,
             boundary_violation=None,
             **_reported(runtime, answer),
+            events=events,
         )
-    earliest = next(s for s in STAGES if stages[s] == "fail")
+    earliest = min((s for s in STAGES if stages[s] == "fail"), key=lambda s: (_when(events[s]), STAGES.index(s)))
     # a perturbed return or runtime failure that the agent mishandled is the cause of what follows;
     # so is a refused form when the tools it left out are the ones it tried to call (S2 before S1)
     form_first = causes.get("S1") == "missing_tool" and "S2" in causes and _tried(calls, missing_ops)
     source = "S4" if "S4" in causes else "S2" if form_first else next((s for s in STAGES if s in causes), "S5")
     allowed = {s for i in instances for s in (i.primary_stage, *i.spillover)}
+    primary = causes.get(source, "incomplete")
     return EpisodeStages(
         stages=stages,
         observed_error=diagnose(trace, domain, livelock_turns=livelock_turns).mode or "incomplete",
-        primary_error=causes.get(source, "incomplete"),
+        primary_error=primary,
         earliest_failed_stage=earliest,
         source_stage=source,
         cascade=source != earliest,
         boundary_violation=(source not in allowed) if instances else None,
         **_reported(runtime, answer),
+        events=events,
+        trb_observed_error=TRB_ERRORS[causes.get(earliest, "incomplete")],
+        trb_primary_error=TRB_ERRORS[primary],
     )
+
+
+def _when(event: StageEvent | None) -> float:
+    """An event's place in time: its call index; failures at the end come after every call."""
+    return math.inf if event is None or event.call is None else event.call
+
+
+def _events(
+    trace: Trace,
+    stages: dict[Stage, Verdict],
+    causes: dict[Stage, PrimaryError],
+    extra_ops: set[str],
+    gold: Counter,
+    gold_ops: set[str],
+    instances: list[Instance],
+) -> dict[Stage, StageEvent | None]:
+    """Each failed stage's event (module docstring), None for the others."""
+    turn_of = [t for t, turn in enumerate(trace.turns) for _ in turn.calls]
+    calls = trace.calls
+    end = StageEvent(turn=max(len(trace.turns) - 1, 0), call=None)
+
+    def at(index: int | None) -> StageEvent:
+        return end if index is None else StageEvent(turn=turn_of[index], call=index)
+
+    def first(indices: Any) -> int | None:
+        return next(iter(indices), None)
+
+    decoded = [(i, c.action.to_action()) for i, c in enumerate(calls) if c.action is not None]
+    wrong_tool = causes.get("S1") == "wrong_tool"
+    refused = (i for i, c in enumerate(calls) if c.rejection in OFF_SCHEMA_KINDS | PROTOCOL_KINDS)
+    found: dict[Stage, StageEvent] = {
+        "S1": at(first(i for i, a in decoded if a.op in extra_ops) if wrong_tool else None),
+        "S2": at(first(i for i in refused if all(later.outcome == "rejected" for later in calls[i + 1 :]))),
+        "S3": at(first(i for i, a in decoded if a.op in gold_ops and a not in gold)),
+        "S4": at(_feedback_event(trace, calls, causes.get("S4"), instances)),
+        "S5": end,
+    }
+    return {stage: found[stage] if stages[stage] == "fail" else None for stage in STAGES}
+
+
+def _feedback_event(
+    trace: Trace, calls: list[CallRecord], cause: PrimaryError | None, instances: list[Instance]
+) -> int | None:
+    """S4's event: the call index where the feedback was mishandled, None for the end."""
+    if cause in ("used_falsified_value", "acted_on_changed_return", "no_reread_after_incomplete_return"):
+        native = [i for i, c in enumerate(calls) if c.outcome in ("executed", "failed")]
+        hit = [j.call for j in trace.injections if j.site == "reply" and j.call is not None and j.call < len(native)]
+        return native[min(hit)] if hit else None  # the perturbed read the agent trusted
+    if cause == "runtime_not_retried":
+        for index, call in enumerate(calls):
+            if call.outcome == "failed" and not any(
+                later.outcome == "executed" and later.action == call.action for later in calls[index + 1 :]
+            ):
+                return index + 1 if index + 1 < len(calls) else None  # the response to the failure
+        return None
+    if cause == "runtime_looped":
+        blocked = {op for i in instances if i.family == "D" for op in i.blocked_ops}
+        seen: Counter = Counter()
+        for index, call in enumerate(calls):
+            if call.outcome == "failed" and call.action and call.action.op in blocked:
+                seen[call.action.to_action()] += 1
+                if seen[call.action.to_action()] > RETRY_LIMIT + 1:
+                    return index
+        return None
+    return None  # runtime_not_reported (or misreported) and any other cause: the answer, at the end
 
 
 def _reported(runtime: RuntimeScore, answer: str | None) -> dict[str, Any]:
