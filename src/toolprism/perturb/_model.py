@@ -53,18 +53,21 @@ class RuntimeLabels(_Frozen):
             not apply (nothing failed, or either remedy is right): the paper's ``not_applicable``
             convention (appendix C), the field is not scored.
         final_result: what the agent should report or act on, in words (guidance, not scored).
-        result_target: the post-execution target of the report's ``final_result``:
-            ``expected`` the domain's expected result (``Domain.expected_result``; not applicable
-            where the domain fixes none), ``none`` no result (``null``: the call could not be
-            done, e.g. a permanent runtime failure). toolprism's reading: the seed says only that
-            perturbations may define another post-execution target.
     """
 
     status: Literal["success", "failure"] = "success"
     failure_type: FailureType | None = None
     retryable: bool | None = False
     final_result: str = "complete the request as asked"
-    result_target: Literal["expected", "none"] = "expected"
+
+    @property
+    def result_target(self) -> Literal["expected", "none"]:
+        """The post-execution target of the report's ``final_result``: ``none`` (``null``: there
+        is no result) when the status is ``failure`` (a permanent runtime failure, D1), else
+        ``expected``: the domain's expected result (``Domain.expected_result``; not applicable
+        where the domain fixes none). toolprism's reading: the seed says only that observation or
+        runtime perturbations may define another post-execution target (appendix B.1)."""
+        return "none" if self.status == "failure" else "expected"
 
 
 REPORT_FAMILIES = frozenset({"C", "D"})

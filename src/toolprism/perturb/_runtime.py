@@ -69,7 +69,6 @@ class Availability(_Runtime):
                 status="failure",
                 failure_type=kind,
                 retryable=False,
-                result_target="none",
                 final_result=f"tell the user that {' and '.join(ops)} could not be done because {_WHY[kind]}",
             ),
         )
