@@ -81,8 +81,8 @@ RUNTIME_REPORT_INSTRUCTION = (
     + ', "retryable": true or false, "final_result": a value or null}. '
     "status: whether the request was achieved in the end; failure_type: the kind of tool or runtime "
     "problem you met, even if a retry fixed it (null if there was none); retryable: whether retrying "
-    "the call or reading again can fix that problem; final_result: the result the tools gave for the "
-    "request, or null when there is none."
+    "the call or reading again can fix that problem; final_result: the value that answers the request "
+    "(a number, a name...) as the tools gave it, or null when there is none."
 )
 """The system-prompt addition of conditions with a C or D perturbation (toolprism's wording of the
 paper's runtime-decision fields, ToolRobustBench section 5). A JSON object in the final answer, not
