@@ -94,7 +94,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
     for name, domain in domains.items():
         space = domain.action_space()
-        tasks = spread(domain.tasks(config.seed), domain.default_tasks if config.tasks == "default" else config.tasks)
+        tasks, posed = _posed(domain, config, conditions)
         for variant_name in _variants(config, domain):
             if not _pairs(name, variant_name, arms):
                 continue
@@ -106,7 +106,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                 continue
             for task in tasks:
                 for terms in conditions:
-                    if terms and not domain.assigned(task, "+".join(t.key for t in terms)):
+                    if task.id not in posed["+".join(t.key for t in terms)]:
                         continue  # the domain poses this task under other conditions (trb's cells)
                     instances, skipped = plan_perturbations(task, space, terms, config.seed, variant)
                     if skipped:
@@ -116,6 +116,18 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips
+
+
+def _posed(domain: Domain, config: RunConfig, conditions: list[list]) -> tuple[list[Task], dict[str, set[str]]]:
+    """The tasks of ``domain`` the run poses, in :func:`spread` order, and per condition key the ids
+    of those it poses under that condition: the first ``tasks`` (or the domain's own number) of
+    the tasks the domain assigns to the condition (:meth:`Domain.assigned`: all of them, except
+    in trb, whose cells cover 48 anchors each), so a limit gives each condition that many tasks."""
+    limit = domain.default_tasks if config.tasks == "default" else config.tasks
+    ordered = spread(domain.tasks(config.seed), None)
+    keys = ["+".join(t.key for t in terms) for terms in conditions]
+    posed = {key: {t.id for t in [t for t in ordered if domain.assigned(t, key)][:limit]} for key in keys}
+    return [t for t in ordered if any(t.id in ids for ids in posed.values())], posed
 
 
 def _variants(config: RunConfig, domain: Domain) -> list[str]:
