@@ -79,12 +79,19 @@ def run(
             help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or a suite: 'paper' (the "
             "Action-Space Shaping paper's 32 variants), 'extended' (toolprism's own) or 'all'. "
             "See 'toolprism variants list'. "
-            f"Default: {','.join(DEFAULT_VARIANTS)}.",
+            f"Default: each domain's own: {','.join(DEFAULT_VARIANTS)}; native only for trb (ToolRobustBench).",
         ),
     ] = None,
     tasks: Annotated[
-        int, typer.Option("--tasks", "-n", help="Tasks per domain, spread across templates.")
-    ] = DEFAULT_TASKS,
+        int | None,
+        typer.Option(
+            "--tasks",
+            "-n",
+            help="Tasks per domain, spread across templates. Default: each domain's own: "
+            f"{DEFAULT_TASKS}; all 192 for trb (ToolRobustBench's anchors).",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = MAX_TURNS,
     concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 1,
@@ -143,7 +150,8 @@ def run(
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
-    With no options: the embedded offline model, both domains, five variants, two tasks each.
+    With no options: the embedded offline model, both domains, five variants, two tasks each
+    (each domain's defaults: trb, ToolRobustBench's environment, runs its 192 anchors natively).
     With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
     the summary breaks success down by subtype and severity.
     """
@@ -153,8 +161,8 @@ def run(
         "model": model,
         "base_url": base_url,
         "domains": _split(domains) or list(DEFAULT_DOMAINS),
-        "variants": _split(variants) or list(DEFAULT_VARIANTS),
-        "tasks": tasks,
+        "variants": _split(variants),
+        "tasks": "default" if tasks is None else tasks,
         "seed": seed,
         "max_turns": max_turns,
         "concurrency": concurrency,

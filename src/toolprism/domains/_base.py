@@ -330,6 +330,16 @@ class Domain:
     reply_values: ClassVar[dict[str, tuple[str, ...]]] = {}
     """Reply field → its legal values, for fields that are not (only) arguments (an order's
     ``status``); tool-output perturbations swap in another legal value (Xu et al.'s Ns arm)."""
+    single_step: ClassVar[bool] = False
+    """Whether every task is one call (ToolRobustBench's setting): perturbation levels that need two
+    gold actions then adapt to one (see ``toolprism.perturb``)."""
+    neighbours: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Operation → the operations a request for it is most easily confused with, nearest first
+    (ToolRobustBench, appendix B.1: route computation vs travel time)."""
+    default_tasks: ClassVar[int | None] = 2
+    """Tasks a run takes from this domain when it is not told how many (None: all)."""
+    default_variants: ClassVar[tuple[str, ...] | None] = None
+    """Variants a run puts this domain under when it is not told which (None: the run's default)."""
 
     _definitions: ClassVar[dict[str, OperationDef]]
 
@@ -361,6 +371,12 @@ class Domain:
         perturbation to fix the expected result; observation or runtime perturbations may define
         another post-execution target (their instance's labels)."""
         return None
+
+    def assigned(self, task: Task, condition: str) -> bool:
+        """Whether a run poses ``task`` under ``condition`` (``""`` clean, ``C2:medium``,
+        ``A3:medium+C4:medium``); every task under every condition unless a domain assigns tasks
+        to conditions (ToolRobustBench: 48 of 192 anchors per subtype and severity)."""
+        return True
 
     def environment(self, world_seed: int = 0) -> Environment:
         """A fresh environment on the world of ``world_seed``."""

@@ -13,10 +13,12 @@ from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
 from toolprism.run import MAX_TURNS
-from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, SUITES, Control, variant_scope
+from toolprism.shaping import CATALOG_DOMAIN, SUITES, Control, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+"""Tasks per domain when a run is not told how many, for every domain that does not set its own
+(:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
 MIXED_SEVERITIES = ("medium", "heavy")
 """The severities of ``--perturb-suite mixed`` (ToolRobustBench, section 6: medium and heavy)."""
 
@@ -67,11 +69,15 @@ class RunConfig(BaseModel):
         model: backend name (see :func:`toolprism.backends.create_backend`).
         base_url: OpenAI-compatible endpoint, for remote models.
         domains: domain names.
-        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings. The
+        variants: variant names, suite names (``paper``, ``extended``, ``all``) or spec strings;
+            None (the default): each domain's own (:attr:`toolprism.domains.Domain.default_variants`:
+            ``native`` for ``trb``), else :data:`toolprism.shaping.DEFAULT_VARIANTS`. The
             paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
             ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
             ``catalog`` domain runs those arms only, every other variant runs on the other domains.
-        tasks: tasks per domain (spread over the domain's templates), None for all.
+        tasks: tasks per domain (spread over the domain's templates), None for all, ``"default"``
+            (the default) for each domain's own number (:attr:`toolprism.domains.Domain.default_tasks`:
+            :data:`DEFAULT_TASKS`, all 192 for ``trb``).
         seed: the run seed (task generation and episode seeds derive from it).
         max_turns: model turns per episode.
         concurrency: episodes in flight at once.
@@ -91,8 +97,8 @@ class RunConfig(BaseModel):
     model: str = DEFAULT_MODEL
     base_url: str | None = None
     domains: list[str] = Field(default_factory=lambda: list(DEFAULT_DOMAINS))
-    variants: list[str] = Field(default_factory=lambda: list(DEFAULT_VARIANTS))
-    tasks: int | None = DEFAULT_TASKS
+    variants: list[str] | None = None
+    tasks: int | Literal["default"] | None = "default"
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1
@@ -103,13 +109,13 @@ class RunConfig(BaseModel):
 
     @field_validator("variants")
     @classmethod
-    def _expand_suites(cls, names: list[str]) -> list[str]:
-        return expand_variants(names)
+    def _expand_suites(cls, names: list[str] | None) -> list[str] | None:
+        return None if names is None else expand_variants(names)
 
     @model_validator(mode="after")
     def _catalog_for_arms(self) -> RunConfig:
         # the whole-catalog arms run on the whole-catalog domain (and only they do, in such a run)
-        if any(variant_scope(v) == "catalog" for v in self.variants) and CATALOG_DOMAIN not in self.domains:
+        if any(variant_scope(v) == "catalog" for v in self.variants or ()) and CATALOG_DOMAIN not in self.domains:
             self.domains = [*self.domains, CATALOG_DOMAIN]
         return self
 

@@ -9,7 +9,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.perturb import Skip, SkipRecord, parse_perturbations
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import EpisodeSpec
-from toolprism.shaping import CATALOG_DOMAIN, Variant, parse_spec, resolve, variant_scope
+from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, Variant, parse_spec, resolve, variant_scope
 
 
 def spread(tasks: list[Task], limit: int | None) -> list[Task]:
@@ -62,19 +62,20 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             )
             continue
         domains[name] = domain
-    if config.tasks is not None and config.tasks < 1:
+    if isinstance(config.tasks, int) and config.tasks < 1:
         problems.append(f"tasks must be at least 1, got {config.tasks}")
     if config.seed < 0:
         problems.append(f"seed must be at least 0, got {config.seed}")
     if config.max_turns < 1:
         problems.append(f"max_turns must be at least 1, got {config.max_turns}")
-    if not config.domains or not config.variants:
+    if not config.domains or config.variants == []:
         problems.append("at least one domain and one variant are needed")
     if config.concurrency < 1:
         problems.append(f"concurrency must be at least 1, got {config.concurrency}")
-    for kind, names in (("domain", config.domains), ("variant", config.variants)):
+    for kind, names in (("domain", config.domains), ("variant", config.variants or [])):
         problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
-    for variant_name in config.variants:
+    defaults = dict.fromkeys(n for d in domains.values() for n in _variants(config, d))
+    for variant_name in config.variants if config.variants is not None else defaults:
         try:
             parse_spec(resolve(variant_name))
         except ConfigError as e:
@@ -90,11 +91,11 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             ]
     specs: list[EpisodeSpec] = []
     skips: list[SkipRecord] = []
-    arms = any(variant_scope(v) == "catalog" for v in config.variants)
+    arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
     for name, domain in domains.items():
         space = domain.action_space()
-        tasks = spread(domain.tasks(config.seed), config.tasks)
-        for variant_name in config.variants:
+        tasks, posed = _posed(domain, config, conditions)
+        for variant_name in _variants(config, domain):
             if not _pairs(name, variant_name, arms):
                 continue
             try:
@@ -105,6 +106,8 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                 continue
             for task in tasks:
                 for terms in conditions:
+                    if task.id not in posed["+".join(t.key for t in terms)]:
+                        continue  # the domain poses this task under other conditions (trb's cells)
                     instances, skipped = plan_perturbations(task, space, terms, config.seed, variant)
                     if skipped:
                         skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
@@ -113,6 +116,26 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips
+
+
+def _posed(domain: Domain, config: RunConfig, conditions: list[list]) -> tuple[list[Task], dict[str, set[str]]]:
+    """The tasks of ``domain`` the run poses, in :func:`spread` order, and per condition key the ids
+    of those it poses under that condition: the first ``tasks`` (or the domain's own number) of
+    the tasks the domain assigns to the condition (:meth:`Domain.assigned`: all of them, except
+    in trb, whose cells cover 48 anchors each), so a limit gives each condition that many tasks."""
+    limit = domain.default_tasks if config.tasks == "default" else config.tasks
+    ordered = spread(domain.tasks(config.seed), None)
+    keys = ["+".join(t.key for t in terms) for terms in conditions]
+    posed = {key: {t.id for t in [t for t in ordered if domain.assigned(t, key)][:limit]} for key in keys}
+    return [t for t in ordered if any(t.id in ids for ids in posed.values())], posed
+
+
+def _variants(config: RunConfig, domain: Domain) -> list[str]:
+    """The variants ``domain`` runs under: the configured ones, else the domain's own default
+    (:attr:`Domain.default_variants`), else :data:`toolprism.shaping.DEFAULT_VARIANTS`."""
+    if config.variants is not None:
+        return config.variants
+    return list(domain.default_variants or DEFAULT_VARIANTS)
 
 
 def _pairs(domain: str, variant: str, arms: bool) -> bool:

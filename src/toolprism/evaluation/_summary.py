@@ -44,7 +44,7 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     for r in results:
         rows.setdefault((r.variant, r.condition or ""), []).append(r)
     config = store.header.config
-    order = config.variants or [v for v, _ in rows]
+    order = config.variants or list(dict.fromkeys(v for v, _ in rows))  # None: each domain's defaults
     # the header's conditions in canonical form (a run made before they were stored so still reads
     # right), then any condition only the rows know
     stored = RunConfig.model_validate(config.model_dump(exclude_unset=True)).perturbations

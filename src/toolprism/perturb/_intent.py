@@ -13,7 +13,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from toolprism.domains import CHATTER, Span, Task, reachable, surface_forms
+from toolprism.domains import CHATTER, Span, Task, get_domain, reachable, surface_forms
+from toolprism.errors import ToolprismError
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import Subtype, register
 from toolprism.schema import ActionSpace
@@ -68,6 +69,15 @@ def _said(text: str, value: Any) -> bool:
     """Whether ``text`` states ``value`` in one of its surface forms (a whole word or phrase, any case)."""
     forms = [f for group in surface_forms(value) for f in group if f]
     return any(re.search(rf"(?<![\w.]){re.escape(f)}(?!\w)", text, re.IGNORECASE) for f in forms)
+
+
+def single_step(task: Task) -> bool:
+    """Whether ``task``'s domain poses single-step tasks only (:attr:`Domain.single_step`,
+    ToolRobustBench's setting); False for a domain not registered (an imported pack)."""
+    try:
+        return bool(get_domain(task.domain).single_step)
+    except ToolprismError:
+        return False
 
 
 def _words(value: Any) -> str:
@@ -137,7 +147,8 @@ class Ambiguity(_Intent):
     levels = {
         "light": "one value replaced by 'the usual'",
         "medium": "one value replaced by a vague reference ('whatever works')",
-        "heavy": "two values of different actions replaced by vague references",
+        "heavy": "two values of different actions replaced by vague references (single-step domains: two values "
+        "of the one action)",
     }
 
     def applicable(self, task: Task, space: ActionSpace) -> str | None:
@@ -148,6 +159,8 @@ class Ambiguity(_Intent):
         chosen = [rng.choice(found)]
         if severity == "heavy":
             others = [m for m in found if m.action != chosen[0].action]
+            if not others and single_step(task):  # ToolRobustBench's one-call tasks: another value of that call
+                others = [m for m in found if m.param != chosen[0].param]
             chosen += [rng.choice(others)] if others else []
         spans = [list(at) for m in chosen for at in stated_at(task, m)]
         # every step the left-out values made possible leaves the expected gold: the chosen actions,

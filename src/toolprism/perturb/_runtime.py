@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import random
 
-from toolprism.domains import Task
+from toolprism.domains import Task, get_domain
+from toolprism.errors import ToolprismError
 from toolprism.perturb._model import Injection, Instance, RuntimeLabels, Severity
 from toolprism.perturb._subtype import CallContext, Subtype, register
 from toolprism.schema import JSON, ActionSpace
+
+
+def _neighbours(task: Task) -> dict[str, tuple[str, ...]]:
+    """``task``'s domain's confusable neighbours (:attr:`Domain.neighbours`); none for a domain
+    not registered (an imported pack)."""
+    try:
+        return dict(get_domain(task.domain).neighbours)
+    except ToolprismError:
+        return {}
 
 
 def _target_ops(task: Task, rng: random.Random, count: int) -> list[str]:
@@ -53,11 +63,16 @@ class Availability(_Runtime):
     levels = {
         "light": "one gold operation answers 503 Service Unavailable with a clear message, every time",
         "medium": "one gold operation times out (504) on every call, without saying whether to retry",
-        "heavy": "two gold operations time out on every call",
+        "heavy": "two gold operations time out on every call (a one-call task: its operation and the domain's "
+        "nearest neighbour of it, the tool an agent would turn to)",
     }
 
     def plan(self, task: Task, space: ActionSpace, severity: Severity, rng: random.Random) -> Instance:
         ops = _target_ops(task, rng, 2 if severity == "heavy" else 1)
+        if severity == "heavy" and len(ops) < 2:  # ToolRobustBench's one-call tasks: block the neighbour too
+            shown = {op.name for op in space.operations}
+            ops += [n for n in _neighbours(task).get(ops[0], ()) if n in shown][:1]
+        asked = [op for op in ops if any(a.op == op for a in task.gold)]
         kind = "unavailable" if severity == "light" else "timeout"
         return self.instance(
             task,
@@ -69,7 +84,7 @@ class Availability(_Runtime):
                 status="failure",
                 failure_type=kind,
                 retryable=False,
-                final_result=f"tell the user that {' and '.join(ops)} could not be done because {_WHY[kind]}",
+                final_result=f"tell the user that {' and '.join(asked)} could not be done because {_WHY[kind]}",
             ),
         )
 

@@ -75,8 +75,10 @@ class RunConfigRecord(BaseModel):
 
     Attributes:
         model / base_url: the backend name and endpoint (model None: not recorded).
-        domains / variants: names (pack paths absolute), in run order.
-        tasks: tasks per domain (None: all); ``seed``: the run seed; ``max_turns``: per episode.
+        domains / variants: names (pack paths absolute), in run order (variants None: each
+            domain's default).
+        tasks: tasks per domain (None: all; ``"default"``: each domain's own); ``seed``: the run
+            seed; ``max_turns``: per episode.
         concurrency: episodes in flight; ``perturbations``: the conditions (``C2:medium``, ...).
         control: the adapter control (``strict``, ``paper``, ``loose``); a header written before
             controls existed reads as ``strict``, the only control there was.
@@ -89,8 +91,8 @@ class RunConfigRecord(BaseModel):
     model: str | None = None
     base_url: str | None = None
     domains: list[str] = []
-    variants: list[str] = []
-    tasks: int | None = None
+    variants: list[str] | None = []
+    tasks: int | Literal["default"] | None = None
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1

@@ -1,0 +1,219 @@
+"""The ``trb`` domain: ToolRobustBench's environment (40 tools, 12 groups, 16 sampled with seed
+20260511, 12 single-step anchors each, 48 anchors per subtype and severity)."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+from toolprism.cli import app
+from toolprism.domains import get_domain
+from toolprism.domains.trb import ANSWERS, CATALOG, GROUPS, NEIGHBOURS, SAMPLED, SUBTYPE_IDS, TOOLS, Trb, sample_tools
+from toolprism.domains.trb._anchors import anchor_arguments
+from toolprism.domains.trb._catalog import REPLY_VALUES
+from toolprism.evaluation import RunConfig, evaluate, expand_conditions
+from toolprism.evaluation._plan import plan_run
+from toolprism.perturb import SEVERITIES, SUBTYPES, parse_perturbations, plan, suite
+from toolprism.schema import Action
+from toolprism.shaping import DEFAULT_VARIANTS, Variant
+
+
+@functools.cache
+def _tasks(seed: int = 0) -> tuple:
+    return tuple(get_domain("trb").tasks(seed))
+
+
+def _replies(tool: str) -> list[dict]:
+    env = Trb().environment()
+    space = Trb().action_space() if tool in SAMPLED else None
+    out = []
+    for args in anchor_arguments(tool):
+        action = space.action(tool, args) if space else Action.from_json({"op": tool, "args": args})
+        out.append(CATALOG[tool](env.state.model_copy(deep=True), **action.arguments))
+    return out
+
+
+# --- the catalogue -----------------------------------------------------------------------------
+
+
+def test_forty_tools_in_twelve_functional_groups() -> None:
+    assert len(TOOLS) == len(set(TOOLS)) == 40
+    assert len(GROUPS) == 12
+    assert sorted(t for members in GROUPS.values() for t in members) == sorted(TOOLS)
+    assert all(3 <= len(members) <= 4 for members in GROUPS.values())
+    assert set(NEIGHBOURS) == set(ANSWERS) == set(TOOLS)
+    assert all(n in TOOLS and n != t for t, near in NEIGHBOURS.items() for n in near)
+    assert NEIGHBOURS["compute_route"][0] == "estimate_travel_time"  # the paper's example pair
+    assert NEIGHBOURS["convert_currency"][0] == "get_exchange_rate"
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_return_carries_an_id_an_enumerated_status_and_a_whole_number(tool: str) -> None:
+    for reply in _replies(tool):
+        assert any(k.endswith("_id") and isinstance(v, str) and any(c.isdigit() for c in v) for k, v in reply.items())
+        assert any(k in REPLY_VALUES and v in REPLY_VALUES[k] for k, v in reply.items()), reply
+        assert any(isinstance(v, int) and not isinstance(v, bool) for v in reply.values()), reply
+        assert ANSWERS[tool] in reply
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_tool_is_deterministic_and_has_twelve_distinct_anchors(tool: str) -> None:
+    assert _replies(tool) == _replies(tool)
+    anchors = anchor_arguments(tool)
+    assert len(anchors) == 12 and len({str(sorted(a.items())) for a in anchors}) == 12
+
+
+def test_the_sample_is_seed_20260511_over_the_catalogue() -> None:
+    assert SAMPLED == sample_tools(20260511)
+    assert set(SAMPLED) == set(random.Random(20260511).sample(TOOLS, 16))
+    assert list(SAMPLED) == [t for t in TOOLS if t in SAMPLED]  # listed in catalogue order
+    assert sample_tools(1) != SAMPLED
+    assert [op.name for op in Trb.action_space().operations] == list(SAMPLED)
+    assert {op.kind for op in Trb.action_space().operations} == {"read", "write"}
+
+
+# --- the tasks ---------------------------------------------------------------------------------
+
+
+def test_192_single_step_anchors_twelve_per_sampled_tool() -> None:
+    tasks = _tasks()
+    assert len(tasks) == 192
+    assert Counter(t.gold[0].op for t in tasks) == {tool: 12 for tool in SAMPLED}
+    assert all(t.kind == "single" and len(t.gold) == 1 and t.form == "easy" for t in tasks)
+    assert [t.id for t in tasks[:2]] == [f"trb/{SAMPLED[0]}/0", f"trb/{SAMPLED[0]}/1"]
+    assert len({t.query for t in tasks}) == 192
+
+
+def test_anchors_are_fixed_whatever_the_seed_and_deterministic() -> None:
+    again = Trb().tasks(0)
+    assert [t.to_json() for t in again] == [t.to_json() for t in _tasks()]
+    other = _tasks(1)
+    assert [(t.query, t.gold) for t in other] == [(t.query, t.gold) for t in _tasks()]
+    assert [t.content_hash for t in other] != [t.content_hash for t in _tasks()]  # the world seed is recorded
+
+
+def test_expected_results_are_the_stored_arguments_executed() -> None:
+    domain = Trb()
+    for task in _tasks():
+        (action,) = task.gold
+        fresh = CATALOG[action.op](domain.initial_state(0), **action.arguments)
+        expected = domain.expected_result(task)
+        assert expected == fresh[ANSWERS[action.op]] == task.reference[0].reply[ANSWERS[action.op]]
+        assert expected is not None
+    # another argument gives another result: the value comes from the execution, not the query
+    task = next(t for t in _tasks() if t.gold[0].op == "convert_currency")
+    args = dict(task.gold[0].arguments, amount=task.gold[0].arguments["amount"] + 1)
+    other = type(task)(**{**task.__dict__, "gold": (Action.from_json({"op": "convert_currency", "args": args}),)})
+    assert domain.expected_result(other) != domain.expected_result(task)
+
+
+def test_other_domains_fix_no_expected_result() -> None:
+    tv = get_domain("tv")
+    assert tv.expected_result(tv.tasks(0)[0]) is None
+
+
+# --- perturbations -----------------------------------------------------------------------------
+
+
+def test_the_fourteen_subtypes_are_the_registered_ones() -> None:
+    assert list(SUBTYPE_IDS) == sorted(SUBTYPES.names())
+
+
+def test_every_subtype_applies_at_every_severity_to_every_anchor() -> None:
+    space = Trb.action_space()
+    variant = Variant.build("native", space)
+    skipped = []
+    for task in _tasks():
+        for term in suite():
+            instances, skips = plan(task, space, [term], 0, variant)
+            skipped += [(task.id, term.key, s.reason) for s in skips]
+            assert len(instances) + len(skips) == 1
+    assert not skipped, skipped[:5]
+
+
+def test_levels_that_need_two_actions_adapt_to_one_call() -> None:
+    space = Trb.action_space()
+    for task in _tasks()[::7]:
+        (b2,), _ = plan(task, space, parse_perturbations("B2:heavy"), 0)
+        assert len(b2.params["values"]) == 2 and b2.expected_gold == []  # two values of the one call
+        (d1,), _ = plan(task, space, parse_perturbations("D1:heavy"), 0)
+        op = task.gold[0].op
+        assert d1.params["ops"] == [op, Trb.neighbours[op][0]]  # the call and its nearest neighbour
+        assert d1.expected_gold == [] and d1.labels.status == "failure"
+        assert op in d1.labels.final_result and Trb.neighbours[op][0] not in d1.labels.final_result
+        (c3,), _ = plan(task, space, parse_perturbations("C3:heavy"), 0)
+        assert len(c3.params["changes"]) == 3  # a status, an identifier and a number
+        for key, light in (("B2", 1), ("D1", 1)):
+            (inst,), _ = plan(task, space, parse_perturbations(f"{key}:medium"), 0)
+            assert len(inst.params.get("values", inst.params.get("ops"))) == light
+
+
+def test_multi_step_domains_keep_their_levels() -> None:
+    # a one-call task of a stateful domain: D1 heavy still blocks the one gold operation only
+    tv = get_domain("tv")
+    space = tv.action_space()
+    task = next(t for t in tv.tasks(0) if len(t.gold) == 1)
+    (d1,), _ = plan(task, space, parse_perturbations("D1:heavy"), 0)
+    assert d1.params["ops"] == [task.gold[0].op]
+    (b2,), _ = plan(task, space, parse_perturbations("B2:heavy"), 0)
+    assert len(b2.params["values"]) == 1
+
+
+def test_each_cell_covers_48_anchors_three_per_tool() -> None:
+    domain = Trb()
+    tasks = _tasks()
+    for subtype in SUBTYPE_IDS:
+        cells = []
+        for severity in SEVERITIES:
+            covered = [t for t in tasks if domain.assigned(t, f"{subtype}:{severity}")]
+            assert len(covered) == 48
+            assert Counter(t.gold[0].op for t in covered) == {tool: 3 for tool in SAMPLED}
+            cells.append({t.id for t in covered})
+        assert not (cells[0] & cells[1] or cells[0] & cells[2] or cells[1] & cells[2])  # disjoint severities
+    assert all(domain.assigned(t, "") for t in tasks)
+    uses = Counter(t.id for t in tasks for term in suite() if domain.assigned(t, term.key))
+    assert set(uses.values()) == {10, 11}
+    assert [t.id for t in tasks if domain.assigned(t, "A3:medium+C4:medium")] == [
+        t.id for t in tasks if domain.assigned(t, "A3:medium")
+    ]
+
+
+def test_the_full_suite_plans_192_clean_and_2016_perturbed_episodes() -> None:
+    config = RunConfig(model="oracle", domains=["trb"], perturbations=expand_conditions([], "all"))
+    specs, skips = plan_run(config)
+    assert not skips
+    assert sum(not s.perturbations for s in specs) == 192
+    assert sum(bool(s.perturbations) for s in specs) == 2016 == 14 * 3 * 48
+    assert Counter(s.condition for s in specs if s.perturbations) == {p.key: 48 for p in suite()}
+    assert {s.variant.name for s in specs} == {"native"}
+    assert [s.episode_id for s in plan_run(config)[0]] == [s.episode_id for s in specs]  # deterministic
+
+
+def test_task_and_variant_defaults_are_per_domain() -> None:
+    specs, _ = plan_run(RunConfig(model="oracle", domains=["tv", "trb"]))
+    by_domain = Counter(s.domain.name for s in specs)
+    assert by_domain == {"tv": 2 * len(DEFAULT_VARIANTS), "trb": 192}
+    specs, _ = plan_run(RunConfig(model="oracle", domains=["trb"], tasks=3, variants=["native", "merge"]))
+    assert len(specs) == 6
+    specs, _ = plan_run(RunConfig(model="oracle", domains=["trb"], tasks=2, perturbations=["C2:medium"]))
+    perturbed = [s.task for s in specs if s.perturbations]
+    assert len(perturbed) == 2 and all(Trb().assigned(t, "C2:medium") for t in perturbed)
+    assert sum(not s.perturbations for s in specs) == 2
+    help_text = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}).output
+    assert "all 192 for trb" in help_text
+
+
+def test_the_oracle_on_a_few_anchors(tmp_path) -> None:  # noqa: ANN001
+    config = RunConfig(
+        model="oracle", domains=["trb"], tasks=16, perturbations=["C3:heavy", "D1:heavy", "B2:light", "A1:heavy"]
+    )
+    summary = evaluate(config, run_dir=tmp_path / "r")
+    rates = {v.condition: (v.episodes, v.success_rate) for v in summary.variants}
+    assert rates[""] == (16, 1.0)
+    for condition in ("C3:heavy", "D1:heavy", "A1:heavy"):
+        assert rates[condition] == (16, 1.0)  # a task limit gives each condition that many of its cell
+    assert rates["B2:light"][1] == 0.0  # it acts on a value the request no longer gives
