@@ -9,19 +9,25 @@ reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that i
 makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
 runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
 failed. A read whose return comes back as an error or empty (its gold never fails) is read once
-more, as Xu et al.'s incomplete returns call for.
+more, as Xu et al.'s incomplete returns call for; so is a read whose returns never carried the
+field that answers the request, where the domain names one (``Domain.answer_field``).
 
-Where the domain fixes an expected result (``Domain.expected_result``), the answer states the
-result it read: the last return of a gold call that neither failed nor carried an ``error``. When
-the system prompt asks for a runtime report (a C or D condition), the answer ends with a correct
-one: the oracle reads the perturbation's runtime labels and the domain's expected result from its
-:class:`EpisodeContext`. It is the reference upper bound, not a model under test, so reading the
-labels is allowed; a model's backend never sees them.
+Where the domain names an answer field, the answer states the result the oracle READ: that field's
+value in the last successful return of the gold call (:func:`read_field`: a careful reader's
+search, which sees through reshaped payloads and picks the current record among stale copies). It
+never asks the domain for the answer, so a falsified answer field (C3) is what it reports, and a
+write whose answer field was dropped (C2; a write is not redone) leaves it with none. When the
+system prompt asks for a runtime report (a C or D condition), the answer ends with one: status,
+failure type and retryability from the perturbation's runtime labels in its
+:class:`EpisodeContext` (the oracle is the reference upper bound, not a model under test, so
+reading the labels is allowed; a model's backend never sees them), and ``final_result`` the same
+value it read (null when nothing was read, as after a permanent failure).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -77,8 +83,9 @@ class OracleAgent:
                 self._pending.insert(0, self._action)
                 self._plan = None
                 return await self.respond(messages, tools)
-            read = [self._replies[i] for i in self._waiting if _succeeded(self._replies[i])]
-            self._result = read[-1] if read else self._result
+            field = self._answer_field()
+            read = [read_field(self._replies[i], field) for i in self._waiting if _succeeded(self._replies[i])]
+            self._result = next((v for v in reversed(read) if v is not None), self._result) if field else None
             failed = [i for i in self._waiting if runtime_failure(self._replies[i])]
             if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
                 self._retries += 1
@@ -89,6 +96,9 @@ class OracleAgent:
                 item = self._plan.send(replies if self._batch else replies[-1])
             except StopIteration:
                 self._plan = None
+                if self._unanswered():  # the answer field never came back: read it once more
+                    self._rereads += 1
+                    self._pending.insert(0, self._action)
             except (KeyError, TypeError, IndexError):  # a failed reply the plan cannot read: move on
                 self._plan = None
         while item is None and self._pending:
@@ -109,9 +119,8 @@ class OracleAgent:
             text = f"Done, except what could not be done: {'; '.join(self._gave_up)} failed."
         else:
             text = "Done."
-        expected = self._expected_result()
-        if expected is not None and self._result is not None:
-            text += f" Result: {canonical_json(self._result)}"
+        if self._result is not None:
+            text += f" Result: {self._result if isinstance(self._result, str) else canonical_json(self._result)}"
         system = next((m for m in messages if m.get("role") == "system"), {})
         instance = report_instance(self.context.perturbations)
         if instance is not None and REPORT_MARKER in str(system.get("content") or ""):
@@ -120,24 +129,32 @@ class OracleAgent:
                 "status": labels.status,
                 "failure_type": labels.failure_type,
                 "retryable": bool(labels.retryable),
-                "final_result": expected if labels.result_target == "expected" else None,
+                "final_result": self._result,
             }
             text += f"\n\n```json\n{canonical_json(report)}\n```"
         return text
 
-    def _expected_result(self) -> JSON:
+    def _answer_field(self) -> str | None:
+        """The field of the current gold action's return that answers the request, if the domain names one."""
         try:
-            return get_domain(self.context.task.domain).expected_result(self.context.task)
+            return get_domain(self.context.task.domain).answer_field(self._action.op) if self._action else None
         except ToolprismError:
             return None
 
+    def _is_read(self) -> bool:
+        space = self.context.variant.layers[0].space
+        return self._action is not None and space.get(self._action.op).kind == "read"
+
     def _lost_read(self, reply: JSON) -> bool:
         """An error or nothing in place of a read's return (its gold never fails): read it again, once."""
-        space = self.context.variant.layers[0].space
-        is_read = self._action is not None and space.get(self._action.op).kind == "read"
         if self._rereads or not isinstance(reply, dict) or runtime_failure(reply):
             return False
-        return is_read and (reply == {} or "error" in reply)
+        return self._is_read() and (reply == {} or "error" in reply)
+
+    def _unanswered(self) -> bool:
+        """A read done, nothing failed, and no return carried the answer field: read it again, once."""
+        field = self._answer_field()
+        return bool(field) and self._result is None and not self._gave_up and not self._rereads and self._is_read()
 
     def _issue(self, calls: list[ToolCall], indices: list[int]) -> ModelTurn:
         self._waiting = indices
@@ -147,6 +164,55 @@ class OracleAgent:
             raw.append(RawCall(f"call_{self._issued}", call.name, json.dumps(dict(call.arguments), sort_keys=True)))
         text = json.dumps([{"name": c.name, "arguments": c.arguments} for c in raw])
         return ModelTurn(raw=text, calls=tuple(raw))
+
+
+def read_field(reply: JSON, field: str) -> JSON:
+    """The value of ``field`` in a return, as a careful reader finds it (toolprism's reading of
+    how an agent reads a reshaped payload): keys compared case- and underscore-insensitively
+    (``distanceKm`` is ``distance_km``), through nested objects and lists (``{"data": ...}``) and
+    ``key=value; ...`` text (C1's re-serialised payloads); where several records carry the field,
+    the one with the latest ``as_of`` (C4's current record among stale copies), else the first
+    found, breadth first. None when no scalar value is found."""
+    want = field.replace("_", "").lower()
+    found: list[tuple[str, JSON]] = []
+    queue: list[tuple[JSON, str]] = [(reply, "")]
+    while queue:
+        node, as_of = queue.pop(0)
+        if isinstance(node, list):
+            queue += [(item, as_of) for item in node]
+        if not isinstance(node, dict):
+            continue
+        as_of = node["as_of"] if isinstance(node.get("as_of"), str) else as_of
+        for key, value in node.items():
+            if str(key).replace("_", "").lower() == want and not isinstance(value, (dict, list)):
+                found.append((as_of, value))
+            elif isinstance(value, (dict, list)):
+                queue.append((value, as_of))
+            elif isinstance(value, str) and (pairs := _key_values(value)):
+                queue.append((pairs, as_of))
+    latest = max((stamp for stamp, _ in found), default=None)
+    return next((value for stamp, value in found if stamp == latest), None)
+
+
+_KV = re.compile(r"(?:^|; )([\w.\[\]]+)=")
+
+
+def _key_values(text: str) -> dict[str, JSON]:
+    """``a.b=1; c="x"`` as ``{"b": 1, "c": "x"}`` (each path's last key; values read as JSON)."""
+    marks = list(_KV.finditer(text))
+    if not marks or marks[0].start() != 0:
+        return {}
+    out: dict[str, JSON] = {}
+    for mark, after in zip(marks, [*marks[1:], None], strict=True):
+        raw = text[mark.end() : after.start() if after else len(text)]
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        names = re.findall(r"[A-Za-z_]\w*", mark.group(1))
+        if names:
+            out.setdefault(names[-1], value)
+    return out
 
 
 def _succeeded(reply: JSON) -> bool:

@@ -372,6 +372,12 @@ class Domain:
         another post-execution target (their instance's labels)."""
         return None
 
+    def answer_field(self, op: str) -> str | None:
+        """The field of ``op``'s return that answers the request (``distance_km``), or None where
+        the domain names none (the stateful domains). A careful reader (the oracle) states that
+        field's value as the result it read (ToolRobustBench, appendix B.1: the expected result)."""
+        return None
+
     def assigned(self, task: Task, condition: str) -> bool:
         """Whether a run poses ``task`` under ``condition`` (``""`` clean, ``C2:medium``,
         ``A3:medium+C4:medium``); every task under every condition unless a domain assigns tasks

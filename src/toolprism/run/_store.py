@@ -36,7 +36,11 @@ class EpisodeResult(BaseModel):
         episode_id: ``<task id>@<variant>[+<condition>]#<seed>`` (primary key).
         condition: the perturbations (``C2:medium``, ``A3:medium+C4:medium``), ``""`` when clean;
             success is then judged against the perturbation's expected gold.
-        success / precision / recall: multiset scores (see ``toolprism.score``).
+        success / precision / recall: multiset scores (see ``toolprism.score``); where the
+            domain fixes an expected result (ToolRobustBench's ``trb``), success also needs the
+            final answer to state it (``result_match``).
+        result_match: whether the final answer states the expected result
+            (``toolprism.score.result_match``); None where it is not judged (every stateful domain).
         rejected_calls: calls the adapter rejected.
         turns: model turns used; ``end``: see :data:`~toolprism.run.EpisodeEnd`.
         actions: native actions executed.
@@ -65,6 +69,7 @@ class EpisodeResult(BaseModel):
     final_state_match: bool | None = None
     scoring_error: str | None = None
     duration_ms: float
+    result_match: bool | None = None
 
 
 class RunConfigRecord(BaseModel):

@@ -17,7 +17,7 @@ from toolprism.errors import ConfigError
 from toolprism.perturb import condition_cell
 from toolprism.run import RunStore
 from toolprism.score._interval import success_interval
-from toolprism.score._report import subtype_family
+from toolprism.score._report import subtype_family, succeeded
 from toolprism.score._stages import STAGES, score_stages
 from toolprism.score._taxonomy import LIVELOCK_TURNS, check_livelock_turns, diagnose, run_domains
 
@@ -73,7 +73,7 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
                         "subtype": subtype,
                         "severity": severity,
                         "seed": result.seed,
-                        "success": diagnosis.success,
+                        "success": succeeded(diagnosis, staged),
                         "schema_form_success": diagnosis.schema_form_success,
                         "mode": diagnosis.mode.value if diagnosis.mode else None,
                         "protocol": diagnosis.protocol,

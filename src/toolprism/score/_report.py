@@ -20,6 +20,7 @@ from toolprism.score._stages import STAGES, TRB_ERROR_NAMES, EpisodeStages, TrbE
 from toolprism.score._taxonomy import (
     LIVELOCK_TURNS,
     PROTOCOL_BREAKS,
+    EpisodeDiagnosis,
     FailureMode,
     ProtocolBreak,
     check_livelock_turns,
@@ -33,7 +34,8 @@ class VariantScore(BaseModel):
 
     Attributes:
         condition: the perturbations (``""`` clean).
-        success_rate: exact multiset match rate; ``ci_low``/``ci_high``: its 95% interval
+        success_rate: exact multiset match rate (and, where the domain fixes an expected result,
+            the answer states it: :func:`succeeded`); ``ci_low``/``ci_high``: its 95% interval
             (percentile bootstrap; Wilson where all episodes agree; see
             :func:`toolprism.score.success_interval`).
         schema_form_success_rate: the rate if schema-form calls counted as their native actions.
@@ -273,7 +275,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
             )
             rows.setdefault((result.variant, result.condition or ""), []).append(scored)
             key = (result.domain, result.task_id, result.variant, result.condition or "")
-            episodes.append(EpisodeOutcome(*key, scored[0].success))
+            episodes.append(EpisodeOutcome(*key, succeeded(*scored)))
             reports.append((trace.perturbations, scored[1].runtime_report, scored[1].runtime_matches))
             specs[result.variant] = result.spec
     finally:
@@ -287,15 +289,16 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         n = len(diagnoses)
         judged = {stage: [s.stages[stage] for s in stages if s.stages[stage] != "n/a"] for stage in STAGES}
         sources = Counter(s.source_stage for s in stages if s.source_stage)
-        low, high = success_interval([d.success for d in diagnoses])
+        wins = [succeeded(d, s) for d, s in scored]
+        low, high = success_interval(wins)
         variants.append(
             VariantScore(
                 variant=name,
                 spec=specs[name],
                 condition=condition,
                 episodes=n,
-                successes=sum(d.success for d in diagnoses),
-                success_rate=sum(d.success for d in diagnoses) / n,
+                successes=sum(wins),
+                success_rate=sum(wins) / n,
                 ci_low=low,
                 ci_high=high,
                 schema_form_success_rate=sum(d.schema_form_success for d in diagnoses) / n,
@@ -307,7 +310,7 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
                 boundary_violations=sum(bool(s.boundary_violation) for s in stages),
             )
         )
-    outcomes = [(v.condition, d.success) for v in variants for d, _ in rows[(v.variant, v.condition)]]
+    outcomes = [(v.condition, succeeded(d, s)) for v in variants for d, s in rows[(v.variant, v.condition)]]
     return RunScore(
         run_dir=str(run_dir),
         livelock_turns=livelock_turns,
@@ -320,6 +323,13 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         interactions=interactions(episodes, [s.condition for s in skipped]),
         runtime=runtime_rows(model, reports),
     )
+
+
+def succeeded(diagnosis: EpisodeDiagnosis, stages: EpisodeStages) -> bool:
+    """An episode's headline success, as the run scored it: the multiset match
+    (:attr:`EpisodeDiagnosis.success`) and, where the domain fixes an expected result, the final
+    answer stating it (:attr:`EpisodeStages.result_match` not False; ToolRobustBench, section 3)."""
+    return diagnosis.success and stages.result_match is not False
 
 
 def _model_name(backend_model: object, config_model: str | None) -> str:

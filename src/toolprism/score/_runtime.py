@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.domains import Domain, get_domain
 from toolprism.errors import ToolprismError
-from toolprism.perturb import REPORT_MARKER, FailureType, Instance, report_instance
+from toolprism.perturb import REPORT_MARKER, FailureType, Instance, expected_gold, report_instance
 from toolprism.run import Trace
 from toolprism.schema import JSON, canonical_json
 
@@ -259,13 +259,51 @@ def normalize_result(value: JSON) -> JSON:
     return value
 
 
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\w)")
+"""A number as text states it: optional sign, thousands separators, decimals; not inside a word or
+an identifier (``SM4532`` states no number)."""
+
+
+def _decimals(number: float) -> int:
+    """The decimals a return printed ``number`` with (``2557.38`` → 2, ``146`` → 0)."""
+    if isinstance(number, int):
+        return 0
+    text = repr(float(number))
+    return len(text.split(".")[1]) if "." in text and "e" not in text else 0
+
+
+def _close(stated: float, target: float) -> bool:
+    """``stated`` rounds to ``target`` at the precision the return gave it: within half a unit of
+    its last decimal (``2557.38``: ±0.005; ``146``: ±0.5), plus float noise."""
+    return abs(stated - target) <= 0.5 * 10 ** -_decimals(target) + 1e-9 * max(1.0, abs(target))
+
+
 def results_match(reported: JSON, expected: JSON) -> bool:
-    """Whether two final results agree after :func:`normalize_result` (numbers within a relative
-    1e-9, so ``42``, ``42.0`` and ``"42"`` agree)."""
-    a, b = normalize_result(reported), normalize_result(expected)
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    return canonical_json(a) == canonical_json(b)
+    """Whether ``reported`` (a runtime report's ``final_result``, or an answer's text) states the
+    result ``expected``; the one matcher of the final result (toolprism's reading of the paper's
+    "agreement with ... final result", ToolRobustBench section 3):
+
+    - a null ``expected`` (there is no result): ``reported`` is null or a null-like string;
+    - a number: ``reported`` is a number, or a text containing one, that rounds to ``expected`` at
+      the precision the return gave it (within half a unit of its last decimal: ``2557.38`` is met
+      by ``2557.38``/``2,557.380``, not ``2557.4``; ``146`` by ``146`` or ``146.0``);
+    - a string: ``reported`` contains it as a whole word or phrase, case-, space-, underscore- and
+      hyphen-insensitively (``on_time`` is met by ``"The flight is on time."``);
+    - a boolean, object or list: equal after :func:`normalize_result` (objects by canonical JSON).
+
+    An object or list ``reported`` against a number or string is read as its canonical JSON text."""
+    if normalize_result(expected) is None:
+        return normalize_result(reported) is None
+    if isinstance(expected, bool) or not isinstance(expected, (int, float, str)):
+        return canonical_json(normalize_result(reported)) == canonical_json(normalize_result(expected))
+    if reported is None or isinstance(reported, bool):
+        return False
+    text = canonical_json(reported) if isinstance(reported, (dict, list)) else reported
+    if isinstance(expected, (int, float)):
+        numbers = [text] if isinstance(text, (int, float)) else [n.replace(",", "") for n in _NUMBER.findall(text)]
+        return any(_close(float(n), float(expected)) for n in numbers)
+    phrase = _words(expected)
+    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", _words(text)) is not None
 
 
 class RuntimeMatches(BaseModel):
@@ -312,16 +350,57 @@ def report_requested(trace: Trace) -> bool:
 
 def expected_final_result(instance: Instance, trace: Trace, domain: Domain | None) -> tuple[bool, JSON]:
     """(applicable, target) of the report's ``final_result``: ``null`` when the labels say there
-    is no result, else the domain's ``expected_result`` for the trace's task (not applicable where
-    it is None or the domain cannot be loaded)."""
+    is no result, else :func:`result_target` (not applicable where the domain fixes no result, the
+    domain cannot be loaded, or the perturbations leave no call to give one)."""
     if instance.labels.result_target == "none":
         return True, None
+    return result_target(trace, domain)
+
+
+def result_target(trace: Trace, domain: Domain | None = None) -> tuple[bool, JSON]:
+    """(judged, target) of the final result a successful episode states (ToolRobustBench, section
+    3: success "requires agreement with ... final result"; appendix B.1: the expected result is
+    fixed on the clean anchor, and perturbations may define another post-execution target).
+
+    - not judged (False, None) where the domain fixes no result (``Domain.expected_result`` is
+      None: every stateful domain) or cannot be loaded; and where the perturbations take the
+      result-giving call out of the expected gold without a failure status (B2: the correct move is
+      to ask, so there is no result to state);
+    - (True, None) where the runtime labels say there is no result (``result_target="none"``: a
+      permanent runtime failure, D1): the answer must not claim a value;
+    - else (True, the domain's ``expected_result``)."""
     try:
         domain = domain or get_domain(trace.task.domain)
-        expected = domain.expected_result(trace.task.to_task())
+        task = trace.task.to_task()
+        expected = domain.expected_result(task)
     except ToolprismError:
         return False, None
-    return expected is not None, expected
+    if expected is None:
+        return False, None
+    instance = report_instance(trace.perturbations)
+    if instance is not None and instance.labels.result_target == "none":
+        return True, None
+    if len(expected_gold(task.gold, trace.perturbations)) < len(task.gold):
+        return False, None
+    return True, expected
+
+
+def result_match(trace: Trace, domain: Domain | None = None, runtime: RuntimeScore | None = None) -> bool | None:
+    """Whether the episode's final answer states its :func:`result_target` (:func:`results_match`),
+    None where the result is not judged. Read from the runtime report's ``final_result`` when a
+    report was read (``runtime``: :func:`score_runtime` of the trace, computed when not given),
+    else from the answer's text (no answer: False). toolprism's reading for a null target without
+    a report: not judged (None), since free text cannot tell a claimed value from any other
+    number; S4 judges what such an answer says about the failure."""
+    judged, target = result_target(trace, domain)
+    if not judged:
+        return None
+    runtime = runtime or score_runtime(trace, domain)
+    if runtime.outcome == "reported" and runtime.report is not None:
+        return results_match(runtime.report.final_result, target)
+    if target is None:
+        return None
+    return results_match(trace.answer, target)
 
 
 def score_runtime(trace: Trace, domain: Domain | None = None) -> RuntimeScore:

@@ -20,10 +20,17 @@ Stage rules (each ``pass``, ``fail`` or ``n/a`` when an earlier failure leaves n
   type, the right one after alias normalization; where a runtime report was asked for, the report's
   status, failure type and retryability match the labels instead); no action used a value that a perturbed return
   falsified or introduced; no wrong action followed a changed return; after a return replaced by
-  an error string or emptied, the next call repeats that read (a read's; a write is not redone).
-- S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, and
-  S4 did not fail (ToolRobustBench: runtime cases also check the reported runtime fields). The run's
-  headline success is the multiset match alone; S5 is stricter only where S4 applies.
+  an error string or emptied, the next call repeats that read (a read's; a write is not redone);
+  where the domain fixes an expected result, the answer states it (else ``wrong_result``: the
+  agent did not recover the evidence from the perturbed return).
+- S5: the decoded actions equal the expected gold (re-reads tolerated), the episode answered, S4
+  did not fail (ToolRobustBench: runtime cases also check the reported runtime fields) and, where
+  the domain fixes an expected result (``Domain.expected_result``: ToolRobustBench's environment,
+  not the stateful domains), the final answer states it (:func:`toolprism.score.result_match`:
+  the runtime report's ``final_result`` when one was read, else the answer's text; a wrong or
+  missing result with nothing else wrong is ``wrong_result`` at S5, or at S4 under a perturbed
+  return). The run's headline success is the multiset match and that result
+  (:attr:`EpisodeStages.result_match` not False); S5 is stricter where S4 applies.
 
 The source stage is S4 when S4 has a cause (a mishandled return explains what follows); S2 when S1
 failed only for missing tools and the agent was refused for the form while reaching for one of
@@ -41,7 +48,9 @@ no call for a failure at the end):
 - S3: the first decoded call on a gold operation with values the gold does not have.
 - S4: where the mishandling of the feedback happened. A perturbed *return* (C family) is
   mishandled when it is taken in: the event is the call whose reply was falsified, changed or
-  emptied (the read the agent then trusted); its later use is the visible consequence. A *runtime
+  emptied (the read the agent then trusted); its later use (a value, or a wrong stated result)
+  is the visible consequence, so a ``wrong_result`` from a perturbed return is direct (earliest =
+  source = S4, no cascade), and one at S5 alone is seen at the end. A *runtime
   failure* (D family) is the runtime's doing, not the agent's; the agent mishandles it in its
   response: for ``runtime_not_retried`` the first call after the failed call that was never
   re-run (the episode end when there is none), for ``runtime_looped`` the attempt past
@@ -90,6 +99,7 @@ from toolprism.score._runtime import (
     RuntimeScore,
     normalize_failure_type,
     reported_status,
+    result_match,
     score_runtime,
 )
 from toolprism.score._taxonomy import (
@@ -118,10 +128,14 @@ PrimaryError = Literal[
     "no_answer",
     "incomplete",
     "runtime_misreported",
+    "wrong_result",
 ]
 """The cause of a failure, by stage: S1 ``missing_tool``/``wrong_tool``, S2 ``invalid_call``, S3
 ``wrong_value``, S4 the ``runtime_*`` and return-handling errors, S5 ``extra_action`` (every gold
-action ran, plus more), ``no_answer`` (the right actions, no final answer), ``incomplete``."""
+action ran, plus more), ``no_answer`` (the right actions, no final answer), ``incomplete``;
+``wrong_result`` (the answer does not state the expected result, where the domain fixes one) is S4
+when the return it came from was perturbed (C family: the agent did not recover the evidence),
+else S5."""
 PRIMARY_ERRORS: tuple[str, ...] = get_args(PrimaryError)
 TrbError = Literal[
     "tool_misselection", "schema_violation", "incorrect_arguments", "runtime_failure", "wrong_final_result"
@@ -142,6 +156,7 @@ TRB_ERRORS: dict[PrimaryError, TrbError] = {
     "extra_action": "wrong_final_result",
     "no_answer": "wrong_final_result",
     "incomplete": "wrong_final_result",
+    "wrong_result": "wrong_final_result",
 }
 """toolprism's primary error → ToolRobustBench's error. S1 → tool misselection, S2 → schema
 violation, S3 → incorrect arguments, the runtime causes → runtime failure, S5 → wrong final result
@@ -192,6 +207,9 @@ class EpisodeStages(BaseModel):
             runtime report (a C or D condition), else None (see :mod:`toolprism.score._runtime`).
         runtime_matches: the report's per-field agreement with the expected labels (True/False,
             None where not applicable); None where no report was asked for.
+        result_match: whether the final answer states the expected result
+            (:func:`toolprism.score.result_match`); None where the domain fixes none (every
+            stateful domain) or the perturbations leave none to state.
         events: ``S1`` … ``S5`` → the :class:`StageEvent` at which the stage first failed, None
             where it did not fail.
         trb_observed_error / trb_primary_error: the earliest failed stage's error and the primary
@@ -214,6 +232,7 @@ class EpisodeStages(BaseModel):
     trb_primary_error: TrbError | None = None
     runtime_report: ReportOutcome | None = None
     runtime_matches: RuntimeMatches | None = None
+    result_match: bool | None = None
 
 
 def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
@@ -257,14 +276,16 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
         causes["S3"] = "wrong_value"
 
     runtime = score_runtime(trace, domain)
-    s4, cause4 = _feedback(trace, instances, calls, gold, answer, runtime)
+    stated = result_match(trace, domain, runtime)
+    s4, cause4 = _feedback(trace, instances, calls, gold, answer, runtime, stated)
     if s4 == "fail" and cause4:
         causes["S4"] = cause4
-    success = done == gold and trace.end == "answered" and s4 != "fail"
+    success = done == gold and trace.end == "answered" and s4 != "fail" and stated is not False
     s5: Verdict = "pass" if success else "fail"
     if not success:  # the cause when no earlier stage has one
         extra, short = done - gold, gold - done
-        causes["S5"] = "extra_action" if extra and not short else "no_answer" if done == gold else "incomplete"
+        said = "wrong_result" if trace.end == "answered" and stated is False else "no_answer"
+        causes["S5"] = "extra_action" if extra and not short else said if done == gold else "incomplete"
     stages: dict[Stage, Verdict] = {"S1": s1, "S2": s2, "S3": s3, "S4": s4, "S5": s5}
     events = _events(trace, stages, causes, extra_ops, gold, gold_ops, instances)
     if success:
@@ -278,6 +299,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
             boundary_violation=None,
             **_reported(runtime, answer),
             events=events,
+            result_match=stated,
         )
     earliest = min((s for s in STAGES if stages[s] == "fail"), key=lambda s: (_when(events[s]), STAGES.index(s)))
     # a perturbed return or runtime failure that the agent mishandled is the cause of what follows;
@@ -298,6 +320,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
         events=events,
         trb_observed_error=TRB_ERRORS[causes.get(earliest, "incomplete")],
         trb_primary_error=TRB_ERRORS[primary],
+        result_match=stated,
     )
 
 
@@ -339,11 +362,20 @@ def _events(
     return {stage: found[stage] if stages[stage] == "fail" else None for stage in STAGES}
 
 
+_RETURN_CAUSES = (
+    "used_falsified_value",
+    "acted_on_changed_return",
+    "no_reread_after_incomplete_return",
+    "wrong_result",
+)
+"""S4 causes located at the perturbed return the agent took in."""
+
+
 def _feedback_event(
     trace: Trace, calls: list[CallRecord], cause: PrimaryError | None, instances: list[Instance]
 ) -> int | None:
     """S4's event: the call index where the feedback was mishandled, None for the end."""
-    if cause in ("used_falsified_value", "acted_on_changed_return", "no_reread_after_incomplete_return"):
+    if cause in _RETURN_CAUSES:
         native = [i for i, c in enumerate(calls) if c.outcome in ("executed", "failed")]
         hit = [j.call for j in trace.injections if j.site == "reply" and j.call is not None and j.call < len(native)]
         return native[min(hit)] if hit else None  # the perturbed read the agent trusted
@@ -405,11 +437,14 @@ def _feedback(
     gold: Counter,
     answer: str | None,
     runtime: RuntimeScore,
+    stated: bool | None = None,
 ) -> tuple[Verdict, PrimaryError | None]:
     """S4: the reaction to perturbed returns and runtime failures. Under a runtime (D)
     perturbation whose report was asked for, the report's status, failure type and retryability
     must also match (ToolRobustBench, section 3: "runtime cases additionally check predicted
-    runtime fields"); without a report (older traces) the free text is read instead."""
+    runtime fields"); without a report (older traces) the free text is read instead. Under a
+    perturbed return (C), an answer that does not state the expected result (``stated`` False:
+    :func:`toolprism.score.result_match`) did not recover the evidence (``wrong_result``)."""
     failed = [(i, c) for i, c in enumerate(calls) if c.outcome == "failed"]
     output = [i for i in instances if i.family == "C"]
     if not failed and not output:
@@ -449,6 +484,8 @@ def _feedback(
         gone = {j.target for j in injected if _evidence_gone(j) and j.target in rereads(instances)}
         if gone and after and after[0].op not in gone:
             return "fail", "no_reread_after_incomplete_return"
+        if stated is False:
+            return "fail", "wrong_result"
     return "pass", None
 
 

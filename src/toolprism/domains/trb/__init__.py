@@ -98,7 +98,12 @@ class Trb(Domain):
         if len(task.gold) != 1 or task.gold[0].op not in ANSWERS:
             return None
         reply = self.environment(task.world_seed).execute(task.gold[0])
-        return reply.get(ANSWERS[task.gold[0].op]) if isinstance(reply, dict) else None
+        return reply.get(self.answer_field(task.gold[0].op)) if isinstance(reply, dict) else None
+
+    def answer_field(self, op: str) -> str | None:
+        """The field of ``op``'s return that answers the request (:data:`ANSWERS`), None for an
+        operation outside the catalogue."""
+        return ANSWERS.get(op)
 
     def assigned(self, task: Task, condition: str) -> bool:
         """Whether ``task`` runs under ``condition``: every anchor runs clean; each (subtype,
