@@ -3,22 +3,40 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import json
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from toolprism.backends import OracleBackend, ScriptedBackend, ScriptedTurns
+from toolprism.backends._oracle import read_field
 from toolprism.cli import app
 from toolprism.domains import get_domain
-from toolprism.domains.trb import ANSWERS, CATALOG, GROUPS, NEIGHBOURS, SAMPLED, SUBTYPE_IDS, TOOLS, Trb, sample_tools
+from toolprism.domains.trb import (
+    ANSWERS,
+    CATALOG,
+    GROUPS,
+    NEIGHBOURS,
+    ORACLE_SUCCESS,
+    SAMPLED,
+    SUBTYPE_IDS,
+    TOOLS,
+    Trb,
+    sample_tools,
+)
 from toolprism.domains.trb._anchors import anchor_arguments
 from toolprism.domains.trb._catalog import REPLY_VALUES
-from toolprism.evaluation import RunConfig, evaluate, expand_conditions
+from toolprism.evaluation import RunConfig, evaluate, expand_conditions, score_episode
 from toolprism.evaluation._plan import plan_run
 from toolprism.perturb import SEVERITIES, SUBTYPES, parse_perturbations, plan, suite
+from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode
 from toolprism.schema import Action
+from toolprism.score import result_match, result_target, score_stages
 from toolprism.shaping import DEFAULT_VARIANTS, Variant
 
 
@@ -209,11 +227,155 @@ def test_task_and_variant_defaults_are_per_domain() -> None:
 
 def test_the_oracle_on_a_few_anchors(tmp_path) -> None:  # noqa: ANN001
     config = RunConfig(
-        model="oracle", domains=["trb"], tasks=16, perturbations=["C3:heavy", "D1:heavy", "B2:light", "A1:heavy"]
+        model="oracle", domains=["trb"], tasks=16, perturbations=["C1:heavy", "D1:heavy", "B2:light", "A1:heavy"]
     )
     summary = evaluate(config, run_dir=tmp_path / "r")
     rates = {v.condition: (v.episodes, v.success_rate) for v in summary.variants}
     assert rates[""] == (16, 1.0)
-    for condition in ("C3:heavy", "D1:heavy", "A1:heavy"):
+    for condition in ("C1:heavy", "D1:heavy", "A1:heavy"):
         assert rates[condition] == (16, 1.0)  # a task limit gives each condition that many of its cell
     assert rates["B2:light"][1] == 0.0  # it acts on a value the request no longer gives
+
+
+# --- success needs the stated result -----------------------------------------------------------
+
+
+def _episode(task, turns, perturb: str | None = None) -> tuple[EpisodeSpec, Trace]:  # noqa: ANN001
+    space = Trb.action_space()
+    instances = ()
+    if perturb:
+        made, skips = plan(task, space, parse_perturbations(perturb), 0)
+        assert not skips, skips
+        instances = tuple(made)
+    spec = EpisodeSpec(Trb(), task, Variant.build("native", space), 0, instances)
+    backend = turns if not isinstance(turns, list) else ScriptedBackend(turns)
+    trace = asyncio.run(run_episode(spec, backend))
+    return spec, trace
+
+
+def _said(tool: str, answer: str, perturb: str | None = None, index: int = 0) -> tuple:
+    """score_episode and score_stages of the gold call of ``tool``'s anchor ``index`` answered with ``answer``."""
+    task = next(t for t in _tasks() if t.id == f"trb/{tool}/{index}")
+    t = ScriptedTurns()
+    spec, trace = _episode(task, [t.call(task.gold[0].op, dict(task.gold[0].arguments)), t.answer(answer)], perturb)
+    return score_episode(spec, trace), score_stages(trace, Trb())
+
+
+def test_success_needs_the_final_answer_to_state_the_expected_result() -> None:
+    assert Trb().expected_result(next(t for t in _tasks() if t.id == "trb/find_nearest_station/0")) == "Rome North"
+    result, stages = _said("find_nearest_station", "The nearest station is rome  NORTH.")
+    assert result.success and result.result_match is True and stages.stages["S5"] == "pass"
+    for answer in ("Done.", "The nearest station is Rome South.", "Rome", "RomeNorth"):  # none, other, part, glued
+        result, stages = _said("find_nearest_station", answer)
+        assert not result.success and result.result_match is False and result.precision == 1.0, answer
+        assert stages.stages["S1"] == stages.stages["S3"] == "pass" and stages.stages["S5"] == "fail"
+        assert (stages.primary_error, stages.source_stage, stages.trb_primary_error) == (
+            "wrong_result",
+            "S5",
+            "wrong_final_result",
+        )
+        assert stages.stages["S4"] == "n/a" and not stages.cascade
+    # numbers: numerically, within half a unit of the return's last decimal (2557.38: ±0.005)
+    assert Trb().expected_result(next(t for t in _tasks() if t.id == "trb/convert_currency/0")) == 2557.38
+    for answer, ok in [("That is 2,557.38 AUD.", True), ("2557.380", True), ("2557.4", False), ("2557", False)]:
+        assert _said("convert_currency", answer)[0].success is ok, answer
+    # an identifier is a word, not a number inside it
+    assert _said("send_sms", "Sent as SM4532.")[0].success
+    assert not _said("send_sms", "Sent as SM4533, 4532 segments.")[0].success
+
+
+def test_a_wrong_result_from_a_perturbed_return_is_an_s4_failure_where_it_was_read() -> None:
+    # C3 light swaps flight_status, the answer of get_flight_status: a reader that trusts it is wrong
+    task = next(t for t in _tasks() if t.id == "trb/get_flight_status/0")
+    expected = Trb().expected_result(task)
+    t = ScriptedTurns()
+    for stated, ok in [(expected, True), ("cancelled" if expected != "cancelled" else "delayed", False)]:
+        turns = [t.call(task.gold[0].op, dict(task.gold[0].arguments)), t.answer(f"The flight is {stated}.")]
+        spec, trace = _episode(task, turns, "C3:light")
+        result, stages = score_episode(spec, trace), score_stages(trace, Trb())
+        assert result.success is ok and stages.result_match is ok
+        if not ok:
+            assert stages.stages["S4"] == "fail" and stages.primary_error == "wrong_result"
+            assert stages.source_stage == stages.earliest_failed_stage == "S4" and not stages.cascade
+            assert stages.events["S4"].call == 0  # the perturbed read it trusted
+            assert stages.trb_primary_error == stages.trb_observed_error == "wrong_final_result"
+
+
+def test_what_is_judged_after_a_permanent_failure_and_under_ambiguity() -> None:
+    task = next(t for t in _tasks() if t.id == "trb/get_air_quality/0")
+    b2 = _episode(task, OracleBackend(), "B2:light")[1]
+    assert result_target(b2, Trb()) == (False, None)  # the correct move is to ask: no result to state
+    t = ScriptedTurns()
+    call = t.call(task.gold[0].op, dict(task.gold[0].arguments))
+    for claimed, ok in [(None, True), (146, False)]:  # D1: the target is null, the answer claims nothing
+        report = {"status": "failure", "failure_type": "unavailable", "retryable": False, "final_result": claimed}
+        spec, trace = _episode(task, [call, t.answer(f"The service is down. {json.dumps(report)}")], "D1:light")
+        assert result_target(trace, Trb()) == (True, None)
+        assert result_match(trace, Trb()) is ok and score_episode(spec, trace).success is ok
+    spec, trace = _episode(task, [call, t.answer("The service is down.")], "D1:light")
+    assert result_match(trace, Trb()) is None  # no report: free text is not judged against a null target
+    tv = get_domain("tv")  # a stateful domain: no result judged, success is the actions
+    trace = asyncio.run(run_episode(EpisodeSpec(tv, tv.tasks(0)[0], Variant.build("native", tv.action_space()), 0),
+                                    OracleBackend()))  # fmt: skip
+    assert result_target(trace, tv) == (False, None) and result_match(trace, tv) is None
+
+
+def test_the_oracle_reads_the_answer_field_through_reshaped_payloads() -> None:
+    assert read_field({"a_id": "X1", "distance_km": 12}, "distance_km") == 12
+    assert read_field({"data": {"aId": "X1", "distanceKm": 12}, "meta": {"traceId": "f"}}, "distance_km") == 12
+    assert read_field({"result": 'a_id="X1"; distance_km=12; name="a; b"', "format": "kv"}, "distance_km") == 12
+    assert read_field({"result": 'name="Rome North"; walk_min=3'}, "name") == "Rome North"
+    current = {"distance_km": 12, "as_of": "2026-01-10"}
+    stale = [{"distance_km": 13, "as_of": "2026-01-06"}, {"distance_km": 11, "as_of": "2026-01-08"}]
+    assert read_field({**current, "cached_copy": stale[0]}, "distance_km") == 12
+    assert read_field({"result": current, "candidates": stale}, "distance_km") == 12
+    assert read_field({"matches": [stale[0], current, stale[1]]}, "distance_km") == 12
+    assert read_field({"a_id": "X1"}, "distance_km") is None and read_field("Service down", "x") is None
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The oracle over ``--perturb-suite all``: 192 clean and 2,016 perturbed episodes."""
+    run_dir = tmp_path_factory.mktemp("trb-oracle") / "run"
+    evaluate(RunConfig(model="oracle", domains=["trb"], perturbations=expand_conditions([], "all")), run_dir=run_dir)
+    return run_dir
+
+
+def test_the_oracle_gets_the_documented_success_in_every_cell(oracle_run: Path) -> None:
+    store = RunStore.open(oracle_run)
+    results = store.results()
+    cells: dict[str, list[bool]] = {}
+    for r in results:
+        cells.setdefault(r.condition, []).append(r.success)
+    assert cells.pop("") == [True] * 192
+    got = {s: tuple(sum(cells[f"{s}:{v}"]) for v in SEVERITIES) for s in SUBTYPE_IDS}
+    assert {c: len(w) for c, w in cells.items()} == {f"{s}:{v}": 48 for s in SUBTYPE_IDS for v in SEVERITIES}
+    assert got == ORACLE_SUCCESS
+    space = Trb.action_space()
+    for r in results:  # and each failure fails for the documented reason
+        if r.condition.startswith("B2"):
+            assert r.result_match is None and not r.success  # it called instead of asking
+            continue
+        trace = store.trace(r.episode_id)
+        tool = trace.task.gold[0].op
+        field = Trb().answer_field(tool)
+        if r.condition.startswith("C3"):  # fails exactly where the answer field was falsified
+            falsified = any(c["path"] == field for c in trace.perturbations[0].params["changes"])
+            assert r.success is not falsified, r.episode_id
+        elif r.condition.startswith("C2"):  # fails exactly where a write's answer field is gone
+            gone = read_field(trace.injections[0].replacement, field) is None
+            assert r.success is not (gone and space.get(tool).kind == "write"), r.episode_id
+        else:
+            assert r.success and r.result_match is True, r.episode_id
+        if not r.success:
+            stages = score_stages(trace, Trb())
+            assert (stages.primary_error, stages.source_stage) == ("wrong_result", "S4"), r.episode_id
+    store.close()
+
+
+def test_the_readme_states_the_oracle_table() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert "48 of 48 everywhere" in readme
+    for subtype, counts in ORACLE_SUCCESS.items():
+        stated = f"{subtype} {'/'.join(map(str, counts))}" in readme
+        assert stated is (counts != (48, 48, 48)), subtype

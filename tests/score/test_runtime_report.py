@@ -21,7 +21,7 @@ from toolprism.domains import get_domain
 from toolprism.perturb import REPORT_MARKER, RUNTIME_REPORT_INSTRUCTION, SUBTYPES, parse_perturbations, plan
 from toolprism.run import EpisodeSpec, Trace, initial_messages, run_episode
 from toolprism.run._episode import SYSTEM_SUFFIX
-from toolprism.schema import JSON, canonical_json
+from toolprism.schema import JSON
 from toolprism.score import (
     normalize_report_failure_type,
     normalize_retryable,
@@ -240,16 +240,17 @@ def test_the_oracle_ends_with_a_correct_report(key: str) -> None:
 
 
 def test_the_oracle_states_the_result_it_read_where_the_domain_fixes_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    def last_reply(self, task) -> JSON:  # noqa: ANN001 - a domain whose result is its last gold return
-        return task.reference[-1].reply
-
-    task = TASKS[0]
-    assert "Result:" not in episode("", OracleBackend(), task).answer  # retail fixes no result
-    monkeypatch.setattr(type(RETAIL), "expected_result", last_reply)
-    stated = f"Result: {canonical_json(task.reference[-1].reply)}"
-    for key in ("", "D2:light"):  # the last gold call ran (after a retry under D2): its return is the result
-        assert stated in episode(key, OracleBackend(), task).answer, key
-    for key in ("D2:light", "C1:light", "D1:light"):  # D1: no result, the target is null
+    task = TASKS[0]  # retail/cancel/0: its last gold call (cancel_order) returns the order, status "cancelled"
+    assert "Result:" not in episode("", OracleBackend(), task).answer  # retail names no answer field
+    monkeypatch.setattr(type(RETAIL), "expected_result", lambda self, task: "the domain's, never read")
+    monkeypatch.setattr(type(RETAIL), "answer_field", lambda self, op: "status" if op == "cancel_order" else None)
+    for key in ("", "D2:light"):  # the last gold call ran (after a retry under D2): its field is the result
+        assert "Result: cancelled" in episode(key, OracleBackend(), task).answer, key
+    report = parse_report(episode("C1:light", OracleBackend(), task).answer)[1]
+    assert report is not None and report.final_result == "cancelled"  # the report states what it read
+    assert score_runtime(episode("D1:light", OracleBackend(), task), RETAIL).matches.final_result is True  # null
+    monkeypatch.setattr(type(RETAIL), "expected_result", lambda self, task: "cancelled")
+    for key in ("D2:light", "C1:light"):
         assert score_runtime(episode(key, OracleBackend(), task), RETAIL).matches.final_result is True, key
     wrong = {"status": "success", "failure_type": None, "retryable": False, "final_result": {"other": 1}}
     t = ScriptedTurns()

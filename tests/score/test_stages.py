@@ -348,4 +348,4 @@ def test_the_closed_vocabularies_agree() -> None:
     from toolprism.score._stages import FAILURE_TYPE_ALIASES
 
     assert tuple(FAILURE_TYPE_ALIASES) == FAILURE_TYPES  # alias normalization names every type, in order
-    assert len(set(PRIMARY_ERRORS)) == len(PRIMARY_ERRORS) == 14
+    assert len(set(PRIMARY_ERRORS)) == len(PRIMARY_ERRORS) == 15

@@ -83,9 +83,9 @@ class OracleAgent:
                 self._pending.insert(0, self._action)
                 self._plan = None
                 return await self.respond(messages, tools)
-            field = self._answer_field()
-            read = [read_field(self._replies[i], field) for i in self._waiting if _succeeded(self._replies[i])]
-            self._result = next((v for v in reversed(read) if v is not None), self._result) if field else None
+            if field := self._answer_field():  # the value the last successful return gives for it
+                read = [read_field(self._replies[i], field) for i in self._waiting if _succeeded(self._replies[i])]
+                self._result = next((v for v in reversed(read) if v is not None), self._result)
             failed = [i for i in self._waiting if runtime_failure(self._replies[i])]
             if failed and self._retries < MAX_RETRIES:  # resend only the calls the runtime failed
                 self._retries += 1

@@ -24,6 +24,10 @@ description:
   ``toolprism run -d trb --perturb-suite all`` makes 192 clean and 2,016 perturbed episodes.
 - run defaults: all 192 tasks and the native interface only, unless ``--tasks``/``--variants``
   are given (the paper has no interface variants).
+- success needs the final answer to state the expected result (section 3; see
+  ``toolprism.score.result_match``); :meth:`Trb.answer_field` names the field a reader states.
+  What the scripted oracle gets per subtype and severity, and why: :data:`ORACLE_SUCCESS`
+  (:mod:`._oracle`).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from toolprism.domains.trb._catalog import (
 )
 from toolprism.domains.trb._cells import SUBTYPE_IDS, cell_block, in_cell
 from toolprism.domains.trb._fixtures import TrbState
+from toolprism.domains.trb._oracle import ORACLE_SUCCESS
 from toolprism.schema import JSON
 
 
@@ -119,6 +124,7 @@ __all__ = [
     "CATALOG",
     "GROUPS",
     "NEIGHBOURS",
+    "ORACLE_SUCCESS",
     "SAMPLED",
     "SAMPLE_SEED",
     "SUBTYPE_IDS",
