@@ -117,6 +117,20 @@ def test_final_results_compare_numerically_case_blind_and_canonically() -> None:
     assert results_match(None, "null") and not results_match(None, 0)
 
 
+def test_a_result_is_stated_at_the_returns_precision_or_as_a_whole_phrase() -> None:
+    # numbers: within half a unit of the return's last decimal, in text too (separators, signs)
+    assert results_match("about 2,557.38 AUD", 2557.38) and results_match(2557.384, 2557.38)
+    assert not results_match(2557.4, 2557.38) and not results_match("2557", 2557.38)
+    assert results_match("146.4", 146) and not results_match("147", 146) and results_match("it is -3 C", -3)
+    assert not results_match("sent as SM4532", 4532)  # a number inside an identifier is not stated
+    # strings: a whole word or phrase, case-, space-, underscore- and hyphen-blind
+    assert results_match("The flight is On Time.", "on_time") and results_match("Rome  north", "Rome North")
+    assert not results_match("RomeNorth", "Rome North") and not results_match("ontime", "on_time")
+    assert results_match({"station": "Rome North"}, "Rome North")  # an object is read as its text
+    # a null target: nothing may be claimed
+    assert results_match("n/a", None) and not results_match("146", None) and not results_match(True, "x")
+
+
 # the prompt
 
 

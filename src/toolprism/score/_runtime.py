@@ -16,7 +16,13 @@ reports were asked for: their answers are read by the free-text fallback :func:`
 
 The expected fields are the perturbation's :class:`toolprism.perturb.RuntimeLabels` (of
 :func:`toolprism.perturb.report_instance`); the final result's target is the domain's
-``expected_result`` unless the labels say there is none (``result_target="none"``: ``null``).
+``expected_result`` unless the labels say there is none (``result_target="none"``: ``null``), and
+not applicable where the perturbations leave no call to give one (B2) (:func:`result_target`).
+
+The same target and matcher (:func:`results_match`) decide whether an episode's final answer
+states its result (:func:`result_match`), which success requires where the domain fixes one
+(ToolRobustBench, section 3: "Success is binary and requires agreement with gold tool, arguments,
+applicable execution output, and final result").
 """
 
 from __future__ import annotations
@@ -273,8 +279,9 @@ def _decimals(number: float) -> int:
 
 
 def _close(stated: float, target: float) -> bool:
-    """``stated`` rounds to ``target`` at the precision the return gave it: within half a unit of
-    its last decimal (``2557.38``: ±0.005; ``146``: ±0.5), plus float noise."""
+    """``stated`` rounds to ``target`` (as the return gave it: an int has no decimals) at its
+    precision: within half a unit of its last decimal (``2557.38``: ±0.005; ``146``: ±0.5), plus
+    float noise."""
     return abs(stated - target) <= 0.5 * 10 ** -_decimals(target) + 1e-9 * max(1.0, abs(target))
 
 
@@ -301,7 +308,7 @@ def results_match(reported: JSON, expected: JSON) -> bool:
     text = canonical_json(reported) if isinstance(reported, (dict, list)) else reported
     if isinstance(expected, (int, float)):
         numbers = [text] if isinstance(text, (int, float)) else [n.replace(",", "") for n in _NUMBER.findall(text)]
-        return any(_close(float(n), float(expected)) for n in numbers)
+        return any(_close(float(n), expected) for n in numbers)
     phrase = _words(expected)
     return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", _words(text)) is not None
 
@@ -309,7 +316,8 @@ def results_match(reported: JSON, expected: JSON) -> bool:
 class RuntimeMatches(BaseModel):
     """Per-field agreement of a report with the expected labels: True/False, or None where the
     field is ``not_applicable`` (no expected value: retryability where nothing can be retried, a
-    final result where the domain fixes none), or where no report was read."""
+    final result where the domain fixes none or the perturbations leave no call to give one), or
+    where no report was read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
