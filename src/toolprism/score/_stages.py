@@ -168,7 +168,8 @@ evidence (wrong final result)."""
 TRB_ERROR_NAMES: tuple[str, ...] = get_args(TrbError)
 ObservedError = FailureMode | Literal["incomplete"]
 """The symptom: the taxonomy's failure mode, or ``incomplete`` when the taxonomy sees success (the
-actions are right, but there is no answer, or S4 failed)."""
+actions are right, but there is no answer, S4 failed, or the answer does not state the expected
+result)."""
 RETRY_LIMIT = 3
 """Retries of a call that keeps failing before the agent counts as looping on it."""
 
