@@ -211,6 +211,24 @@ def test_the_full_suite_plans_192_clean_and_2016_perturbed_episodes() -> None:
     assert [s.episode_id for s in plan_run(config)[0]] == [s.episode_id for s in specs]  # deterministic
 
 
+def test_a_constituent_runs_on_every_task_of_its_mixtures() -> None:
+    # cells are per subtype, so A2:medium+D2:medium (A2's cell) and D2:medium alone cover different
+    # anchors; the interaction table needs the constituents on the mixture's tasks too
+    config = RunConfig(model="oracle", domains=["trb"], perturbations=expand_conditions([], "mixed"))
+    specs, _ = plan_run(config)
+    tasks: dict[str, set[str]] = {}
+    for s in specs:
+        tasks.setdefault(s.condition, set()).add(s.task.id)
+    mixed = [c for c in tasks if "+" in c]
+    assert len(mixed) == 10
+    for condition in mixed:
+        assert len(tasks[condition]) == 48
+        for term in condition.split("+"):
+            assert tasks[condition] <= tasks[term], (condition, term)
+    assert len(tasks["D2:medium"]) == 96  # its own cell and A2's (A2+D2), which do not overlap
+    assert len(tasks["A2:medium"]) == 48  # A2+B3 and A2+D2 run on A2's own cell
+
+
 def test_task_and_variant_defaults_are_per_domain() -> None:
     specs, _ = plan_run(RunConfig(model="oracle", domains=["tv", "trb"]))
     by_domain = Counter(s.domain.name for s in specs)

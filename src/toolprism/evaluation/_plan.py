@@ -122,11 +122,17 @@ def _posed(domain: Domain, config: RunConfig, conditions: list[list]) -> tuple[l
     """The tasks of ``domain`` the run poses, in :func:`spread` order, and per condition key the ids
     of those it poses under that condition: the first ``tasks`` (or the domain's own number) of
     the tasks the domain assigns to the condition (:meth:`Domain.assigned`: all of them, except
-    in trb, whose cells cover 48 anchors each), so a limit gives each condition that many tasks."""
+    in trb, whose cells cover 48 anchors each), so a limit gives each condition that many tasks. A
+    single-family condition that is a term of a mixed condition in the run also runs on the
+    mixture's tasks, so the interaction table (mixed vs weaker constituent) compares like with like."""
     limit = domain.default_tasks if config.tasks == "default" else config.tasks
     ordered = spread(domain.tasks(config.seed), None)
     keys = ["+".join(t.key for t in terms) for terms in conditions]
     posed = {key: {t.id for t in [t for t in ordered if domain.assigned(t, key)][:limit]} for key in keys}
+    for key in keys:  # a constituent also runs where its mixtures run, so they compare on one task set
+        for term in key.split("+") if "+" in key else ():
+            if term in posed:
+                posed[term] |= posed[key]
     return [t for t in ordered if any(t.id in ids for ids in posed.values())], posed
 
 
