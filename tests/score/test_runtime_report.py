@@ -324,3 +324,7 @@ def test_score_json_reports_field_rates_per_subtype_byte_identically(
     assert rows["C2"]["retryable"]["n"] == 2 and rows["D1"]["final_result"]["n"] == 2  # D1: target null
     assert rows["C2"]["final_result"] == {"matches": 0, "n": 0, "rate": None}  # retail fixes no result
     assert score_run(run_dir).runtime == score_run(run_dir).runtime
+    text = CliRunner().invoke(app, ["score", str(run_dir)], env={"COLUMNS": "200"}).output
+    table = text[text.index("runtime report per subtype") :]
+    line = next(line for line in table.splitlines() if "D1" in line)
+    assert ("2/2 100%" if model == "oracle" else "0/2 0%") in line

@@ -17,6 +17,7 @@ from toolprism.score import (
     FailureMode,
     InteractionRow,
     RateCell,
+    RuntimeFieldRow,
     score_run,
 )
 
@@ -94,6 +95,8 @@ def score(
         console.print(perturbation_table(result.perturbations))
     if any(row.failures for row in result.attribution):
         console.print(_attribution_table(result.attribution))
+    if any(row.requested for row in result.runtime):
+        console.print(_runtime_table(result.runtime))
     if result.interactions:
         console.print(interaction_table(result.interactions))
     for g in result.gaps:
@@ -117,6 +120,19 @@ def _attribution_table(rows: list[AttributionSummary]) -> Table:
         errors = ", ".join(f"{e} {share:.0%}" for e, share in row.primary_error_shares.items()) or "—"
         cells = (row.family or "clean", row.subtype or "all", str(row.episodes), str(row.failures), errors)
         table.add_row(*cells, rate(row.cascade_rate), rate(row.boundary_violation_rate))
+    return table
+
+
+def _runtime_table(rows: list[RuntimeFieldRow]) -> Table:
+    """Per subtype: runtime-report outcomes and each field's match rate (ToolRobustBench, section 5)."""
+    table = Table(title="runtime report per subtype (ToolRobustBench: status, failure type, retryable, final result)")
+    fields = ("status", "failure_type", "retryable", "final_result")
+    for column in ("subtype", "requested", "reported", "missing", "unparsable", *fields):
+        table.add_column(column, justify="left" if column == "subtype" else "right")
+    for row in (r for r in rows if r.requested):
+        rates = (getattr(row, f) for f in fields)
+        cells = ["—" if r.rate is None else f"{r.matches}/{r.n} {r.rate:.0%}" for r in rates]
+        table.add_row(row.subtype, str(row.requested), str(row.reported), str(row.missing), str(row.unparsable), *cells)
     return table
 
 
