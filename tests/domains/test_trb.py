@@ -372,7 +372,7 @@ def test_the_oracle_gets_the_documented_success_in_every_cell(oracle_run: Path) 
     space = Trb.action_space()
     for r in results:  # and each failure fails for the documented reason
         if r.condition.startswith("B2"):
-            assert r.result_match is None and not r.success  # it called instead of asking
+            assert r.result_match is False and not r.success  # it called instead of asking
             continue
         trace = store.trace(r.episode_id)
         tool = trace.task.gold[0].op
@@ -397,3 +397,38 @@ def test_the_readme_states_the_oracle_table() -> None:
     for subtype, counts in ORACLE_SUCCESS.items():
         stated = f"{subtype} {'/'.join(map(str, counts))}" in readme
         assert stated is (counts != (48, 48, 48)), subtype
+
+
+def _anchor_in(condition: str):  # noqa: ANN202
+    return next(t for t in _tasks() if Trb().assigned(t, condition))
+
+
+@pytest.mark.parametrize("condition", ["D1:light", "D1:medium", "D1:heavy", "B2:light", "B2:medium", "B2:heavy"])
+def test_an_agent_that_does_nothing_does_not_succeed(condition: str) -> None:
+    # D1 and B2 expect no executed call; doing nothing is still not the right outcome: a runtime
+    # case must report the right decisions, and an underspecified request must be asked about
+    task = _anchor_in(condition)
+    spec, trace = _episode(task, [ScriptedTurns().answer("I could not do that.")], condition)
+    stages = score_stages(trace, Trb())
+    assert score_episode(spec, trace).success is False
+    assert stages.stages["S5"] == "fail"
+    if condition.startswith("D1"):
+        assert stages.runtime_decided is False and stages.stages["S4"] == "fail"
+        assert stages.primary_error == "runtime_not_reported"
+
+
+def test_asking_is_the_success_under_an_underspecified_request() -> None:
+    task = _anchor_in("B2:medium")
+    spec, trace = _episode(task, [ScriptedTurns().answer("Which one do you mean?")], "B2:medium")
+    assert score_episode(spec, trace).success is True
+    assert score_stages(trace, Trb()).result_match is True
+
+
+def test_a_runtime_case_succeeds_with_the_right_report() -> None:
+    task = _anchor_in("D1:light")
+    call = ScriptedTurns().call(task.gold[0].op, dict(task.gold[0].arguments))
+    report = '{"status": "failure", "failure_type": "unavailable", "retryable": false, "final_result": null}'
+    spec, trace = _episode(task, [call, ScriptedTurns().answer(f"The service is down.\n{report}")], "D1:light")
+    stages = score_stages(trace, Trb())
+    assert stages.runtime_decided is True and stages.stages["S4"] == "pass"
+    assert score_episode(spec, trace).success is True

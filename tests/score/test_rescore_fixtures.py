@@ -117,6 +117,7 @@ def test_every_episode_gets_the_recorded_diagnosis_and_stages(name: str, tmp_pat
             # new since the fixtures: runtime-report fields; version-1 traces asked for no report
             assert stages.pop("runtime_report") is None and stages.pop("runtime_matches") is None
             assert stages.pop("result_match") is None  # new since: stateful domains fix no result
+            assert stages.pop("runtime_decided") is None  # new since: version 1 asked for no report
             got = {"diagnosis": diagnose(trace, domain).model_dump(mode="json"), "stages": stages}
             assert got == expected[result.episode_id], result.episode_id
     finally:

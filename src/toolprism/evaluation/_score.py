@@ -8,7 +8,7 @@ from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import rereads
 from toolprism.run import EpisodeResult, EpisodeSpec, Trace
 from toolprism.schema import Action
-from toolprism.score import result_match, score_actions
+from toolprism.score import result_match, runtime_decided, score_actions, score_runtime
 
 
 def expected_gold(spec: EpisodeSpec) -> list[Action]:
@@ -20,8 +20,9 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
     """Score a trace on the multiset of its decoded actions against :func:`expected_gold` and,
     where the domain fixes an expected result, on the result its final answer states
     (:func:`toolprism.score.result_match`; ToolRobustBench, section 3: success "requires agreement
-    with gold tool, arguments, applicable execution output, and final result"); a scorer crash is
-    recorded, not 0."""
+    with gold tool, arguments, applicable execution output, and final result"; "runtime cases
+    additionally check predicted runtime fields": :func:`toolprism.score.runtime_decided`); a scorer
+    crash is recorded, not 0."""
     common = dict(
         episode_id=trace.episode_id,
         task_id=spec.task.id,
@@ -40,12 +41,14 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         decoded = [a.to_action() for a in trace.actions]
         score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
         state_match = trace.final_state_hash == gold_state_hash(spec)
-        stated = result_match(trace, spec.domain)
+        runtime = score_runtime(trace, spec.domain)
+        stated = result_match(trace, spec.domain, runtime)
+        decided = runtime_decided(trace, runtime)
     except Exception as e:  # noqa: BLE001 - a crashing scorer must be recorded, never silent
         return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, scoring_error=repr(e))
     return EpisodeResult(
         **common,
-        success=score.success and stated is not False,
+        success=score.success and stated is not False and decided is not False,
         precision=score.precision,
         recall=score.recall,
         final_state_match=state_match,

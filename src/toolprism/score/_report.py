@@ -328,8 +328,9 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
 def succeeded(diagnosis: EpisodeDiagnosis, stages: EpisodeStages) -> bool:
     """An episode's headline success, as the run scored it: the multiset match
     (:attr:`EpisodeDiagnosis.success`) and, where the domain fixes an expected result, the final
-    answer stating it (:attr:`EpisodeStages.result_match` not False; ToolRobustBench, section 3)."""
-    return diagnosis.success and stages.result_match is not False
+    answer stating it (:attr:`EpisodeStages.result_match` not False; ToolRobustBench, section 3),
+    and in a runtime case the right reported decisions (:attr:`EpisodeStages.runtime_decided`)."""
+    return diagnosis.success and stages.result_match is not False and stages.runtime_decided is not False
 
 
 def _model_name(backend_model: object, config_model: str | None) -> str:

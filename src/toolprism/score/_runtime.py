@@ -393,13 +393,51 @@ def result_target(trace: Trace, domain: Domain | None = None) -> tuple[bool, JSO
     return True, expected
 
 
+def must_ask(trace: Trace, domain: Domain | None = None) -> bool:
+    """Whether a correct final answer asks the user instead of stating a result: the domain fixes
+    an expected result, and the perturbations take the result-giving call out of the expected gold
+    without a failure status (B2: the request no longer gives a value the call needs)."""
+    try:
+        domain = domain or get_domain(trace.task.domain)
+        task = trace.task.to_task()
+        if domain.expected_result(task) is None:
+            return False
+    except ToolprismError:
+        return False
+    instance = report_instance(trace.perturbations)
+    if instance is not None and instance.labels.result_target == "none":
+        return False
+    return len(expected_gold(task.gold, trace.perturbations)) < len(task.gold)
+
+
+def asks(answer: str | None) -> bool:
+    """Whether the final answer asks the user something (it contains a question mark): toolprism's
+    reading of what the correct move under an underspecified request (B2) is; the paper gives none."""
+    return bool(answer) and "?" in answer
+
+
+def runtime_decided(trace: Trace, runtime: RuntimeScore) -> bool | None:
+    """Whether a runtime case's report states the right decisions: reported, with status, failure
+    type and retryability matching (ToolRobustBench, section 3: "runtime cases additionally check
+    predicted runtime fields"). None where the episode is not a runtime case: no runtime (D)
+    perturbation, or no report asked for (traces recorded before reports were)."""
+    if not runtime.requested or not any(i.family == "D" for i in trace.perturbations):
+        return None
+    m = runtime.matches
+    return runtime.outcome == "reported" and False not in (m.status, m.failure_type, m.retryable)
+
+
 def result_match(trace: Trace, domain: Domain | None = None, runtime: RuntimeScore | None = None) -> bool | None:
     """Whether the episode's final answer states its :func:`result_target` (:func:`results_match`),
     None where the result is not judged. Read from the runtime report's ``final_result`` when a
     report was read (``runtime``: :func:`score_runtime` of the trace, computed when not given),
-    else from the answer's text (no answer: False). toolprism's reading for a null target without
+    else from the answer's text (no answer: False). Where the correct answer asks instead
+    (:func:`must_ask`: B2 on a domain that fixes a result), whether it asks (:func:`asks`).
+    toolprism's reading for a null target without
     a report: not judged (None), since free text cannot tell a claimed value from any other
     number; S4 judges what such an answer says about the failure."""
+    if must_ask(trace, domain):
+        return asks(trace.answer)
     judged, target = result_target(trace, domain)
     if not judged:
         return None

@@ -100,6 +100,7 @@ from toolprism.score._runtime import (
     normalize_failure_type,
     reported_status,
     result_match,
+    runtime_decided,
     score_runtime,
 )
 from toolprism.score._taxonomy import (
@@ -211,6 +212,8 @@ class EpisodeStages(BaseModel):
         result_match: whether the final answer states the expected result
             (:func:`toolprism.score.result_match`); None where the domain fixes none (every
             stateful domain) or the perturbations leave none to state.
+        runtime_decided: in a runtime (D) case whose report was asked for, whether the report
+            states the right status, failure type and retryability (part of success); else None.
         events: ``S1`` … ``S5`` → the :class:`StageEvent` at which the stage first failed, None
             where it did not fail.
         trb_observed_error / trb_primary_error: the earliest failed stage's error and the primary
@@ -234,6 +237,7 @@ class EpisodeStages(BaseModel):
     runtime_report: ReportOutcome | None = None
     runtime_matches: RuntimeMatches | None = None
     result_match: bool | None = None
+    runtime_decided: bool | None = None
 
 
 def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: int = LIVELOCK_TURNS) -> EpisodeStages:
@@ -298,7 +302,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
             source_stage=None,
             cascade=False,
             boundary_violation=None,
-            **_reported(runtime, answer),
+            **_reported(runtime, answer, trace),
             events=events,
             result_match=stated,
         )
@@ -317,7 +321,7 @@ def score_stages(trace: Trace, domain: Domain | None = None, *, livelock_turns: 
         source_stage=source,
         cascade=source != earliest,
         boundary_violation=(source not in allowed) if instances else None,
-        **_reported(runtime, answer),
+        **_reported(runtime, answer, trace),
         events=events,
         trb_observed_error=TRB_ERRORS[causes.get(earliest, "incomplete")],
         trb_primary_error=TRB_ERRORS[primary],
@@ -399,7 +403,7 @@ def _feedback_event(
     return None  # runtime_not_reported (or misreported) and any other cause: the answer, at the end
 
 
-def _reported(runtime: RuntimeScore, answer: str | None) -> dict[str, Any]:
+def _reported(runtime: RuntimeScore, answer: str | None, trace: Trace) -> dict[str, Any]:
     """The EpisodeStages fields of what the answer reports: from the runtime report where one was
     asked for, else read from the free text (traces recorded before reports were asked for)."""
     if not runtime.requested:
@@ -409,6 +413,7 @@ def _reported(runtime: RuntimeScore, answer: str | None) -> dict[str, Any]:
         "reported_failure_type": runtime.failure_type,
         "runtime_report": runtime.outcome,
         "runtime_matches": runtime.matches,
+        "runtime_decided": runtime_decided(trace, runtime),
     }
 
 
@@ -448,7 +453,8 @@ def _feedback(
     :func:`toolprism.score.result_match`) did not recover the evidence (``wrong_result``)."""
     failed = [(i, c) for i, c in enumerate(calls) if c.outcome == "failed"]
     output = [i for i in instances if i.family == "C"]
-    if not failed and not output:
+    runtime_case = runtime.requested and any(i.family == "D" for i in instances)
+    if not failed and not output and not runtime_case:  # a runtime case is judged on its report too
         return "n/a", None
     for instance in (i for i in instances if i.family == "D"):
         attempts = [c for _, c in failed if c.action and c.action.op in instance.blocked_ops]
@@ -465,7 +471,7 @@ def _feedback(
             named = normalize_failure_type(answer)
             if attempts and (reported_status(answer) != "failure" or named not in (None, instance.labels.failure_type)):
                 return "fail", "runtime_not_reported"
-    if runtime.requested and any(i.family == "D" for i in instances):
+    if runtime_case:
         if runtime.outcome != "reported":
             return "fail", "runtime_not_reported"
         m = runtime.matches

@@ -12,7 +12,7 @@ wrappers and ``key=value`` text, the latest ``as_of`` among competing records). 
 - clean, A1-A3, B1, B3, B4: 48/48 (the same call through the interface really accepted; the
   request is never read; the clean return states the result);
 - B2: 0/48 (the request no longer gives a value the call needs: a correct agent asks and calls
-  nothing, the oracle calls the gold anyway; no result is judged there);
+  nothing and asks, the oracle calls the gold anyway and states the result);
 - C1: 48/48 (camelCase, wrapped or ``key=value`` payloads: the reader finds the field);
 - C2: a read whose answer field was dropped (or whose payload became an error or empty) is read
   again and the change hits only the first call; a write (``send_sms``, ``set_light``) is not redone,
