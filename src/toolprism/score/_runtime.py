@@ -377,37 +377,35 @@ def result_target(trace: Trace, domain: Domain | None = None) -> tuple[bool, JSO
     - (True, None) where the runtime labels say there is no result (``result_target="none"``: a
       permanent runtime failure, D1): the answer must not claim a value;
     - else (True, the domain's ``expected_result``)."""
+    case, expected = _result_case(trace, domain)
+    return (case in ("null", "stated"), expected if case == "stated" else None)
+
+
+def _result_case(trace: Trace, domain: Domain | None) -> tuple[Literal["unjudged", "null", "ask", "stated"], JSON]:
+    """What a correct final answer does about the result, with the domain's expected result:
+    ``unjudged`` (the domain fixes none, or cannot be loaded), ``null`` (a permanent runtime
+    failure: no result), ``ask`` (the result-giving call left the expected gold: B2), ``stated``."""
     try:
         domain = domain or get_domain(trace.task.domain)
         task = trace.task.to_task()
         expected = domain.expected_result(task)
     except ToolprismError:
-        return False, None
+        return "unjudged", None
     if expected is None:
-        return False, None
+        return "unjudged", None
     instance = report_instance(trace.perturbations)
     if instance is not None and instance.labels.result_target == "none":
-        return True, None
+        return "null", None
     if len(expected_gold(task.gold, trace.perturbations)) < len(task.gold):
-        return False, None
-    return True, expected
+        return "ask", expected
+    return "stated", expected
 
 
 def must_ask(trace: Trace, domain: Domain | None = None) -> bool:
     """Whether a correct final answer asks the user instead of stating a result: the domain fixes
     an expected result, and the perturbations take the result-giving call out of the expected gold
     without a failure status (B2: the request no longer gives a value the call needs)."""
-    try:
-        domain = domain or get_domain(trace.task.domain)
-        task = trace.task.to_task()
-        if domain.expected_result(task) is None:
-            return False
-    except ToolprismError:
-        return False
-    instance = report_instance(trace.perturbations)
-    if instance is not None and instance.labels.result_target == "none":
-        return False
-    return len(expected_gold(task.gold, trace.perturbations)) < len(task.gold)
+    return _result_case(trace, domain)[0] == "ask"
 
 
 def asks(answer: str | None) -> bool:
@@ -436,11 +434,12 @@ def result_match(trace: Trace, domain: Domain | None = None, runtime: RuntimeSco
     toolprism's reading for a null target without
     a report: not judged (None), since free text cannot tell a claimed value from any other
     number; S4 judges what such an answer says about the failure."""
-    if must_ask(trace, domain):
+    case, target = _result_case(trace, domain)
+    if case == "ask":
         return asks(trace.answer)
-    judged, target = result_target(trace, domain)
-    if not judged:
+    if case == "unjudged":
         return None
+    target = target if case == "stated" else None
     runtime = runtime or score_runtime(trace, domain)
     if runtime.outcome == "reported" and runtime.report is not None:
         return results_match(runtime.report.final_result, target)
