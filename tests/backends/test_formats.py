@@ -41,7 +41,7 @@ def calls(parsed: ParsedOutput) -> list[tuple[str, object]]:
 
 def test_hermes_several_calls_and_content():
     text = (
-        "Let me check.\n<tool_call>\n{\"name\": \"set_light\", \"arguments\": {\"room\": \"kitchen\"}}\n</tool_call>\n"
+        'Let me check.\n<tool_call>\n{"name": "set_light", "arguments": {"room": "kitchen"}}\n</tool_call>\n'
         '<tool_call>{"name": "list_rooms"}</tool_call>'
     )
     parsed = parse_output(text, "hermes")
@@ -94,7 +94,8 @@ def test_json_object_list_fence_and_answers():
 def test_llama_python_tag_and_parameters():
     text = '<|python_tag|>{"name": "set_light", "parameters": {"room": "hall"}}<|eom_id|>'
     assert calls(parse_output(text, "llama")) == [("set_light", {"room": "hall"})]
-    bare = parse_output('{"name": "set_light", "parameters": {"room": "a"}}; {"name": "list_rooms", "parameters": {}}', "llama")
+    two = '{"name": "set_light", "parameters": {"room": "a"}}; {"name": "list_rooms", "parameters": {}}'
+    bare = parse_output(two, "llama")
     assert calls(bare) == [("set_light", {"room": "a"}), ("list_rooms", {})]
     assert parse_output("<|python_tag|>set_light(room='a')", "llama").error is not None
     assert parse_output("The hall light is on.<|eot_id|>", "llama").content == "The hall light is on."
@@ -140,7 +141,7 @@ def test_deep_nesting_is_an_error_not_a_crash():
     assert parsed.calls == ()
     assert parsed.error == "unreadable tool call: nested too deeply"
     hundred = parse_output('{"name": "a", "arguments": ' + '{"a":' * 100 + "1" + "}" * 100 + "}", "json")
-    assert hundred.error is None and hundred.calls[0].arguments.startswith('{"a": {"a": 
+    assert hundred.error is None and hundred.calls[0].arguments.startswith('{"a": {"a": ')
 
 
 @settings(max_examples=300, deadline=None)

@@ -95,8 +95,8 @@ def test_prompt_format_malformed_reply_is_an_error_not_a_crash():
 
 @pytest.mark.parametrize("function", [{"name": "list_scenes"}, {"name": "list_scenes", "arguments": None}])
 def test_native_absent_or_null_arguments_are_an_empty_object(function):
-    message = {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": function}]}
-    handler, _ = scripted_server([message])
+    tool_calls = [{"id": "c", "type": "function", "function": function}]
+    handler, _ = scripted_server([{"role": "assistant", "content": None, "tool_calls": tool_calls}])
     turn = asyncio.run(make(handler).agent(Ctx(0)).respond(MESSAGES, TOOLS))
     assert turn.calls == (RawCall("c", "list_scenes", "{}"),)
 
@@ -110,7 +110,8 @@ def test_native_garbage_tool_calls_are_an_error(tool_calls):
 
 @pytest.mark.parametrize("function", [{"name": "list_scenes"}, {"name": "list_scenes", "arguments": None}])
 def test_episode_runs_a_parameterless_tool_called_without_arguments(function):
-    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": function}]}
+    tool_calls = [{"id": "c1", "type": "function", "function": function}]
+    call = {"role": "assistant", "content": None, "tool_calls": tool_calls}
     handler, seen = scripted_server([call, {"role": "assistant", "content": "Here are the scenes."}])
     trace = asyncio.run(run_episode(smart_home_spec(), make(handler)))
     assert trace.end == "answered"
@@ -129,7 +130,7 @@ def test_episode_loop_reads_null_argument_text_as_empty_object():
 
 def test_episode_under_hermes_shows_results_as_text_and_rejects_unreadable_replies():
     replies = [
-        {"role": "assistant", "content": "Checking.\n<tool_call>\n{\"name\": \"list_scenes\"}\n</tool_call>"},
+        {"role": "assistant", "content": 'Checking.\n<tool_call>\n{"name": "list_scenes"}\n</tool_call>'},
         {"role": "assistant", "content": "<tool_call>{not json}</tool_call>"},
         {"role": "assistant", "content": "All done."},
     ]
@@ -145,6 +146,7 @@ def test_episode_under_hermes_shows_results_as_text_and_rejects_unreadable_repli
         assert "tools" not in body
         assert all(isinstance(m["content"], str) and m["role"] != "tool" for m in body["messages"])
     second, third = seen[1]["messages"], seen[2]["messages"]
-    assert second[-2] == {"role": "assistant", "content": "Checking.\n<tool_call>\n{\"name\": \"list_scenes\", \"arguments\": {}}\n</tool_call>"}
+    rendered = 'Checking.\n<tool_call>\n{"name": "list_scenes", "arguments": {}}\n</tool_call>'
+    assert second[-2] == {"role": "assistant", "content": rendered}
     assert second[-1]["role"] == "user" and second[-1]["content"].startswith("<tool_response>")
     assert third[-1]["role"] == "user" and third[-1]["content"].startswith(UNREADABLE)

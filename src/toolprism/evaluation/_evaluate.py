@@ -107,7 +107,7 @@ def evaluate(
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
     specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
-    backend = backend or create_backend(config.model, base_url=config.base_url)
+    backend = backend or create_backend(config.model, base_url=config.base_url, tool_format=config.tool_format)
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
