@@ -150,3 +150,16 @@ def test_episode_under_hermes_shows_results_as_text_and_rejects_unreadable_repli
     assert second[-2] == {"role": "assistant", "content": rendered}
     assert second[-1]["role"] == "user" and second[-1]["content"].startswith("<tool_response>")
     assert third[-1]["role"] == "user" and third[-1]["content"].startswith(UNREADABLE)
+
+
+def test_null_content_of_an_assistant_tool_call_message_is_left_out():
+    history = [
+        *MESSAGES,
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "{}"},
+        {"role": "assistant", "content": None},
+    ]
+    body = make(lambda r: reply({})).request_body(history, TOOLS, seed=None)
+    assert "content" not in body["messages"][2] and body["messages"][2]["tool_calls"]
+    assert body["messages"][:2] == MESSAGES and body["messages"][3:] == history[3:]
+    assert history[2]["content"] is None  # the caller's history is untouched

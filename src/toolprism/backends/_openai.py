@@ -75,6 +75,14 @@ def _usage(body: Any) -> tuple[int | None, int | None]:
     return usage.get("prompt_tokens"), usage.get("completion_tokens")
 
 
+def _wire(messages: Sequence[Message]) -> list[Message]:
+    """The messages as sent natively: ``content: null`` dropped where ``tool_calls`` stand in."""
+    return [
+        {k: v for k, v in m.items() if k != "content"} if m.get("content") is None and m.get("tool_calls") else m
+        for m in messages
+    ]
+
+
 def _turn_from_response(body: Any, turn_index: int, tool_format: str = "native") -> ModelTurn:
     """Map a chat-completions response body to a :class:`ModelTurn`.
 
@@ -228,11 +236,13 @@ class OpenAIBackend:
 
     def request_body(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> dict[str, Any]:
         """The JSON body POSTed to ``/chat/completions``: under a prompt-based ``tool_format`` the
-        messages converted by :func:`~toolprism.backends._formats.to_text_messages` and no ``tools``."""
+        messages converted by :func:`~toolprism.backends._formats.to_text_messages` and no ``tools``.
+        A null ``content`` of an assistant message with tool calls is left out (the OpenAI API
+        allows both; llama.cpp's Python server refuses null)."""
         prompted = self.tool_format != "native"
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_text_messages(messages, tools, self.tool_format) if prompted else list(messages),
+            "messages": to_text_messages(messages, tools, self.tool_format) if prompted else _wire(messages),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
