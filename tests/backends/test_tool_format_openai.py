@@ -152,7 +152,7 @@ def test_episode_under_hermes_shows_results_as_text_and_rejects_unreadable_repli
     assert third[-1]["role"] == "user" and third[-1]["content"].startswith(UNREADABLE)
 
 
-def test_null_content_of_an_assistant_tool_call_message_is_left_out():
+def test_null_content_of_an_assistant_tool_call_message_is_sent_empty():
     history = [
         *MESSAGES,
         {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function", "function": {}}]},
@@ -160,6 +160,26 @@ def test_null_content_of_an_assistant_tool_call_message_is_left_out():
         {"role": "assistant", "content": None},
     ]
     body = make(lambda r: reply({})).request_body(history, TOOLS, seed=None)
-    assert "content" not in body["messages"][2] and body["messages"][2]["tool_calls"]
+    assert body["messages"][2]["content"] == "" and body["messages"][2]["tool_calls"]
     assert body["messages"][:2] == MESSAGES and body["messages"][3:] == history[3:]
     assert history[2]["content"] is None  # the caller's history is untouched
+
+
+def test_create_backend_passes_the_tool_format_and_refuses_it_where_it_does_not_apply():
+    from toolprism.backends import create_backend
+
+    backend = create_backend("openai:m", base_url="http://127.0.0.1:1/v1", tool_format="mistral")
+    assert backend.tool_format == "mistral"
+    with pytest.raises(ConfigError, match="OpenAI-compatible endpoints only"):
+        create_backend("oracle", tool_format="hermes")
+
+
+def test_run_config_tool_format_is_a_closed_choice():
+    from pydantic import ValidationError
+
+    from toolprism.evaluation import RunConfig
+
+    assert RunConfig().tool_format == "native"
+    assert RunConfig(tool_format="llama").tool_format == "llama"
+    with pytest.raises(ValidationError):
+        RunConfig(tool_format="xml")

@@ -76,11 +76,8 @@ def _usage(body: Any) -> tuple[int | None, int | None]:
 
 
 def _wire(messages: Sequence[Message]) -> list[Message]:
-    """The messages as sent natively: ``content: null`` dropped where ``tool_calls`` stand in."""
-    return [
-        {k: v for k, v in m.items() if k != "content"} if m.get("content") is None and m.get("tool_calls") else m
-        for m in messages
-    ]
+    """The messages as sent natively: ``content: null`` is ``""`` where ``tool_calls`` stand in."""
+    return [{**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m for m in messages]
 
 
 def _turn_from_response(body: Any, turn_index: int, tool_format: str = "native") -> ModelTurn:
@@ -237,8 +234,8 @@ class OpenAIBackend:
     def request_body(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> dict[str, Any]:
         """The JSON body POSTed to ``/chat/completions``: under a prompt-based ``tool_format`` the
         messages converted by :func:`~toolprism.backends._formats.to_text_messages` and no ``tools``.
-        A null ``content`` of an assistant message with tool calls is left out (the OpenAI API
-        allows both; llama.cpp's Python server refuses null)."""
+        A null ``content`` of an assistant message with tool calls is sent as ``""`` (the OpenAI
+        API allows both; llama.cpp's Python server refuses null and needs the field)."""
         prompted = self.tool_format != "native"
         body: dict[str, Any] = {
             "model": self.model,
