@@ -89,6 +89,10 @@ def test_json_object_list_fence_and_answers():
     assert parse_output('{"answer": "done"}', "json").calls == ()
     assert parse_output('{"name": "set_light", "arguments": {', "json").error is not None
     assert parse_output("", "json") == ParsedOutput(None)
+    prose = parse_output('I will list them.\n```json\n{"name": "list_rooms", "arguments": {}}\n```\nOK?', "json")
+    assert calls(prose) == [("list_rooms", {})] and prose.content == "I will list them.\n\nOK?"
+    snippet = 'Use this format:\n```json\n{"rooms": [1, 2]}\n```'
+    assert parse_output(snippet, "json") == ParsedOutput(snippet)
 
 
 def test_llama_python_tag_and_parameters():

@@ -8,7 +8,7 @@ of its text reply. The conventions (each as its model family documents it):
   results in ``<tool_response>`` blocks (NousResearch Hermes 2 Pro function calling; Qwen2.5's chat
   template uses the same tags);
 - ``json``: the whole reply is one JSON object ``{"name": ..., "arguments": {...}}`` or a list of
-  them; any other reply is the answer;
+  them (a fenced ```json block among prose counts too); any other reply is the answer;
 - ``llama``: Llama 3.1/3.2's JSON tool calling, ``{"name": ..., "parameters": {...}}``, optionally
   after ``<|python_tag|>`` (Meta's llama-models prompt format documentation);
 - ``mistral``: ``[TOOL_CALLS] [{"name": ..., "arguments": {...}}]`` (tokenizer v3) or
@@ -44,6 +44,7 @@ PARSE_STYLES: tuple[str, ...] = (*PROMPT_FORMATS, "auto")
 
 _HERMES_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
+_INNER_FENCE = re.compile(r"```(?:json)?\s*([\[{].*?)\s*```", re.DOTALL)
 _MISTRAL_V11 = re.compile(r"\A([^\s\[\]{}]+)\s*(?:\[CALL_ID\]\s*(\S*?)\s*)?\[ARGS\](.*)\Z", re.DOTALL)
 _LLAMA_TAIL = ("<|eom_id|>", "<|eot_id|>")
 _DECODER = json.JSONDecoder()
@@ -292,7 +293,17 @@ def _parse_json(text: str, id_prefix: str) -> ParsedOutput:
     if fenced:
         body = fenced.group(1)
     if not body.startswith(("{", "[")):
-        return ParsedOutput(_content(text))
+        inner = _INNER_FENCE.search(body)  # prose around one fenced JSON block: the block is the call
+        if inner is None:
+            return ParsedOutput(_content(text))
+        try:
+            values = _decode_all(inner.group(1))
+        except _Unreadable:
+            return ParsedOutput(_content(text))  # a fenced snippet in an answer, not a call attempt
+        if not any(isinstance(v, dict) and isinstance(v.get("name"), str) for v in values):
+            return ParsedOutput(_content(text))
+        calls = _calls_of_values(values, id_prefix)
+        return ParsedOutput(_content(body[: inner.start()] + body[inner.end() :]), tuple(calls))
     values = _decode_all(body)
     if all(isinstance(v, dict) and "name" not in v and not ({"arguments", "parameters"} & v.keys()) for v in values):
         return ParsedOutput(_content(text))  # a JSON answer, not a call
