@@ -6,7 +6,9 @@ scripted agents (``oracle``).
 - ``embedded`` or ``embedded:smollm2`` (default): SmolLM2-135M-Instruct, shipped in a PyPI package;
 - ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (extra ``toolprism[qwen]``);
 - ``oracle``: the scripted agent that drives the encoder (scores 100% by construction);
-- ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint.
+- ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint;
+- ``hf:<directory>``, or a directory holding a ``config.json``: a local transformers model
+  (extra ``toolprism[hf]``; options from ``TOOLPRISM_HF_*``, see ``backends/_hf.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,13 @@ from toolprism.backends._scripted import ScriptedBackend
 from toolprism.errors import ConfigError
 
 DEFAULT_MODEL = "embedded"
+
+
+def _is_model_dir(model: str) -> bool:
+    """Whether ``model`` is a path to a directory with a ``config.json`` (a transformers model)."""
+    from pathlib import Path
+
+    return Path(model).expanduser().is_dir() and (Path(model).expanduser() / "config.json").is_file()
 
 
 def create_backend(
@@ -39,9 +48,13 @@ def create_backend(
 
         options = {"api_key_env": api_key_env} if api_key_env else {}
         return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, **options)
+    if kind == "hf" or _is_model_dir(model):
+        from toolprism.backends._hf import HFBackend
+
+        return HFBackend.from_env(name if kind == "hf" else model)
     raise ConfigError(
         f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "
-        "'oracle', or 'openai:<model>' (with --base-url for a non-OpenAI endpoint)",
+        "'oracle', 'openai:<model>' (with --base-url for a non-OpenAI endpoint), or 'hf:<model directory>'",
         what="model",
     )
 
