@@ -324,6 +324,7 @@ class HFBackend:
         self.temperature = temperature
         self.tool_format = tool_format
         self._interrupt = threading.Event()
+        self._settings: dict[str, JSON] | None = None
         self._loaded = _load(self.path, self.device, dtype)
 
     @classmethod
@@ -360,21 +361,34 @@ class HFBackend:
 
     def settings(self) -> dict[str, JSON]:
         """What identifies the model and the decoding: directory, architecture, SHA-256 of
-        ``config.json`` and of the tokenizer files, weight files and sizes, device, dtype,
-        position limit, decoding parameters and parser style."""
+        ``config.json`` with the tokenizer files, SHA-256 and sizes of the weight files (hashed
+        once per process: about a second per GB), device, dtype, position limit, decoding
+        parameters and parser style."""
+        if self._settings is None:
+            self._settings = self._compute_settings()
+        return dict(self._settings)
+
+    def _compute_settings(self) -> dict[str, JSON]:
+        from toolprism.backends._embedded import file_sha256
+
         files = sorted(p for p in self.path.iterdir() if p.is_file())
-        digest = hashlib.sha256()
+        config_digest = hashlib.sha256()
+        weights_digest = hashlib.sha256()
+        weights: dict[str, JSON] = {}
         for p in files:
             if p.name == "config.json" or p.name.startswith(("tokenizer", "special_tokens", "chat_template")):
-                digest.update(p.name.encode() + b"\0" + p.read_bytes())
-        weights = {p.name: p.stat().st_size for p in files if p.suffix in (".safetensors", ".bin", ".pt")}
+                config_digest.update(p.name.encode() + b"\0" + p.read_bytes())
+            elif p.suffix in (".safetensors", ".bin", ".pt", ".pth"):
+                weights[p.name] = p.stat().st_size
+                weights_digest.update(f"{p.name}\0{file_sha256(p)}\n".encode())
         config = self.model.config
         return {
             "backend": "hf",
             "model": str(self.path.resolve()),
             "model_type": getattr(config, "model_type", None),
             "architectures": list(getattr(config, "architectures", None) or []),
-            "config_sha256": digest.hexdigest(),
+            "config_sha256": config_digest.hexdigest(),
+            "weights_sha256": weights_digest.hexdigest(),
             "weights": weights,
             "parameters": sum(p.numel() for p in self.model.parameters()),
             "device": self.device,
