@@ -342,6 +342,12 @@ def test_bad_directories_are_config_errors(tmp_path, model_dir):
         create_backend(str(tmp_path / "empty"))  # a directory without config.json is not a model
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_a_gpu_is_a_config_error(model_dir):
+    with pytest.raises(ConfigError, match="no CUDA device"):
+        HFBackend(model_dir, device="cuda")
+
+
 def test_no_chat_template_is_a_config_error(tmp_path):
     path = build_model(tmp_path / "plain")
     (path / "chat_template.jinja").unlink(missing_ok=True)
@@ -365,3 +371,11 @@ def test_missing_transformers_is_a_config_error_with_install_hint(monkeypatch, m
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(ConfigError, match=r'pip install -e "\.\[hf\]"'):
         create_backend(f"hf:{model_dir}")
+
+
+def test_sampling_is_seeded(model_dir):
+    sampler = HFBackend(model_dir, device="cpu", max_new_tokens=12, temperature=1.0)
+    assert sampler.settings()["decoding"] == "sampling"
+    texts = [sampler.generate(MESSAGES, [TOOL], seed=seed)[0] for seed in (1, 1, 2, 3)]
+    assert texts[0] == texts[1]
+    assert len(set(texts[1:])) > 1  # different seeds sample differently (random weights: near-uniform)

@@ -133,7 +133,10 @@ def _load(path: Path, device: str, dtype: str) -> _Loaded:
             raise ConfigError(f"could not load a transformers model from {path}: {exc}", what="hf backend") from None
         if not getattr(tokenizer, "chat_template", None):
             raise ConfigError(f"the tokenizer in {path} has no chat template", what="hf backend")
-        model.to(device)
+        try:
+            model.to(device)
+        except (RuntimeError, AssertionError, ValueError) as exc:
+            raise ConfigError(f"could not move the model in {path} to {device}: {exc}", what="hf backend") from None
         model.eval()
         loaded = _LOADED[key] = _Loaded(model, tokenizer, _max_positions(model.config), _eos_ids(model, tokenizer))
         return loaded
@@ -319,6 +322,8 @@ class HFBackend:
             raise ConfigError(problems, what="hf backend")
         torch, _ = _import_hf()
         self.device = _resolve_device(torch, device)
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise ConfigError(f"device {device!r}: torch sees no CUDA device here (use cpu or auto)", what="hf backend")
         self.dtype = dtype
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
@@ -408,10 +413,6 @@ class HFBackend:
     def interrupt(self) -> None:
         """Stop every generation in progress at its next token (they raise BackendError)."""
         self._interrupt.set()
-
-    async def aclose(self) -> None:
-        """Stop generations still running (the model stays loaded for the process)."""
-        self.interrupt()
 
     def prompt_ids(self, messages: Sequence[Message], tools: Sequence[JSON]) -> list[int]:
         """The token ids of the chat template rendered with ``tools`` and the generation prompt.
