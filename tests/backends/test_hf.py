@@ -379,3 +379,21 @@ def test_sampling_is_seeded(model_dir):
     texts = [sampler.generate(MESSAGES, [TOOL], seed=seed)[0] for seed in (1, 1, 2, 3)]
     assert texts[0] == texts[1]
     assert len(set(texts[1:])) > 1  # different seeds sample differently (random weights: near-uniform)
+
+
+def test_named_backends_win_over_a_directory_of_the_same_name(tmp_path, monkeypatch, model_dir):
+    from toolprism.backends import OracleBackend
+
+    (tmp_path / "oracle").mkdir()
+    (tmp_path / "oracle" / "config.json").write_text((model_dir / "config.json").read_text())
+    monkeypatch.chdir(tmp_path)
+    assert isinstance(create_backend("oracle"), OracleBackend)
+
+
+def test_module_imports_neither_torch_nor_transformers():
+    import subprocess
+    import sys
+
+    code = "import sys, toolprism.backends._hf; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
