@@ -162,6 +162,8 @@ def test_create_backend_reads_options_from_environment(model_dir, monkeypatch):
     monkeypatch.setenv("TOOLPRISM_HF_TOOL_FORMAT", "hermes")
     settings = create_backend(f"hf:{model_dir}").settings()
     assert (settings["max_new_tokens"], settings["tool_format"], settings["device"]) == (7, "hermes", "cpu")
+    assert HFBackend.from_env(str(model_dir), tool_format="native").tool_format == "auto"
+    assert HFBackend.from_env(str(model_dir), tool_format="mistral").tool_format == "mistral"
     monkeypatch.setenv("TOOLPRISM_HF_MAX_NEW_TOKENS", "many")
     with pytest.raises(ConfigError, match="TOOLPRISM_HF_MAX_NEW_TOKENS"):
         create_backend(f"hf:{model_dir}")
@@ -334,8 +336,8 @@ def test_bad_directories_are_config_errors(tmp_path, model_dir):
     with pytest.raises(ConfigError, match="could not load"):
         HFBackend(broken, device="cpu")
     with pytest.raises(ConfigError) as info:
-        HFBackend(model_dir, device="tpu", dtype="int3", max_new_tokens=0)
-    assert len(info.value.problems) == 3  # every problem listed
+        HFBackend(model_dir, device="tpu", dtype="int3", max_new_tokens=0, tool_format="xml")
+    assert len(info.value.problems) == 4  # every problem listed
     with pytest.raises(ConfigError, match="no model directory"):
         create_backend("hf:")
     with pytest.raises(ConfigError, match="unknown model"):

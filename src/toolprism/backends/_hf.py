@@ -43,6 +43,8 @@ from toolprism.schema import JSON
 INSTALL_HINT = 'pip install -e ".[hf]"'
 DEFAULT_MAX_NEW_TOKENS = 256
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+PARSE_STYLES = ("auto", "hermes", "json", "llama", "mistral")
+"""The styles of ``_formats.parse_output`` (``auto`` tries every convention)."""
 
 
 def _import_hf() -> tuple[Any, Any]:
@@ -209,6 +211,12 @@ def _fallback_parse(text: str) -> tuple[str | None, tuple[RawCall, ...], str | N
 # --- backend -------------------------------------------------------------------------------------
 
 
+def _style(tool_format: str) -> str:
+    """The parser style for a run's ``tool_format``: the chat template renders the tools whatever
+    it is, so ``native`` (the default) reads every convention."""
+    return "auto" if tool_format == "native" else tool_format
+
+
 class Continuation(NamedTuple):
     """Per-token log-probabilities of a continuation.
 
@@ -318,6 +326,8 @@ class HFBackend:
             problems.append(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         if temperature < 0:
             problems.append(f"temperature must be >= 0, got {temperature}")
+        if tool_format not in PARSE_STYLES:
+            problems.append(f"tool_format must be one of {', '.join(PARSE_STYLES)}, got {tool_format!r}")
         if problems:
             raise ConfigError(problems, what="hf backend")
         torch, _ = _import_hf()
@@ -333,8 +343,10 @@ class HFBackend:
         self._loaded = _load(self.path, self.device, dtype)
 
     @classmethod
-    def from_env(cls, path: str) -> HFBackend:
-        """The backend with options from ``TOOLPRISM_HF_*`` (see the module docstring).
+    def from_env(cls, path: str, *, tool_format: str | None = None) -> HFBackend:
+        """The backend with options from ``TOOLPRISM_HF_*`` (see the module docstring);
+        ``tool_format``, when given (``--tool-format``; ``native`` reads as ``auto``), wins over
+        ``TOOLPRISM_HF_TOOL_FORMAT``.
 
         Raises:
             ConfigError: as the constructor, or a number option that is not a number.
@@ -351,7 +363,7 @@ class HFBackend:
             dtype=env.get("TOOLPRISM_HF_DTYPE", "auto"),
             max_new_tokens=max_new,
             temperature=temperature,
-            tool_format=env.get("TOOLPRISM_HF_TOOL_FORMAT", "auto"),
+            tool_format=_style(tool_format) if tool_format else env.get("TOOLPRISM_HF_TOOL_FORMAT", "auto"),
         )
 
     @property
