@@ -7,7 +7,9 @@ scripted agents (``oracle``).
 - ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (extra ``toolprism[qwen]``);
 - ``oracle``: the scripted agent that drives the encoder (scores 100% by construction);
 - ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint, with
-  native tools or a prompt-based tool format (``tool_format``, :data:`TOOL_FORMATS`).
+  native tools or a prompt-based tool format (``tool_format``, :data:`TOOL_FORMATS`);
+- ``hf:<directory>``, or a directory holding a ``config.json``: a local transformers model
+  (extra ``toolprism[hf]``; options from ``TOOLPRISM_HF_*``, see ``backends/_hf.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ from toolprism.backends._scripted import ScriptedBackend
 from toolprism.errors import ConfigError
 
 DEFAULT_MODEL = "embedded"
+
+
+def _is_model_dir(model: str) -> bool:
+    """Whether ``model`` is a path to a directory with a ``config.json`` (a transformers model)."""
+    from pathlib import Path
+
+    return Path(model).expanduser().is_dir() and (Path(model).expanduser() / "config.json").is_file()
 
 
 def create_backend(
@@ -61,9 +70,15 @@ def create_backend(
 
         options = {"api_key_env": api_key_env} if api_key_env else {}
         return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, tool_format=tool_format, **options)
+    if kind == "hf" or _is_model_dir(model):
+        from toolprism.backends._hf import HFBackend
+
+        return HFBackend.from_env(
+            name if kind == "hf" else model, tool_format=None if tool_format == "native" else tool_format
+        )
     raise ConfigError(
         f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "
-        "'oracle', or 'openai:<model>' (with --base-url for a non-OpenAI endpoint)",
+        "'oracle', 'openai:<model>' (with --base-url for a non-OpenAI endpoint), or 'hf:<model directory>'",
         what="model",
     )
 

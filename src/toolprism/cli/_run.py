@@ -61,7 +61,7 @@ def run(
         str,
         typer.Option(
             envvar="TOOLPRISM_MODEL",
-            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, or openai:<model>.",
+            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, openai:<model>, hf:<dir>.",
         ),
     ] = DEFAULT_MODEL,
     domains: Annotated[
