@@ -302,8 +302,11 @@ SCHEMAS = st.recursive(
     | st.fixed_dictionaries({"type": TYPE_NAMES | st.lists(TYPE_NAMES, max_size=3)}),
     lambda children: st.dictionaries(
         st.sampled_from(KEYWORDS),
-        children | st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3)
-        | JSON_VALUES | TYPE_NAMES,
+        children
+        | st.lists(children, max_size=3)
+        | st.dictionaries(st.text(max_size=4), children, max_size=3)
+        | JSON_VALUES
+        | TYPE_NAMES,
         max_size=4,
     ),
     max_leaves=20,

@@ -143,7 +143,8 @@ def pieces(tool: ToolSpec, on: list[str], cuts: dict[str, list[Number]]) -> list
     dims: list[list[tuple[str, tuple, tuple]]] = []  # per argument: (suffix, fixed, bounds) options
     for p in [q for q in props if q in on or q in cuts]:
         if p in on:
-            dims.append([(suffix, ((p, v),), ()) for v, suffix in zip(props[p]["enum"], _suffixes(props[p]["enum"]))])
+            values = props[p]["enum"]
+            dims.append([(suffix, ((p, v),), ()) for v, suffix in zip(values, _suffixes(values), strict=True)])
         else:
             edges = [None, *cuts[p], None]
             dims.append([(_bound_suffix(p, lo, hi), (), ((p, lo, hi),)) for lo, hi in itertools.pairwise(edges)])
