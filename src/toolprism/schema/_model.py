@@ -84,6 +84,9 @@ class ToolSpec:
             problems = "; ".join(_describe(e) for e in errors)
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"invalid arguments for tool '{self.name}': {problems}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_validator"}  # rebuilt on demand
+
     @cached_property
     def _validator(self) -> jsonschema.Draft202012Validator:
         # built once per tool: a merged dispatcher's schema holds every member's, and copying it
@@ -236,8 +239,22 @@ _SCHEMA_CHECKS: dict[str, str | None] = {}
 2020-12 metaschema costs about a millisecond, and catalogs repeat the same parameter schemas."""
 
 
+def _without_prose(value: JSON) -> JSON:
+    """``value`` with every string ``description``/``title`` emptied: the metaschema only asks that
+    they be strings, so validity is unchanged, and schemas that differ only in prose share a check."""
+    if isinstance(value, Mapping):
+        return {
+            k: "" if k in ("description", "title") and isinstance(v, str) else _without_prose(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_without_prose(v) for v in value]
+    return value
+
+
 def _schema_problem(schema: JSON) -> str | None:
     """The first reason ``schema`` is not valid JSON Schema 2020-12, or None (memoised)."""
+    schema = _without_prose(schema)
     try:
         key = canonical_json(schema)
     except (TypeError, ValueError):  # not JSON (an API caller's object): check it uncached

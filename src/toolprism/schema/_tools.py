@@ -104,10 +104,16 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
-        if isinstance(node, Mapping | list | tuple):
-            if depth > limit:
-                return True
-            stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, Mapping) else node))
+        kind = type(node)
+        if kind is dict or kind is not list and kind is not str and isinstance(node, Mapping):
+            children: Any = node.values()
+        elif kind is list or kind is tuple:
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((v, depth + 1) for v in children if type(v) is not str)
     return False
 
 
@@ -392,7 +398,7 @@ def _unsatisfiable(out: Mapping[str, Any]) -> list[str]:
             found.append("'enum' is empty: no value can satisfy it")
             continue
         rest = {k: v for k, v in out.items() if k not in ("enum", "const", "default")}
-        refused = [v for v in values if not _valid(v, rest)]
+        refused = _refused(values, rest)
         if refused:
             by = f"type {rest['type']!r}" if "type" in rest else "its other constraints"
             if len(refused) == len(values):
@@ -400,6 +406,15 @@ def _unsatisfiable(out: Mapping[str, Any]) -> list[str]:
             else:
                 found.append(f"{key} value(s) {refused!r} refused by {by}: no call could pass them")
     return found
+
+
+def _refused(values: list[Any], schema: Mapping[str, Any]) -> list[Any]:
+    """The values ``schema`` refuses (one validator for all of them; none if the schema is invalid)."""
+    try:
+        validator = jsonschema.Draft202012Validator(schema)
+        return [v for v in values if not validator.is_valid(v)]
+    except Exception:  # noqa: BLE001 - SchemaError, UnknownType, a bad $ref...: the schema is reported elsewhere
+        return []
 
 
 def _number(value: Any) -> bool:
