@@ -11,6 +11,9 @@ scripted agents (``oracle``).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
 from toolprism.backends._oracle import OracleAgent, OracleBackend
 from toolprism.backends._scripted import ScriptedBackend
@@ -20,9 +23,20 @@ DEFAULT_MODEL = "embedded"
 
 
 def create_backend(
-    model: str = DEFAULT_MODEL, *, base_url: str | None = None, api_key_env: str | None = None
+    model: str = DEFAULT_MODEL,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    concurrency: int | None = None,
+    cache: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> Backend:
     """Build the backend named by ``model`` (see the module docstring).
+
+    ``concurrency`` sizes an endpoint backend's connection pool; ``cache`` answers its
+    temperature-0 requests from a :class:`~toolprism.backends._cache.ResponseCache` in
+    ``cache_dir`` (default ``platformdirs.user_cache_dir("toolprism")/responses``). Other
+    backends ignore the three.
 
     Raises:
         ConfigError: unknown model name, or a missing optional dependency (with an install hint).
@@ -37,7 +51,13 @@ def create_backend(
     if kind == "openai" or base_url:
         from toolprism.backends._openai import OpenAIBackend
 
-        options = {"api_key_env": api_key_env} if api_key_env else {}
+        from toolprism.backends._cache import ResponseCache
+
+        options: dict[str, Any] = {"api_key_env": api_key_env} if api_key_env else {}
+        if concurrency is not None:
+            options["max_connections"] = max(1, concurrency)
+        if cache:
+            options["cache"] = ResponseCache(cache_dir)
         return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, **options)
     raise ConfigError(
         f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "

@@ -90,6 +90,9 @@ class RunConfig(BaseModel):
         control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
             helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
             ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
+        cache: answer temperature-0 endpoint requests seen before from a local response cache
+            (:class:`toolprism.backends._cache.ResponseCache`); off by default.
+        cache_dir: the cache's directory; None: ``platformdirs.user_cache_dir("toolprism")/responses``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +109,8 @@ class RunConfig(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    cache: bool = False
+    cache_dir: str | None = None
 
     @field_validator("variants")
     @classmethod
