@@ -199,6 +199,7 @@ class OpenAIBackend:
         self.max_connections = max_connections
         self.cache = cache
         self._client: httpx.AsyncClient | None = None
+        self._sleep = asyncio.sleep  # how retries wait (tests record the waits instead)
         self._client_loop: asyncio.AbstractEventLoop | None = None
         problems = []
         if not model:
@@ -332,6 +333,7 @@ class OpenAIBackend:
                 retry=retry_if_exception_type(_Retryable),
                 stop=stop_after_attempt(self.max_attempts),
                 wait=self._wait,
+                sleep=self._sleep,
                 reraise=False,
             ):
                 with attempt:

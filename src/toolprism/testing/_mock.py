@@ -126,6 +126,9 @@ class MockOpenAIServer:
     Attributes:
         base_url: ``http://127.0.0.1:<port>/v1`` (once started).
         served: every request answered or faulted, in arrival order (see :class:`Served`).
+        connections: TCP connections accepted (keep-alive clients reuse theirs).
+        invalid_sent: answers sent with :data:`INVALID_ARGUMENTS` (an ``invalid_arguments``
+            fault on a request the script answers with text changes nothing).
         max_in_flight: the most requests the server held at once.
 
     Raises:
@@ -157,6 +160,8 @@ class MockOpenAIServer:
         self.script = script
         self.port = port
         self.served: list[Served] = []
+        self.connections = 0
+        self.invalid_sent = 0
         self.in_flight = 0
         self.max_in_flight = 0
         self._attempts: Counter[str] = Counter()
@@ -195,6 +200,7 @@ class MockOpenAIServer:
         """Forget the requests served and the in-flight maximum (the fault choice is unaffected)."""
         with self._lock:
             self.served.clear()
+            self.connections = self.invalid_sent = 0
             self.max_in_flight = self.in_flight
 
     def faults(self) -> Counter[str]:
@@ -237,15 +243,22 @@ class MockOpenAIServer:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall
     mock: MockOpenAIServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        with self.mock._lock:
+            self.mock.connections += 1
+
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/stats"):
             mock = self.mock
-            self._json(200, {"served": len(mock.served), "max_in_flight": mock.max_in_flight, **mock.faults()})
+            stats = {"served": len(mock.served), "max_in_flight": mock.max_in_flight, "connections": mock.connections}
+            self._json(200, {**stats, **mock.faults()})
         elif self.path.rstrip("/").endswith("/models"):
             self._json(200, {"object": "list", "data": [{"id": "mock", "object": "model", "owned_by": "toolprism"}]})
         else:
@@ -293,6 +306,8 @@ class _Handler(BaseHTTPRequestHandler):
         if served.fault == "invalid_arguments" and message.get("tool_calls"):
             message = json.loads(json.dumps(message))
             message["tool_calls"][0]["function"]["arguments"] = INVALID_ARGUMENTS
+            with mock._lock:
+                mock.invalid_sent += 1
         reply = {
             "id": f"chatcmpl-{served.key[:12]}-{served.attempt}",
             "object": "chat.completion",
