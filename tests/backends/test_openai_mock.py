@@ -235,9 +235,7 @@ def _exhausted(mock: MockOpenAIServer, max_attempts: int) -> int:
     by_key: dict[str, list] = {}
     for s in mock.served:
         by_key.setdefault(s.key, []).append(s.fault)
-    return sum(
-        len(faults) >= max_attempts and all(f in TRANSPORT_FAULTS for f in faults) for faults in by_key.values()
-    )
+    return sum(len(faults) >= max_attempts and all(f in TRANSPORT_FAULTS for f in faults) for faults in by_key.values())
 
 
 def test_500_episodes_at_20_percent_faults_all_recorded(tmp_path):

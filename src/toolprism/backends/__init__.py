@@ -49,9 +49,8 @@ def create_backend(
 
         return EmbeddedBackend(name or "smollm2")
     if kind == "openai" or base_url:
-        from toolprism.backends._openai import OpenAIBackend
-
         from toolprism.backends._cache import ResponseCache
+        from toolprism.backends._openai import OpenAIBackend
 
         options: dict[str, Any] = {"api_key_env": api_key_env} if api_key_env else {}
         if concurrency is not None:
