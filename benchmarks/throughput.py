@@ -42,7 +42,16 @@ def start_mock(latency_ms: float) -> tuple[subprocess.Popen[str], str]:
     return proc, proc.stdout.readline().strip()
 
 
-def measure(base_url: str, concurrency: int, episodes: int, run_root: Path) -> dict[str, float]:
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(base_url: str, concurrency: int, episodes: int, run_root: Path, mock_pid: int) -> dict[str, float]:
     from toolprism.evaluation import RunConfig, evaluate
 
     tasks = -(-episodes // 5)  # five default variants
@@ -53,11 +62,12 @@ def measure(base_url: str, concurrency: int, episodes: int, run_root: Path) -> d
     marks: dict[str, float] = {}
 
     def on_start(todo: int, finished: int, directory: Path) -> None:
-        marks["t0"], marks["cpu0"] = time.perf_counter(), time.process_time()
+        marks["t0"], marks["cpu0"], marks["mock0"] = time.perf_counter(), time.process_time(), cpu_s(mock_pid)
 
     evaluate(config, run_dir=run_root / f"c{concurrency}", on_start=on_start)
     wall = time.perf_counter() - marks["t0"]
     cpu = time.process_time() - marks["cpu0"]
+    mock_cpu = cpu_s(mock_pid) - marks["mock0"]
     stats = httpx.get(f"{base_url}/stats").json()
     n = tasks * 5
     return {
@@ -68,7 +78,22 @@ def measure(base_url: str, concurrency: int, episodes: int, run_root: Path) -> d
         "requests_per_s": stats["served"] / wall,
         "max_in_flight": stats["max_in_flight"],
         "cpu_ms_per_episode": 1000 * cpu / n,
+        "mock_cpu_ms_per_request": 1000 * mock_cpu / max(1, stats["served"]),
     }
+
+
+def patch_store() -> None:
+    """The ``--store-sync wal-normal`` what-if (benchmark only; the store is not changed)."""
+    from toolprism.run import _store
+
+    init = _store.RunStore.__init__
+
+    def wal_init(self, run_dir, header):  # type: ignore[no-untyped-def]
+        init(self, run_dir, header)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+
+    _store.RunStore.__init__ = wal_init  # type: ignore[method-assign]
 
 
 def main() -> None:
@@ -78,13 +103,22 @@ def main() -> None:
     parser.add_argument("--episodes-per-slot", type=int, default=4, help="episodes per unit of concurrency")
     parser.add_argument("--min-episodes", type=int, default=20)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--store-sync",
+        choices=["default", "wal-normal"],
+        default="default",
+        help="what-if: 'wal-normal' opens the run database in WAL mode with synchronous=NORMAL (no fsync per "
+        "episode's commit), to show what the store's synchronous commit costs the event loop",
+    )
     args = parser.parse_args()
+    if args.store_sync == "wal-normal":
+        patch_store()
     proc, base_url = start_mock(args.latency_ms)
     rows = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for c in (int(x) for x in args.concurrency.split(",")):
-                row = measure(base_url, c, max(args.min_episodes, args.episodes_per_slot * c), Path(tmp))
+                row = measure(base_url, c, max(args.min_episodes, args.episodes_per_slot * c), Path(tmp), proc.pid)
                 row["ideal_requests_per_s"] = c / (args.latency_ms / 1000)
                 row["share_of_ideal"] = row["requests_per_s"] / row["ideal_requests_per_s"]
                 rows.append(row)
@@ -93,7 +127,8 @@ def main() -> None:
                         f"c={c:4d}  episodes={row['episodes']:4d}  {row['episodes_per_s']:7.1f} ep/s  "
                         f"{row['requests_per_s']:7.1f} req/s  ideal {row['ideal_requests_per_s']:7.1f}  "
                         f"{100 * row['share_of_ideal']:5.1f}%  max in flight {row['max_in_flight']:4d}  "
-                        f"CPU {row['cpu_ms_per_episode']:6.1f} ms/episode",
+                        f"CPU {row['cpu_ms_per_episode']:6.1f} ms/episode, mock {row['mock_cpu_ms_per_request']:4.1f} "
+                        "ms/request",
                         flush=True,
                     )
     finally:

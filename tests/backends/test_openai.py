@@ -361,22 +361,24 @@ def test_bad_retry_settings_are_config_errors():
 
 
 def test_one_client_per_event_loop_closed_by_aclose():
-    backend = make(lambda r: reply({"role": "assistant", "content": "ok"}))
-    assert backend._client is None  # nothing made outside an event loop
+    backend = make(lambda r: reply({"role": "assistant", "content": "ok"}), max_connections=20)
+    assert backend._clients == []  # nothing made outside an event loop
 
     async def session():
         agent = backend.agent(Ctx(seed=0))
         await agent.respond(MESSAGES, TOOLS)
-        first = backend._client
+        first = list(backend._clients)
+        assert len(first) == 3  # 20 connections: 3 clients of at most 8
         await asyncio.gather(*(agent.respond(MESSAGES, TOOLS) for _ in range(5)))
-        assert backend._client is first and not first.is_closed
+        assert backend._clients == first and not any(c.is_closed for c in first)
+        assert backend._busy == [0, 0, 0]
         await backend.aclose()
-        assert first.is_closed and backend._client is None
+        assert all(c.is_closed for c in first) and backend._clients == []
         return first
 
     first = asyncio.run(session())
-    second = asyncio.run(session())  # a new loop (a second run) gets a new client
-    assert second is not first
+    second = asyncio.run(session())  # a new loop (a second run) gets new clients
+    assert not set(map(id, second)) & set(map(id, first))
 
 
 def test_create_backend_sizes_the_pool_to_the_concurrency():

@@ -121,20 +121,20 @@ def test_one_connection_reused_across_requests():
 
         asyncio.run(session())
         assert len(mock.served) == 20
-        assert mock.connections == 1  # one client, keep-alive: not one connection per request
+        assert mock.connections == 1  # one connection, kept alive: not one per request
 
 
 def test_pool_bounds_connections_and_requests_in_flight():
     with MockOpenAIServer(latency_s=0.05) as mock:
-        backend = OpenAIBackend("m", base_url=mock.base_url, max_connections=4)
+        backend = OpenAIBackend("m", base_url=mock.base_url, max_connections=12)  # 2 clients of 6
 
         async def burst():
-            await asyncio.gather(*(backend.agent(Ctx(seed=i)).respond(MESSAGES, TOOLS) for i in range(24)))
+            await asyncio.gather(*(backend.agent(Ctx(seed=i)).respond(MESSAGES, TOOLS) for i in range(48)))
             await backend.aclose()
 
         asyncio.run(burst())
-        assert len(mock.served) == 24
-        assert mock.max_in_flight <= 4 and mock.connections <= 4
+        assert len(mock.served) == 48
+        assert mock.max_in_flight <= 12 and mock.connections <= 12
         assert mock.max_in_flight >= 2  # the requests did overlap
 
 
@@ -207,7 +207,7 @@ def _fault_run(tmp_path, max_attempts: int):
             model="openai:mock", base_url=mock.base_url, domains=["smart_home"], tasks=100, concurrency=32
         )
         evaluate(config, run_dir=tmp_path / "run", backend=backend)
-        assert backend._client is None  # evaluate closed it (aclose) in the run's event loop
+        assert backend._clients == []  # evaluate closed them (aclose) in the run's event loop
     store = RunStore.open(tmp_path / "run")
     try:
         results = store.results()

@@ -3,8 +3,10 @@
 Tools are sent natively (``tools`` + ``tool_choice: "auto"``); the response message is recorded
 as sorted JSON text and its tool calls are passed on with their arguments unparsed.
 
-One ``httpx.AsyncClient`` per backend (keep-alive, a pool sized to the run's concurrency),
-created lazily inside the running event loop and closed by :meth:`OpenAIBackend.aclose`.
+One set of ``httpx.AsyncClient`` per backend, reused by every request (keep-alive; the pool
+sized to the run's concurrency, split over one client per 8 connections because httpcore's pool
+costs grow quadratically with its size), created lazily inside the running event loop and
+closed by :meth:`OpenAIBackend.aclose`.
 Retries (tenacity): 429, 5xx, timeouts, connection errors and truncated or non-JSON 200 bodies,
 with exponential backoff and jitter, honouring ``Retry-After``; other 4xx fail at once, a 400
 saying the context was exceeded as :class:`~toolprism.errors.ContextOverflow`.
@@ -47,6 +49,8 @@ _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 MAX_CONNECTIONS = 64
 """The connection pool when the run's concurrency is not given."""
+SHARD_CONNECTIONS = 8
+"""Connections per ``httpx.AsyncClient``; a larger pool is split over several (see ``_http``)."""
 MAX_BACKOFF_S = 60.0
 """The longest wait between two tries, ``Retry-After`` included."""
 _OVERFLOW = re.compile(
@@ -198,7 +202,8 @@ class OpenAIBackend:
         self.max_backoff_s = max_backoff_s
         self.max_connections = max_connections
         self.cache = cache
-        self._client: httpx.AsyncClient | None = None
+        self._clients: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []  # requests in flight per client
         self._sleep = asyncio.sleep  # how retries wait (tests record the waits instead)
         self._client_loop: asyncio.AbstractEventLoop | None = None
         problems = []
@@ -253,31 +258,42 @@ class OpenAIBackend:
             body["seed"] = seed
         return body
 
-    def _http(self) -> httpx.AsyncClient:
-        """The backend's one client, made on first use inside the running event loop (a client
-        is bound to its loop: a later ``asyncio.run`` gets a new one)."""
+    def _http(self) -> tuple[list[httpx.AsyncClient], list[int]]:
+        """The backend's clients and their requests in flight, made on first use inside the
+        running event loop (a client is bound to its loop: a later ``asyncio.run`` gets new ones).
+
+        ``max_connections`` is split over ``ceil(max_connections / SHARD_CONNECTIONS)`` clients:
+        httpcore's pool does work quadratic in its connections on every request (its
+        ``_assign_requests_to_connections``; encode/httpx#3215), which on the loopback mock cut
+        one 64-connection client to a few percent of the ideal throughput.
+        """
         loop = asyncio.get_running_loop()
-        if self._client is None or self._client.is_closed or self._client_loop is not loop:
+        if not self._clients or self._clients[0].is_closed or self._client_loop is not loop:
             headers = {"Content-Type": "application/json"}
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
-            self._client = httpx.AsyncClient(
-                transport=self.transport,
-                headers=headers,
-                timeout=httpx.Timeout(self.timeout_s, pool=None),
-                limits=httpx.Limits(
-                    max_connections=self.max_connections, max_keepalive_connections=self.max_connections
-                ),
-            )
+            shards = -(-self.max_connections // SHARD_CONNECTIONS)
+            size = -(-self.max_connections // shards)
+            self._clients = [
+                httpx.AsyncClient(
+                    transport=self.transport,
+                    headers=headers,
+                    timeout=httpx.Timeout(self.timeout_s, pool=None),
+                    limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+                )
+                for _ in range(shards)
+            ]
+            self._busy = [0] * shards
             self._client_loop = loop
-        return self._client
+        return self._clients, self._busy
 
     async def aclose(self) -> None:
-        """Close the client and its connections (call it at the end of a run, in its event
-        loop); a later request opens a new one."""
-        client, self._client, self._client_loop = self._client, None, None
-        if client is not None and not client.is_closed:
-            await client.aclose()
+        """Close the clients and their connections (call it at the end of a run, in its event
+        loop); a later request opens new ones."""
+        clients, self._clients, self._busy, self._client_loop = self._clients, [], [], None
+        for client in clients:
+            if not client.is_closed:
+                await client.aclose()
 
     def _wait(self, state: RetryCallState) -> float:
         """Seconds before the next try: the server's ``Retry-After`` if it sent one, else
@@ -296,10 +312,15 @@ class OpenAIBackend:
             ContextOverflow: a 400 saying the prompt exceeds the context.
             BackendError: any other HTTP error.
         """
+        clients, busy = self._http()
+        shard = min(range(len(clients)), key=busy.__getitem__)  # the least busy client
+        busy[shard] += 1
         try:
-            response = await self._http().post(url, json=body)
+            response = await clients[shard].post(url, json=body)
         except httpx.TransportError as exc:  # connection errors, timeouts, broken bodies
             raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            busy[shard] -= 1
         status = response.status_code
         if status == 429 or status >= 500:
             wait = retry_after_s(response.headers.get("retry-after"))
