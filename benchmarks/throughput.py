@@ -82,6 +82,39 @@ def measure(base_url: str, concurrency: int, episodes: int, run_root: Path, mock
     }
 
 
+def measure_backend(base_url: str, concurrency: int, requests: int) -> dict[str, float]:
+    """The backend alone: ``requests`` chat requests (one user message, no tools) through
+    ``OpenAIBackend.complete``, ``concurrency`` at a time; no episode harness, no store."""
+    import asyncio
+
+    from toolprism.backends._openai import OpenAIBackend
+
+    try:
+        backend = OpenAIBackend("mock", base_url=base_url, max_connections=concurrency)
+    except TypeError:  # a toolprism from before the pool option
+        backend = OpenAIBackend("mock", base_url=base_url)
+    messages = [{"role": "user", "content": "Turn on the kitchen light."}]
+
+    async def run() -> float:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await backend.complete(messages, [], seed=i)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(requests)))
+        wall = time.perf_counter() - t0
+        if hasattr(backend, "aclose"):
+            await backend.aclose()
+        return wall
+
+    httpx.delete(f"{base_url}/stats")
+    wall = asyncio.run(run())
+    stats = httpx.get(f"{base_url}/stats").json()
+    return {"concurrency": concurrency, "requests_per_s": requests / wall, "max_in_flight": stats["max_in_flight"]}
+
+
 def patch_store() -> None:
     """The ``--store-sync wal-normal`` what-if (benchmark only; the store is not changed)."""
     from toolprism.run import _store
@@ -104,6 +137,9 @@ def main() -> None:
     parser.add_argument("--min-episodes", type=int, default=20)
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
+        "--backend-only", action="store_true", help="measure OpenAIBackend.complete alone (no episodes, no store)"
+    )
+    parser.add_argument(
         "--store-sync",
         choices=["default", "wal-normal"],
         default="default",
@@ -118,6 +154,16 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for c in (int(x) for x in args.concurrency.split(",")):
+                if args.backend_only:
+                    row = measure_backend(base_url, c, max(args.min_episodes, 2 * args.episodes_per_slot * c))
+                    ideal = c / (args.latency_ms / 1000)
+                    rows.append(row)
+                    print(
+                        f"backend only  c={c:4d}  {row['requests_per_s']:7.1f} req/s  ideal {ideal:7.1f}  "
+                        f"{100 * row['requests_per_s'] / ideal:5.1f}%  max in flight {row['max_in_flight']:4d}",
+                        flush=True,
+                    )
+                    continue
                 row = measure(base_url, c, max(args.min_episodes, args.episodes_per_slot * c), Path(tmp), proc.pid)
                 row["ideal_requests_per_s"] = c / (args.latency_ms / 1000)
                 row["share_of_ideal"] = row["requests_per_s"] / row["ideal_requests_per_s"]
