@@ -268,3 +268,24 @@ def test_500_episodes_with_exhausted_retries_are_backend_errors(tmp_path):
     assert all(getattr(r, "error", None) for r in errors)
     assert not any(r.success for r in errors)
     assert rejected_invalid == invalid and len(invalid) <= mock.invalid_sent
+
+
+def test_cli_cache_dir_replays_a_run_and_is_allowed_with_resume(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from toolprism.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    with MockOpenAIServer() as mock:
+        base = ["run", "--model", "openai:mock", "--base-url", mock.base_url, "-d", "smart_home", "-n", "1"]
+        base += ["-v", "native", "--cache-dir", str(tmp_path / "c"), "--json"]
+        first = runner.invoke(app, [*base, "--run-dir", "one"])
+        assert first.exit_code == 0, first.output
+        served = len(mock.served)
+        assert served > 0 and list((tmp_path / "c").rglob("*.json"))
+        second = runner.invoke(app, [*base, "--run-dir", "two"])
+        assert second.exit_code == 0, second.output
+        assert len(mock.served) == served
+        resumed = runner.invoke(app, ["run", "--resume", "two", "--cache"])
+        assert resumed.exit_code == 0, resumed.output
