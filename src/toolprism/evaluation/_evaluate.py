@@ -130,7 +130,7 @@ def evaluate(
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
             RunHeader(
-                config=config.model_dump(exclude={"cache", "cache_dir"}),  # a session's choice, not the run's
+                config=config.model_dump(),
                 backend=backend.settings(),
                 variant_specs=variants,
                 episodes=len(specs),

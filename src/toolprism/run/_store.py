@@ -89,6 +89,8 @@ class RunConfigRecord(BaseModel):
             controls existed reads as ``strict``, the only control there was.
         instruction: the calling instruction in the system prompt (``toolprism`` or ``paper``).
         preset: the preset the run was set up from, if any.
+        cache / cache_dir: whether the run started with the response cache, and its directory
+            (a resumed run uses what its own session asks for).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -105,6 +107,8 @@ class RunConfigRecord(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    cache: bool = False
+    cache_dir: str | None = None
 
 
 class DomainPins(BaseModel):
