@@ -195,11 +195,15 @@ def _records_backend_errors() -> bool:
 
 def _fault_run(tmp_path, max_attempts: int):
     """500 episodes (smart_home, 100 tasks x 5 variants) through ``evaluate`` and the openai
-    backend against the mock at a 20% fault rate; returns the mock and the stored results."""
-    mock = MockOpenAIServer(fault_rate=0.2, retry_after="0", hang_s=2.5, seed=7)
+    backend against the mock at a 20% fault rate; returns the mock and the stored results.
+
+    The client's timeout (5 s) is far above a normal answer's time even on a loaded machine, so
+    that only the mock's ``timeout`` faults (held 5.5 s) time out and the mock's log tells which
+    requests failed every attempt."""
+    mock = MockOpenAIServer(fault_rate=0.2, retry_after="0", hang_s=5.5, seed=7)
     with mock:
         backend = OpenAIBackend(
-            "mock", base_url=mock.base_url, timeout_s=2.0, backoff_s=0.001, max_attempts=max_attempts
+            "mock", base_url=mock.base_url, timeout_s=5.0, backoff_s=0.001, max_attempts=max_attempts
         )
         config = RunConfig(
             model="openai:mock", base_url=mock.base_url, domains=["smart_home"], tasks=100, concurrency=32
