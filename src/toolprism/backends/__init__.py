@@ -14,6 +14,9 @@ scripted agents (``oracle``).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
 from toolprism.backends._formats import (
     TOOL_FORMATS,
@@ -43,11 +46,18 @@ def create_backend(
     base_url: str | None = None,
     api_key_env: str | None = None,
     tool_format: str = "native",
+    concurrency: int | None = None,
+    cache: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> Backend:
     """Build the backend named by ``model`` (see the module docstring).
 
     ``tool_format`` (``native``, ``hermes``, ``json``, ``llama``, ``mistral``; see
     :mod:`toolprism.backends._formats`) is how an ``openai`` endpoint is shown the tools.
+    ``concurrency`` sizes an endpoint backend's connection pool; ``cache`` answers its
+    temperature-0 requests from a :class:`~toolprism.backends._cache.ResponseCache` in
+    ``cache_dir`` (default ``platformdirs.user_cache_dir("toolprism")/responses``). Other
+    backends ignore these three.
 
     Raises:
         ConfigError: unknown model name, a missing optional dependency (with an install hint), or
@@ -66,9 +76,14 @@ def create_backend(
 
         return EmbeddedBackend(name or "smollm2")
     if kind == "openai" or base_url:
+        from toolprism.backends._cache import ResponseCache
         from toolprism.backends._openai import OpenAIBackend
 
-        options = {"api_key_env": api_key_env} if api_key_env else {}
+        options: dict[str, Any] = {"api_key_env": api_key_env} if api_key_env else {}
+        if concurrency is not None:
+            options["max_connections"] = max(1, concurrency)
+        if cache:
+            options["cache"] = ResponseCache(cache_dir)
         return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, tool_format=tool_format, **options)
     if kind == "hf" or _is_model_dir(model):
         from toolprism.backends._hf import HFBackend

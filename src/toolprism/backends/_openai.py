@@ -4,31 +4,45 @@ Tools are sent natively (``tools`` + ``tool_choice: "auto"``); the response mess
 as sorted JSON text and its tool calls are passed on with their arguments unparsed. With a
 prompt-based ``tool_format`` (``hermes``, ``json``, ``llama``, ``mistral``), for servers or models
 without native tool calling, the tools go in the system message and the reply text is parsed
-(:mod:`toolprism.backends._formats`). Network
-errors, 429 and 5xx are retried with exponential backoff; other HTTP errors fail at once.
+(:mod:`toolprism.backends._formats`).
+
+One set of ``httpx.AsyncClient`` per backend, reused by every request (keep-alive; the pool
+sized to the run's concurrency, split over one client per 8 connections because httpcore's pool
+costs grow quadratically with its size), created lazily inside the running event loop and
+closed by :meth:`OpenAIBackend.aclose`.
+Retries (tenacity): 429, 5xx, timeouts, connection errors and truncated or non-JSON 200 bodies,
+with exponential backoff and jitter, honouring ``Retry-After``; other 4xx fail at once, a 400
+saying the context was exceeded as :class:`~toolprism.errors.ContextOverflow`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlparse
 
 import httpx
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     RetryError,
-    retry_if_exception,
+    retry_if_exception_type,
     stop_after_attempt,
     wait_exponential,
+    wait_random,
 )
 
 from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._cache import ResponseCache
 from toolprism.backends._formats import TOOL_FORMATS, parse_output, to_text_messages
-from toolprism.errors import BackendError, ConfigError
+from toolprism.errors import BackendError, ConfigError, ContextOverflow
 from toolprism.schema import JSON
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -37,8 +51,47 @@ MAX_ATTEMPTS = 5
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
 
 
+MAX_CONNECTIONS = 64
+"""The connection pool when the run's concurrency is not given."""
+SHARD_CONNECTIONS = 8
+"""Connections per ``httpx.AsyncClient``; a larger pool is split over several (see ``_http``)."""
+MAX_BACKOFF_S = 60.0
+"""The longest wait between two tries, ``Retry-After`` included."""
+_OVERFLOW = re.compile(
+    r"context[ _]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceed_context",
+    re.IGNORECASE,
+)
+"""What a 400 body says when the prompt outgrew the context (OpenAI ``context_length_exceeded``,
+vLLM "maximum context length", llama.cpp "exceeds the available context size")."""
+
+
 class _Retryable(Exception):
-    """A failure worth retrying (connection error, timeout, 429, 5xx)."""
+    """A failure worth retrying (connection error, timeout, 429, 5xx, truncated body).
+
+    Attributes:
+        retry_after: the server's ``Retry-After`` in seconds, if it sent one.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def retry_after_s(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds (``"2"``, ``"0.5"``) or an
+    HTTP date; None when absent or unreadable; never negative."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
 
 
 def _is_local(url: str) -> bool:
@@ -155,7 +208,8 @@ class OpenAIBackend:
             a localhost ``base_url``.
         temperature / max_tokens: sampling parameters sent in each request.
         seed: sent in each request; None uses each episode's seed.
-        timeout_s: per-request timeout.
+        timeout_s: per-request timeout (connect, read, write; waiting for a free pooled
+            connection is not limited).
         transport: an ``httpx`` transport (tests use ``httpx.MockTransport``).
         max_attempts: tries per request before :class:`BackendError`.
         backoff_s: the first retry delay (doubling, capped at 30 s).
@@ -163,6 +217,12 @@ class OpenAIBackend:
             prompt-based format of :mod:`toolprism.backends._formats` (``hermes``, ``json``,
             ``llama``, ``mistral``): no ``tools`` field; the tools and the calling convention go in
             the system message, the history is plain text, and replies are parsed.
+        backoff_s: the first retry delay in seconds (doubling, plus up to ``backoff_s`` of
+            random jitter, capped at ``max_backoff_s``).
+        max_backoff_s: the longest wait between tries; a larger ``Retry-After`` is cut to it.
+        max_connections: the connection pool (set it to the run's concurrency).
+        cache: a :class:`~toolprism.backends._cache.ResponseCache` answering temperature-0
+            requests it has seen; None (default) for none.
 
     Raises:
         ConfigError: no model, the API key variable is unset for a remote endpoint, or an unknown
@@ -185,6 +245,9 @@ class OpenAIBackend:
         max_attempts: int = MAX_ATTEMPTS,
         backoff_s: float = 1.0,
         tool_format: str = "native",
+        max_backoff_s: float = MAX_BACKOFF_S,
+        max_connections: int = MAX_CONNECTIONS,
+        cache: ResponseCache | None = None,
     ) -> None:
         self.model = model
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
@@ -197,6 +260,13 @@ class OpenAIBackend:
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
         self.tool_format = tool_format
+        self.max_backoff_s = max_backoff_s
+        self.max_connections = max_connections
+        self.cache = cache
+        self._clients: list[httpx.AsyncClient] = []
+        self._busy: list[int] = []  # requests in flight per client
+        self._sleep = asyncio.sleep  # how retries wait (tests record the waits instead)
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         problems = []
         if tool_format not in TOOL_FORMATS:
             problems.append(f"unknown tool format {tool_format!r} (known: {', '.join(TOOL_FORMATS)})")
@@ -211,6 +281,12 @@ class OpenAIBackend:
             problems.append(f"max_tokens must be >= 1, got {max_tokens}")
         if max_attempts < 1:
             problems.append(f"max_attempts must be >= 1, got {max_attempts}")
+        if max_connections < 1:
+            problems.append(f"max_connections must be >= 1, got {max_connections}")
+        if timeout_s <= 0:
+            problems.append(f"timeout_s must be > 0, got {timeout_s}")
+        if backoff_s < 0 or max_backoff_s < 0:
+            problems.append(f"backoff_s and max_backoff_s must be >= 0, got {backoff_s} and {max_backoff_s}")
         if problems:
             raise ConfigError(problems, what="openai backend")
 
@@ -250,47 +326,121 @@ class OpenAIBackend:
             body["seed"] = seed
         return body
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> Any:
-        """POST one request (with retries) and return the decoded JSON body.
+    def _http(self) -> tuple[list[httpx.AsyncClient], list[int]]:
+        """The backend's clients and their requests in flight, made on first use inside the
+        running event loop (a client is bound to its loop: a later ``asyncio.run`` gets new ones).
+
+        ``max_connections`` is split over ``ceil(max_connections / SHARD_CONNECTIONS)`` clients:
+        httpcore's pool does work quadratic in its connections on every request (its
+        ``_assign_requests_to_connections``; encode/httpx#3215), which on the loopback mock cut
+        one 64-connection client to a few percent of the ideal throughput.
+        """
+        loop = asyncio.get_running_loop()
+        if not self._clients or self._clients[0].is_closed or self._client_loop is not loop:
+            headers = {"Content-Type": "application/json"}
+            if self._api_key:
+                headers["Authorization"] = f"Bearer {self._api_key}"
+            shards = -(-self.max_connections // SHARD_CONNECTIONS)
+            size = -(-self.max_connections // shards)
+            self._clients = [
+                httpx.AsyncClient(
+                    transport=self.transport,
+                    headers=headers,
+                    timeout=httpx.Timeout(self.timeout_s, pool=None),
+                    limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+                )
+                for _ in range(shards)
+            ]
+            self._busy = [0] * shards
+            self._client_loop = loop
+        return self._clients, self._busy
+
+    async def aclose(self) -> None:
+        """Close the clients and their connections (call it at the end of a run, in its event
+        loop); a later request opens new ones."""
+        clients, self._clients, self._busy, self._client_loop = self._clients, [], [], None
+        for client in clients:
+            if not client.is_closed:
+                await client.aclose()
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Seconds before the next try: the server's ``Retry-After`` if it sent one, else
+        exponential backoff with jitter; both capped at ``max_backoff_s``."""
+        exc = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(exc, _Retryable) and exc.retry_after is not None:
+            return min(exc.retry_after, self.max_backoff_s)
+        backoff = wait_exponential(multiplier=self.backoff_s, max=self.max_backoff_s) + wait_random(0, self.backoff_s)
+        return min(self.max_backoff_s, backoff(state))
+
+    async def _post_once(self, url: str, body: dict[str, Any]) -> Any:
+        """One POST; the decoded JSON body of a 200.
 
         Raises:
-            BackendError: the endpoint failed ``max_attempts`` times, answered a non-retryable
-                HTTP error, or answered something that is not JSON.
+            _Retryable: connection error, timeout, 429, 5xx, or a 2xx body that is not JSON.
+            ContextOverflow: a 400 saying the prompt exceeds the context.
+            BackendError: any other HTTP error.
         """
-        body = self.request_body(messages, tools, seed=seed)
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        url = f"{self.base_url}/chat/completions"
-        async with httpx.AsyncClient(transport=self.transport, timeout=self.timeout_s) as client:
-
-            async def once() -> httpx.Response:
-                try:
-                    response = await client.post(url, json=body, headers=headers)
-                except (httpx.TransportError, httpx.TimeoutException) as exc:
-                    raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
-                if response.status_code == 429 or response.status_code >= 500:
-                    raise _Retryable(f"HTTP {response.status_code}: {response.text[:300]}")
-                return response
-
-            try:
-                async for attempt in AsyncRetrying(
-                    retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
-                    stop=stop_after_attempt(self.max_attempts),
-                    wait=wait_exponential(multiplier=self.backoff_s, max=30),
-                    reraise=False,
-                ):
-                    with attempt:
-                        response = await once()
-            except RetryError as exc:
-                last = exc.last_attempt.exception()
-                raise BackendError(f"{url}: failed after {self.max_attempts} attempts: {last}") from last
-        if response.status_code >= 400:
-            raise BackendError(f"{url}: HTTP {response.status_code}: {response.text[:500]}")
+        clients, busy = self._http()
+        shard = min(range(len(clients)), key=busy.__getitem__)  # the least busy client
+        busy[shard] += 1
+        try:
+            response = await clients[shard].post(url, json=body)
+        except httpx.TransportError as exc:  # connection errors, timeouts, broken bodies
+            raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            busy[shard] -= 1
+        status = response.status_code
+        if status == 429 or status >= 500:
+            wait = retry_after_s(response.headers.get("retry-after"))
+            raise _Retryable(f"HTTP {status}: {response.text[:300]}", retry_after=wait)
+        if status >= 400:
+            if status in (400, 413) and _OVERFLOW.search(response.text):
+                raise ContextOverflow(f"{url}: the prompt does not fit the model's context: {response.text[:500]}")
+            raise BackendError(f"{url}: HTTP {status}: {response.text[:500]}")
         try:
             return response.json()
-        except ValueError as exc:
-            raise BackendError(f"{url}: response is not JSON: {response.text[:300]!r}") from exc
+        except ValueError as exc:  # truncated or not JSON: worth another try
+            raise _Retryable(f"HTTP {status} body is not JSON: {response.text[:300]!r}") from exc
+
+    async def complete(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> Any:
+        """POST one request (with retries) and return the decoded JSON body; at temperature 0 a
+        configured :attr:`cache` answers requests it has seen and keeps new well-formed answers.
+
+        Raises:
+            ContextOverflow: the endpoint said the prompt exceeds the model's context.
+            BackendError: the endpoint failed ``max_attempts`` times or answered a
+                non-retryable HTTP error.
+        """
+        body = self.request_body(messages, tools, seed=seed)
+        url = f"{self.base_url}/chat/completions"
+        cache = self.cache if self.cache is not None and self.temperature == 0 else None
+        key = cache.key(url, body) if cache is not None else ""
+        if cache is not None and (hit := cache.get(key)) is not None:
+            return hit
+        try:
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type(_Retryable),
+                stop=stop_after_attempt(self.max_attempts),
+                wait=self._wait,
+                sleep=self._sleep,
+                reraise=False,
+            ):
+                with attempt:
+                    answer = await self._post_once(url, body)
+        except RetryError as exc:
+            last = exc.last_attempt.exception()
+            raise BackendError(f"{url}: failed after {self.max_attempts} attempts: {last}") from last
+        if cache is not None and _well_formed(answer):
+            cache.put(key, answer)
+        return answer
+
+
+def _well_formed(body: Any) -> bool:
+    """Whether ``body`` has a ``choices[0].message`` object (only such answers are cached)."""
+    try:
+        return isinstance(body["choices"][0]["message"], dict)
+    except (KeyError, IndexError, TypeError):
+        return False
 
 
 __all__ = ["OpenAIAgent", "OpenAIBackend"]

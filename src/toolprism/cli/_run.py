@@ -159,6 +159,18 @@ def run(
             "without native tool calling.",
         ),
     ] = ToolFormatChoice.native,
+    cache: Annotated[
+        bool,
+        typer.Option(
+            "--cache",
+            help="Answer temperature-0 endpoint requests seen before from a local response cache (and keep new "
+            "answers there), so a re-run after a crash or a scoring change costs nothing. Allowed with --resume.",
+        ),
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="The response cache's directory (implies --cache). Default: the user cache directory."),
+    ] = None,
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
@@ -183,7 +195,11 @@ def run(
     }
     if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
         values["control"] = control.value
-    config = RunConfig(**apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}))
+    config = RunConfig(
+        **apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}),
+        cache=cache or cache_dir is not None,
+        cache_dir=None if cache_dir is None else str(cache_dir.resolve()),
+    )
     progress = counting_progress("episodes", transient=json_output)
     bar = progress.add_task("", total=None)
     where: list[Path] = []

@@ -93,6 +93,9 @@ class RunConfig(BaseModel):
         tool_format: how an ``openai`` endpoint is shown the tools: ``native`` (``tools`` in the
             request) or a prompt-based format (``hermes``, ``json``, ``llama``, ``mistral``) for
             servers or models without native tool calling (:mod:`toolprism.backends._formats`).
+        cache: answer temperature-0 endpoint requests seen before from a local response cache
+            (:class:`toolprism.backends._cache.ResponseCache`); off by default.
+        cache_dir: the cache's directory; None: ``platformdirs.user_cache_dir("toolprism")/responses``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -110,6 +113,8 @@ class RunConfig(BaseModel):
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
     tool_format: ToolFormat = "native"
+    cache: bool = False
+    cache_dir: str | None = None
 
     @field_validator("variants")
     @classmethod

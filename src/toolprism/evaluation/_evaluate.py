@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,6 +51,16 @@ def _builds(config: RunConfig, backend: Backend) -> bool:
     return backend.name == kind or (backend.name == "openai" and config.base_url is not None)
 
 
+async def _closing(backend: Backend, run: Awaitable[object]) -> None:
+    """Await ``run``, then the backend's ``aclose()`` if it has one (in the same event loop)."""
+    try:
+        await run
+    finally:
+        aclose = getattr(backend, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
 def default_run_dir(model: str) -> Path:
     """``toolprism-runs/<UTC timestamp>-<model>`` under the current directory."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -86,6 +96,7 @@ def evaluate(
         BackendError: the model failed; finished episodes stay recorded.
     """
     started = time.perf_counter()
+    cache = {"cache": config.cache, "cache_dir": config.cache_dir} if config is not None else {}
     if resume is not None:
         store = RunStore.open(resume)
         stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
@@ -96,7 +107,7 @@ def evaluate(
                 "(one run, one control: start a new run for another)",
                 what="options",
             )
-        config = stored
+        config = stored.model_copy(update=cache)  # the cache is this session's choice, not the run's
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
         _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
@@ -107,7 +118,14 @@ def evaluate(
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
     specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
-    backend = backend or create_backend(config.model, base_url=config.base_url, tool_format=config.tool_format)
+    backend = backend or create_backend(
+        config.model,
+        base_url=config.base_url,
+        tool_format=config.tool_format,
+        concurrency=config.concurrency,
+        cache=config.cache,
+        cache_dir=config.cache_dir,
+    )
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
@@ -128,14 +146,17 @@ def evaluate(
         if on_start is not None:
             on_start(sum(s.episode_id not in finished for s in specs), len(finished), store.run_dir)
         asyncio.run(
-            run_episodes(
-                specs,
+            _closing(
                 backend,
-                store,
-                score_episode,
-                max_turns=config.max_turns,
-                concurrency=config.concurrency,
-                on_result=on_result,
+                run_episodes(
+                    specs,
+                    backend,
+                    store,
+                    score_episode,
+                    max_turns=config.max_turns,
+                    concurrency=config.concurrency,
+                    on_result=on_result,
+                ),
             )
         )
         return summarize(store, time.perf_counter() - started)

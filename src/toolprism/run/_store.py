@@ -90,6 +90,8 @@ class RunConfigRecord(BaseModel):
         instruction: the calling instruction in the system prompt (``toolprism`` or ``paper``).
         preset: the preset the run was set up from, if any.
         tool_format: how an ``openai`` endpoint was shown the tools (``native``, ``hermes``, ...).
+        cache / cache_dir: whether the run started with the response cache, and its directory
+            (a resumed run uses what its own session asks for).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -107,6 +109,8 @@ class RunConfigRecord(BaseModel):
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
     tool_format: str = "native"
+    cache: bool = False
+    cache_dir: str | None = None
 
 
 class DomainPins(BaseModel):
