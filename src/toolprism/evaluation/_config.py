@@ -90,6 +90,11 @@ class RunConfig(BaseModel):
         control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
             helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
             ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
+        executor: where episodes run: ``local`` (this process) or ``ray`` (a Ray cluster, see
+            :class:`toolprism.run._ray.RayRunner`; with ``concurrency`` 1, as many episodes in
+            flight as the cluster has CPUs). How, not what: not stored in the run header.
+        ray_address: the Ray cluster to connect to (None: ``$RAY_ADDRESS``, a cluster started on
+            this machine, else a local Ray instance).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +111,8 @@ class RunConfig(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
 
     @field_validator("variants")
     @classmethod

@@ -1,0 +1,184 @@
+"""``--executor ray``: episodes spread over a Ray cluster, the driver the single writer of the run store.
+
+:class:`RayRunner` is a runner for :func:`toolprism.run.run_episodes` (``runner=``): each call sends
+one episode to a Ray worker as one task and awaits its trace; the driver scores and records it, so
+the store has exactly one writer. An :class:`~toolprism.run.EpisodeSpec` travels pickled (about
+5 KB: the domain, task, variant and perturbation instances as built by the plan); a worker builds
+the backend from the run configuration (``model``, ``base_url``) once per worker process and runs
+:func:`~toolprism.run.run_episode` on an event loop of its own, so a trace equals a local run's
+for the same spec and a deterministic backend (timings aside: ``duration_ms``, ``latency_ms``).
+
+A worker process lost mid-episode (killed, out of memory, node gone) is retried once on another
+worker; if it is lost again the episode ends as the backend failing
+(:class:`~toolprism.errors.BackendError`, see :meth:`RayRunner.__call__`); the other episodes go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, create_backend
+from toolprism.errors import BackendError, ConfigError
+from toolprism.run._episode import MAX_TURNS, EpisodeSpec, run_episode
+from toolprism.run._trace import Trace
+from toolprism.schema import JSON
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from toolprism.evaluation import RunConfig
+
+INSTALL_HINT = 'pip install -e ".[ray]"'
+LOST_RETRIES = 1
+"""Times Ray reruns an episode whose worker process was lost (a Python exception is not retried)."""
+
+_WORKER: dict[Any, Any] = {}
+"""Per worker process: its event loop (``"loop"``) and the backends built there, by (model, base_url)."""
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(
+            f"--executor ray needs Ray, which is not installed: {INSTALL_HINT}", what="executor"
+        ) from None
+    return ray
+
+
+def _run_on_worker(
+    spec: EpisodeSpec, backend: Backend | None, model: str, base_url: str | None, max_turns: int
+) -> Trace:
+    """The Ray task: one episode on this worker process, with ``backend`` or the one built here from
+    (``model``, ``base_url``), on the process's own event loop (a backend's client stays bound to one loop)."""
+    if backend is None:
+        key = (model, base_url)
+        if key not in _WORKER:
+            _WORKER[key] = create_backend(model, base_url=base_url)
+        backend = _WORKER[key]
+    loop = _WORKER.get("loop")
+    if loop is None:
+        loop = _WORKER["loop"] = asyncio.new_event_loop()
+    return loop.run_until_complete(run_episode(spec, backend, max_turns=max_turns))
+
+
+class _Lost:
+    """A backend whose every turn fails with ``cause``, standing in for a worker that was lost:
+    running the episode through it gives the trace the episode loop records for a backend failure
+    (or raises it, where the loop does not record backend failures)."""
+
+    def __init__(self, backend: Backend, cause: BackendError) -> None:
+        self.name = backend.name
+        self._backend = backend
+        self._cause = cause
+
+    def settings(self) -> dict[str, JSON]:
+        return self._backend.settings()
+
+    def agent(self, context: EpisodeContext) -> _Lost:
+        return self
+
+    async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
+        raise self._cause
+
+
+class RayRunner:
+    """Runs episodes on a Ray cluster: ``await runner(spec)`` returns the episode's trace.
+
+    Connects with ``ray.init(address=address)``; with no address Ray connects to ``$RAY_ADDRESS``
+    or a cluster started on this machine (``ray start --head``), else starts a local instance
+    with one worker slot per CPU. A Ray already initialised in this process is used as it is.
+    Every node needs the same toolprism (and the backend's dependencies) installed, and a domain
+    pack file at the same path.
+
+    Args:
+        config: the run configuration; its ``model`` and ``base_url`` name the backend each
+            worker builds.
+        address: a Ray cluster address (``ray://host:10001``, ``host:6379``, ``auto``); None:
+            see above.
+        max_turns: model turns per episode.
+        backend: a backend to run instead of the one ``config.model`` names (a scripted agent);
+            it is pickled to the workers.
+        num_cpus: CPUs one episode reserves on its worker node (Ray's ``num_cpus``): 1 runs one
+            episode per CPU; a fraction lets several I/O-bound episodes share one.
+
+    Raises:
+        ConfigError: Ray is not installed (with the install hint) or the cluster cannot be
+            reached; ``backend`` does not pickle.
+    """
+
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        address: str | None = None,
+        max_turns: int = MAX_TURNS,
+        backend: Backend | None = None,
+        num_cpus: float = 1,
+    ) -> None:
+        ray = self._ray = _import_ray()
+        self._started = not ray.is_initialized()
+        if self._started:
+            try:
+                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                where = f"at {address!r}" if address else "(local)"
+                raise ConfigError(f"cannot start or reach the Ray cluster {where}: {e}", what="executor") from None
+        self._config = config
+        self._max_turns = max_turns
+        self._backend = backend
+        try:
+            self._shipped = None if backend is None else ray.put(backend)
+        except Exception as e:  # cloudpickle raises whatever the object's state raises
+            self.close()
+            raise ConfigError(f"backend {backend.name!r} cannot be sent to Ray workers: {e}", what="executor") from None
+        self._task = ray.remote(_run_on_worker).options(num_cpus=num_cpus, max_retries=LOST_RETRIES)
+        self._inflight: set[Any] = set()
+
+    @property
+    def slots(self) -> int:
+        """Episodes the cluster can run at once now (its CPUs; at least 1)."""
+        return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+
+    async def __call__(self, spec: EpisodeSpec) -> Trace:
+        """Run one episode on a worker and return its trace (cancelling this cancels the Ray task).
+
+        Raises:
+            ConfigError, BackendError, or any other exception the episode raised on the worker,
+            as a local run would raise it. A worker lost twice (see :data:`LOST_RETRIES`) is a
+            :class:`BackendError` given to the episode loop on the driver: where the loop records
+            backend failures (end ``backend_error``) that trace is returned, else it is raised.
+        """
+        ray = self._ray
+        ref = self._task.remote(spec, self._shipped, self._config.model, self._config.base_url, self._max_turns)
+        self._inflight.add(ref)
+        try:
+            return await ref
+        except ray.exceptions.RayTaskError as e:  # the episode itself raised: as a local run would
+            raise (e.cause if isinstance(e.cause, Exception) else e) from None
+        except ray.exceptions.RayError as e:  # the worker (or its node) was lost
+            lost = BackendError(f"Ray worker lost while running {spec.episode_id}: {type(e).__name__}: {e}")
+        except asyncio.CancelledError:
+            ray.cancel(ref, force=True)
+            raise
+        finally:
+            self._inflight.discard(ref)
+        return await run_episode(spec, _Lost(self._driver_backend(), lost), max_turns=self._max_turns)
+
+    def _driver_backend(self) -> Backend:
+        """The backend as the driver sees it (for the settings a trace records)."""
+        if self._backend is None:
+            self._backend = create_backend(self._config.model, base_url=self._config.base_url)
+        return self._backend
+
+    def close(self) -> None:
+        """Cancel the episodes still running and shut Ray down if this runner started it."""
+        ray = self._ray
+        for ref in list(self._inflight):
+            ray.cancel(ref, force=True)
+        self._inflight.clear()
+        if self._started and ray.is_initialized():
+            ray.shutdown()
+        self._started = False
