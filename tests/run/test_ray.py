@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any, get_args
@@ -21,6 +22,7 @@ from toolprism.cli import app
 from toolprism.errors import BackendError, ConfigError
 from toolprism.evaluation import RunConfig, evaluate
 from toolprism.run import EpisodeEnd, RunStore
+from toolprism.run._ray import RayRunner
 
 RECORDS_BACKEND_ERRORS = "backend_error" in get_args(EpisodeEnd)
 """Whether the episode loop records a backend failure as an episode (end ``backend_error``) or raises it."""
@@ -150,3 +152,13 @@ def test_missing_ray_is_a_config_error_with_the_install_hint(monkeypatch: pytest
     assert result.exit_code == 2
     assert 'pip install -e ".[ray]"' in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_unreachable_cluster_is_a_config_error_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    ray = pytest.importorskip("ray")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as if this process had no Ray yet
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ConfigError, match=f"cannot reach the Ray cluster at 'ray://127.0.0.1:{port}'"):
+        RayRunner(RunConfig(**CONFIG), address=f"ray://127.0.0.1:{port}")

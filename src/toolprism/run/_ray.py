@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import TYPE_CHECKING, Any
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, create_backend
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from toolprism.evaluation import RunConfig
 
 INSTALL_HINT = 'pip install -e ".[ray]"'
+CONNECT_TIMEOUT_S = 5.0
+"""How long the driver waits for a cluster address to accept a connection before giving up (Ray
+itself retries for minutes)."""
 LOST_RETRIES = 1
 """Times Ray reruns an episode whose worker process was lost (a Python exception is not retried)."""
 
@@ -46,6 +50,21 @@ def _import_ray() -> Any:
             f"--executor ray needs Ray, which is not installed: {INSTALL_HINT}", what="executor"
         ) from None
     return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Refuse at once a ``host:port`` or ``ray://host:port`` address nothing listens on.
+
+    Raises:
+        ConfigError: no connection within :data:`CONNECT_TIMEOUT_S`.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", "local" and the like: Ray's to resolve
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {e}", what="executor") from None
 
 
 def _run_on_worker(
@@ -121,6 +140,8 @@ class RayRunner:
         ray = self._ray = _import_ray()
         self._started = not ray.is_initialized()
         if self._started:
+            if address:
+                _check_reachable(address)
             try:
                 ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
             except (ConnectionError, RuntimeError, ValueError) as e:
