@@ -21,8 +21,7 @@ from toolprism.backends import EpisodeContext, OracleBackend
 from toolprism.cli import app
 from toolprism.errors import BackendError, ConfigError
 from toolprism.evaluation import RunConfig, evaluate
-from toolprism.run import EpisodeEnd, RunStore
-from toolprism.run._ray import RayRunner
+from toolprism.run import EpisodeEnd, RayRunner, RunStore
 
 RECORDS_BACKEND_ERRORS = "backend_error" in get_args(EpisodeEnd)
 """Whether the episode loop records a backend failure as an episode (end ``backend_error``) or raises it."""

@@ -17,8 +17,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.run import EpisodeResult, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
-from toolprism.run._ray import RayRunner
+from toolprism.run import EpisodeResult, RayRunner, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
 from toolprism.shaping import upgrade_spec
 
 
