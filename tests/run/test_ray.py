@@ -161,3 +161,19 @@ def test_an_unreachable_cluster_is_a_config_error_at_once(monkeypatch: pytest.Mo
         port = s.getsockname()[1]
     with pytest.raises(ConfigError, match=f"cannot reach the Ray cluster at 'ray://127.0.0.1:{port}'"):
         RayRunner(RunConfig(**CONFIG), address=f"ray://127.0.0.1:{port}")
+
+
+def test_starting_ray_keeps_the_callers_sigterm_handler() -> None:
+    """ray.init replaces SIGTERM's handler with a bare sys.exit (a traceback, no resume hint)."""
+    import signal
+
+    from toolprism.run._ray import _keeping_sigterm
+
+    def ours(signum: int, frame: object) -> None: ...
+
+    previous = signal.signal(signal.SIGTERM, ours)
+    try:
+        _keeping_sigterm(lambda: signal.signal(signal.SIGTERM, lambda s, f: sys.exit(s)))  # as ray.init does
+        assert signal.getsignal(signal.SIGTERM) is ours
+    finally:
+        signal.signal(signal.SIGTERM, previous)

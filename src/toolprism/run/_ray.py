@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import socket
+import threading
 from typing import TYPE_CHECKING, Any
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, create_backend
@@ -65,6 +67,18 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as e:
         raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {e}", what="executor") from None
+
+
+def _keeping_sigterm(start: Any) -> None:
+    """Call ``start`` (``ray.init``), then put back the SIGTERM handler Ray replaces with a bare
+    ``sys.exit`` (the CLI's stops a run cleanly, with the resume hint)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        start()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _run_on_worker(
@@ -143,7 +157,9 @@ class RayRunner:
             if address:
                 _check_reachable(address)
             try:
-                ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
+                _keeping_sigterm(
+                    lambda: ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
+                )
             except (ConnectionError, RuntimeError, ValueError) as e:
                 where = f"at {address!r}" if address else "(local)"
                 raise ConfigError(f"cannot start or reach the Ray cluster {where}: {e}", what="executor") from None
