@@ -79,3 +79,7 @@ class ToolFault(ToolprismError):
 
 class BackendError(ToolprismError):
     """A model backend failed (network, provider, runtime); not the model's fault."""
+
+
+class ContextOverflow(BackendError):
+    """The prompt does not fit the model's context (recorded as ``context_overflow``, not a failure)."""

@@ -173,7 +173,12 @@ def test_malformed_queries_list_every_bad_line_and_write_nothing(release: Path, 
 
 @pytest.mark.parametrize(
     ("tools_text", "words"),
-    [("[", "is not JSON"), ('[{"type": "function"}]', "not a ToolSchemaSpace tool"), ("{}", "non-empty list")],
+    [
+        ("[", "is not JSON"),
+        ('[{"type": "function"}]', "not a ToolSchemaSpace tool"),
+        ("{}", "non-empty list"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),  # issue #14: a RecursionError traceback
+    ],
 )
 def test_malformed_tools_are_a_clear_error(release: Path, tmp_path: Path, tools_text: str, words: str) -> None:
     tools = tmp_path / "tools.json"
@@ -185,6 +190,17 @@ def test_malformed_tools_are_a_clear_error(release: Path, tmp_path: Path, tools_
     )  # fmt: skip
     assert result.exit_code == 2 and words in " ".join(result.output.split())
     assert not out.exists()
+
+
+def test_non_utf8_tools_are_a_clear_error(release: Path, tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_bytes('[{"uid": "caf\u00e9"}]'.encode("latin-1"))
+    result = runner.invoke(
+        app, ["import", "toolschemaspace", "--tools", str(tools), "--queries",
+              str(release / "queries.sample.jsonl"), "--out", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "is not JSON" in result.output and result.exception is not None
+    assert isinstance(result.exception, SystemExit)
 
 
 def test_unknown_domain_and_missing_file(release: Path, tmp_path: Path) -> None:

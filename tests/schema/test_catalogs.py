@@ -139,7 +139,8 @@ def test_bfcl_name_collisions_and_unknown_types() -> None:
     with pytest.raises(ConfigError) as info:
         load_catalog(FIXTURES / "bfcl_collision.json")
     problems = "\n".join(info.value.problems)
-    assert "tool 'solve_quadratic': its tool name 'solve_quadratic' is already taken by 'solve.quadratic'" in problems
+    # a name that is already valid keeps it; the dotted one that would take it is refused (BFCL's rule)
+    assert "tool 'solve.quadratic': its tool name 'solve_quadratic' is already taken by 'solve_quadratic'" in problems
     assert "tool 'bad_types', parameter 'x': unknown type 'complex'" in problems
 
 

@@ -6,12 +6,23 @@ scripted agents (``oracle``).
 - ``embedded`` or ``embedded:smollm2`` (default): SmolLM2-135M-Instruct, shipped in a PyPI package;
 - ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (extra ``toolprism[qwen]``);
 - ``oracle``: the scripted agent that drives the encoder (scores 100% by construction);
-- ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint.
+- ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint, with
+  native tools or a prompt-based tool format (``tool_format``, :data:`TOOL_FORMATS`);
+- ``hf:<directory>``, or a directory holding a ``config.json``: a local transformers model
+  (extra ``toolprism[hf]``; options from ``TOOLPRISM_HF_*``, see ``backends/_hf.py``).
 """
 
 from __future__ import annotations
 
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._formats import (
+    TOOL_FORMATS,
+    ParsedOutput,
+    ToolFormat,
+    parse_output,
+    render_tools_prompt,
+    to_text_messages,
+)
 from toolprism.backends._oracle import OracleAgent, OracleBackend
 from toolprism.backends._scripted import ScriptedBackend
 from toolprism.errors import ConfigError
@@ -19,15 +30,35 @@ from toolprism.errors import ConfigError
 DEFAULT_MODEL = "embedded"
 
 
+def _is_model_dir(model: str) -> bool:
+    """Whether ``model`` is a path to a directory with a ``config.json`` (a transformers model)."""
+    from pathlib import Path
+
+    return Path(model).expanduser().is_dir() and (Path(model).expanduser() / "config.json").is_file()
+
+
 def create_backend(
-    model: str = DEFAULT_MODEL, *, base_url: str | None = None, api_key_env: str | None = None
+    model: str = DEFAULT_MODEL,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    tool_format: str = "native",
 ) -> Backend:
     """Build the backend named by ``model`` (see the module docstring).
 
+    ``tool_format`` (``native``, ``hermes``, ``json``, ``llama``, ``mistral``; see
+    :mod:`toolprism.backends._formats`) is how an ``openai`` endpoint is shown the tools.
+
     Raises:
-        ConfigError: unknown model name, or a missing optional dependency (with an install hint).
+        ConfigError: unknown model name, a missing optional dependency (with an install hint), or
+            a prompt-based ``tool_format`` for a backend that is not ``openai``.
     """
     kind, _, name = model.partition(":")
+    if tool_format != "native" and (model == "oracle" or kind == "embedded"):
+        raise ConfigError(
+            f"--tool-format {tool_format} applies to OpenAI-compatible endpoints only; {model!r} has its own format",
+            what="model",
+        )
     if model == "oracle":
         return OracleBackend()
     if kind == "embedded":
@@ -38,16 +69,23 @@ def create_backend(
         from toolprism.backends._openai import OpenAIBackend
 
         options = {"api_key_env": api_key_env} if api_key_env else {}
-        return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, **options)
+        return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, tool_format=tool_format, **options)
+    if kind == "hf" or _is_model_dir(model):
+        from toolprism.backends._hf import HFBackend
+
+        return HFBackend.from_env(
+            name if kind == "hf" else model, tool_format=None if tool_format == "native" else tool_format
+        )
     raise ConfigError(
         f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "
-        "'oracle', or 'openai:<model>' (with --base-url for a non-OpenAI endpoint)",
+        "'oracle', 'openai:<model>' (with --base-url for a non-OpenAI endpoint), or 'hf:<model directory>'",
         what="model",
     )
 
 
 __all__ = [
     "DEFAULT_MODEL",
+    "TOOL_FORMATS",
     "Agent",
     "Backend",
     "EpisodeContext",
@@ -55,8 +93,13 @@ __all__ = [
     "ModelTurn",
     "OracleAgent",
     "OracleBackend",
+    "ParsedOutput",
     "RawCall",
     "ScriptedBackend",
     "ScriptedTurns",
+    "ToolFormat",
     "create_backend",
+    "parse_output",
+    "render_tools_prompt",
+    "to_text_messages",
 ]

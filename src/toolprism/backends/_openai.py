@@ -1,7 +1,10 @@
 """``openai``: any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp server...).
 
 Tools are sent natively (``tools`` + ``tool_choice: "auto"``); the response message is recorded
-as sorted JSON text and its tool calls are passed on with their arguments unparsed. Network
+as sorted JSON text and its tool calls are passed on with their arguments unparsed. With a
+prompt-based ``tool_format`` (``hermes``, ``json``, ``llama``, ``mistral``), for servers or models
+without native tool calling, the tools go in the system message and the reply text is parsed
+(:mod:`toolprism.backends._formats`). Network
 errors, 429 and 5xx are retried with exponential backoff; other HTTP errors fail at once.
 """
 
@@ -24,6 +27,7 @@ from tenacity import (
 )
 
 from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._formats import TOOL_FORMATS, parse_output, to_text_messages
 from toolprism.errors import BackendError, ConfigError
 from toolprism.schema import JSON
 
@@ -42,11 +46,19 @@ def _is_local(url: str) -> bool:
     return host in _LOCAL_HOSTS or host.endswith(".localhost")
 
 
-def _turn_from_response(body: Any, turn_index: int) -> ModelTurn:
-    """Map a chat-completions response body to a :class:`ModelTurn`.
+def _arguments_text(arguments: Any) -> str:
+    """A native call's ``arguments`` as JSON text: absent or null is ``{}`` (a parameterless tool);
+    an object some servers send instead of a string is kept as JSON text."""
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _message_of(body: Any) -> dict[str, Any]:
+    """``choices[0].message`` of a chat-completions body.
 
     Raises:
-        BackendError: the body has no ``choices[0].message``.
+        BackendError: the body has no ``choices[0].message`` object.
     """
     try:
         message = body["choices"][0]["message"]
@@ -54,26 +66,67 @@ def _turn_from_response(body: Any, turn_index: int) -> ModelTurn:
             raise TypeError("message is not an object")
     except (KeyError, IndexError, TypeError) as exc:
         raise BackendError(f"malformed chat-completions response ({exc}): {body!r:.500}") from None
-    calls = []
-    for i, tc in enumerate(message.get("tool_calls") or []):
-        fn = tc.get("function") or {}
-        arguments = fn.get("arguments")
-        if not isinstance(arguments, str):  # some servers send an object; keep it as JSON text
-            arguments = json.dumps(arguments)
+    return message
+
+
+def _usage(body: Any) -> tuple[int | None, int | None]:
+    usage = body.get("usage") if isinstance(body, dict) else None
+    usage = usage if isinstance(usage, dict) else {}
+    return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+def _wire(messages: Sequence[Message]) -> list[Message]:
+    """The messages as sent natively: ``content: null`` is ``""`` where ``tool_calls`` stand in."""
+    return [{**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m for m in messages]
+
+
+def _turn_from_response(body: Any, turn_index: int, tool_format: str = "native") -> ModelTurn:
+    """Map a chat-completions response body to a :class:`ModelTurn`.
+
+    Native: the message's ``tool_calls`` (ids ``call_<turn>_<index>`` where the server gave none;
+    absent or null ``arguments`` read as ``{}``); a ``tool_calls`` entry that is not a function
+    call object makes the turn unreadable (``error``). Prompt-based formats: the message text,
+    read by :func:`toolprism.backends._formats.parse_output` (a server that still answers with
+    native ``tool_calls`` is read natively).
+
+    Raises:
+        BackendError: the body has no ``choices[0].message``.
+    """
+    message = _message_of(body)
+    prompt_tokens, completion_tokens = _usage(body)
+    raw_calls = message.get("tool_calls") or []
+    content = message.get("content")
+    if tool_format != "native" and not raw_calls:
+        text = content if isinstance(content, str) else ""
+        parsed = parse_output(text, tool_format, id_prefix=f"call_{turn_index}")
+        return ModelTurn(
+            raw=text,
+            content=parsed.content,
+            calls=parsed.calls,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            error=parsed.error,
+        )
+    calls, error = [], None
+    for i, tc in enumerate(raw_calls if isinstance(raw_calls, list) else [raw_calls]):
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):
+            calls, error = [], f"tool call {i + 1} is not a function call object: {tc!r:.200}"
+            break
         calls.append(
             RawCall(
-                id=tc.get("id") or f"call_{turn_index}_{i}",
-                name=str(fn.get("name", "")),
-                arguments=arguments,
+                id=str(tc.get("id") or f"call_{turn_index}_{i}"),
+                name=str(fn.get("name") or ""),
+                arguments=_arguments_text(fn.get("arguments")),
             )
         )
-    usage = body.get("usage") or {}
     return ModelTurn(
         raw=json.dumps(message, sort_keys=True),
-        content=message.get("content"),
+        content=content if isinstance(content, str) else None,
         calls=tuple(calls),
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        error=error,
     )
 
 
@@ -89,7 +142,7 @@ class OpenAIAgent:
         """POST the conversation and the tools; map the reply."""
         self.turns += 1
         body = await self.backend.complete(messages, tools, seed=self.seed)
-        return _turn_from_response(body, self.turns)
+        return _turn_from_response(body, self.turns, self.backend.tool_format)
 
 
 class OpenAIBackend:
@@ -106,9 +159,14 @@ class OpenAIBackend:
         transport: an ``httpx`` transport (tests use ``httpx.MockTransport``).
         max_attempts: tries per request before :class:`BackendError`.
         backoff_s: the first retry delay (doubling, capped at 30 s).
+        tool_format: ``native`` (``tools`` in the request, ``tool_calls`` in the reply) or a
+            prompt-based format of :mod:`toolprism.backends._formats` (``hermes``, ``json``,
+            ``llama``, ``mistral``): no ``tools`` field; the tools and the calling convention go in
+            the system message, the history is plain text, and replies are parsed.
 
     Raises:
-        ConfigError: no model, or the API key variable is unset for a remote endpoint.
+        ConfigError: no model, the API key variable is unset for a remote endpoint, or an unknown
+            ``tool_format``.
     """
 
     name = "openai"
@@ -126,6 +184,7 @@ class OpenAIBackend:
         transport: httpx.AsyncBaseTransport | None = None,
         max_attempts: int = MAX_ATTEMPTS,
         backoff_s: float = 1.0,
+        tool_format: str = "native",
     ) -> None:
         self.model = model
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
@@ -137,7 +196,10 @@ class OpenAIBackend:
         self.transport = transport
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
+        self.tool_format = tool_format
         problems = []
+        if tool_format not in TOOL_FORMATS:
+            problems.append(f"unknown tool format {tool_format!r} (known: {', '.join(TOOL_FORMATS)})")
         if not model:
             problems.append("no model name given")
         if urlparse(self.base_url).scheme not in ("http", "https"):
@@ -162,6 +224,7 @@ class OpenAIBackend:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "constraint": "none",
+            **({"tool_format": self.tool_format} if self.tool_format != "native" else {}),
         }
 
     def agent(self, context: EpisodeContext) -> OpenAIAgent:
@@ -169,14 +232,18 @@ class OpenAIBackend:
         return OpenAIAgent(self, seed=self.seed if self.seed is not None else context.seed)
 
     def request_body(self, messages: Sequence[Message], tools: Sequence[JSON], *, seed: int | None) -> dict[str, Any]:
-        """The JSON body POSTed to ``/chat/completions``."""
+        """The JSON body POSTed to ``/chat/completions``: under a prompt-based ``tool_format`` the
+        messages converted by :func:`~toolprism.backends._formats.to_text_messages` and no ``tools``.
+        A null ``content`` of an assistant message with tool calls is sent as ``""`` (the OpenAI
+        API allows both; llama.cpp's Python server refuses null and needs the field)."""
+        prompted = self.tool_format != "native"
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": list(messages),
+            "messages": to_text_messages(messages, tools, self.tool_format) if prompted else _wire(messages),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
-        if tools:
+        if tools and not prompted:
             body["tools"] = list(tools)
             body["tool_choice"] = "auto"
         if seed is not None:

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolprism.backends import DEFAULT_MODEL
+from toolprism.backends import DEFAULT_MODEL, TOOL_FORMATS
 from toolprism.cli._common import counting_progress, friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.evaluation import (
@@ -30,6 +30,8 @@ from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
 
 ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
 """The adapter controls as a command-line choice."""
+ToolFormatChoice = StrEnum("ToolFormatChoice", {f: f for f in TOOL_FORMATS})
+"""The tool-call formats as a command-line choice."""
 ExecutorChoice = StrEnum("ExecutorChoice", {e: e for e in ("local", "ray")})
 """Where episodes run, as a command-line choice."""
 
@@ -61,7 +63,7 @@ def run(
         str,
         typer.Option(
             envvar="TOOLPRISM_MODEL",
-            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, or openai:<model>.",
+            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, openai:<model>, hf:<dir>.",
         ),
     ] = DEFAULT_MODEL,
     domains: Annotated[
@@ -149,6 +151,16 @@ def run(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
     ] = False,
+    tool_format: Annotated[
+        ToolFormatChoice,
+        typer.Option(
+            envvar="TOOLPRISM_TOOL_FORMAT",
+            help="How an OpenAI-compatible endpoint is shown the tools: 'native' sends them in the request; "
+            "'hermes' (<tool_call> tags, Hermes/Qwen), 'json' (a bare JSON object), 'llama' (Llama 3 JSON calls) and "
+            "'mistral' ([TOOL_CALLS]) put them in the system prompt and parse the reply, for servers or models "
+            "without native tool calling.",
+        ),
+    ] = ToolFormatChoice.native,
     executor: Annotated[
         ExecutorChoice,
         typer.Option(
@@ -185,6 +197,7 @@ def run(
         "max_turns": max_turns,
         "concurrency": concurrency,
         "perturbations": expand_conditions(_split(perturb) or [], perturb_suite),
+        "tool_format": tool_format.value,
         "executor": executor.value,
         "ray_address": ray_address,
     }
@@ -271,6 +284,7 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "perturb",
             "perturb_suite",
             "preset",
+            "tool_format",
         )  # fmt: skip
         if _given(ctx, name)
     ]

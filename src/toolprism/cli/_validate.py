@@ -156,6 +156,12 @@ def _print_summary(report: ValidationReport, show: int) -> None:
                           f"got {f.actual_at_path!r}", markup=False, soft_wrap=True)  # fmt: skip
     if len(report.failures) > show:
         console.print(f"\n... and {len(report.failures) - show} more failure(s) (see --json)")
+    for note in report.notes[:show]:
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
+    if len(report.notes) > show:
+        console.print(f"... and {len(report.notes) - show} more note(s) (see --json)")
     verdict = "[bold green]PASSED[/]" if report.passed else "[bold red]FAILED[/]"
     console.print(f"\n{verdict}: {report.checks} checks, {len(report.failures)} failures in {report.seconds:.1f}s "
                   f"({report.checks_per_second:.0f} checks/s), control {report.control}")  # fmt: skip
+    if not report.passed and not report.failures:
+        console.print(escape(report.verdict))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,7 +12,7 @@ from rich.table import Table
 from toolprism.cli._common import friendly_errors, print_json
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
-from toolprism.schema import ActionSpace
+from toolprism.schema import ActionSpace, load_catalog
 from toolprism.shaping import CATALOG_DOMAIN, PAPER, SUITES, Variant, variant_scope
 
 app = typer.Typer(
@@ -99,11 +100,22 @@ def show(
         str, typer.Argument(metavar="SPEC", help="A variant name (see 'toolprism variants list') or a spec string.")
     ],
     domain: Annotated[str, typer.Option("--domain", "-d", help="Domain whose action space to shape.")] = "smart_home",
+    catalog: Annotated[
+        Path | None,
+        typer.Option(help="Shape an external catalog (OpenAI tools, MCP tools/list, BFCL, ToolSchemaSpace) instead."),
+    ] = None,
 ) -> None:
-    """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN.
+    """Print the tools (OpenAI format, JSON) a model would see under SPEC in DOMAIN (or --catalog).
 
-    The variant's calling-convention instruction (a training-free mitigation) goes to stderr."""
-    variant = Variant.build(spec, get_domain(domain).action_space())
+    The variant's calling-convention instruction (a training-free mitigation) and what loading the
+    catalog rewrote (renamed tools, normalised type names) go to stderr."""
+    if catalog is not None:
+        space = load_catalog(catalog)
+        for note in space.notes:
+            Console(stderr=True).print(f"note: {note}", markup=False, soft_wrap=True)
+    else:
+        space = get_domain(domain).action_space()
+    variant = Variant.build(spec, space)
     if variant.convention():
         Console(stderr=True).print(f"convention: {variant.convention()}", markup=False, soft_wrap=True)
     print_json(variant.openai_tools)

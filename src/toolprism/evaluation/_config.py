@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from toolprism.backends import DEFAULT_MODEL
+from toolprism.backends import DEFAULT_MODEL, ToolFormat
 from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
@@ -90,6 +90,9 @@ class RunConfig(BaseModel):
         control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
             helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
             ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
+        tool_format: how an ``openai`` endpoint is shown the tools: ``native`` (``tools`` in the
+            request) or a prompt-based format (``hermes``, ``json``, ``llama``, ``mistral``) for
+            servers or models without native tool calling (:mod:`toolprism.backends._formats`).
         executor: where episodes run: ``local`` (this process) or ``ray`` (a Ray cluster, see
             :class:`toolprism.run._ray.RayRunner`; with ``concurrency`` 1, as many episodes in
             flight as the cluster has CPUs). How, not what: not stored in the run header.
@@ -111,6 +114,7 @@ class RunConfig(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    tool_format: ToolFormat = "native"
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
 

@@ -107,7 +107,8 @@ def evaluate(
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
     specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
-    given, backend = backend, backend or create_backend(config.model, base_url=config.base_url)
+    given = backend
+    backend = backend or create_backend(config.model, base_url=config.base_url, tool_format=config.tool_format)
     runner = _runner(config, given, store)  # before a new run directory exists: Ray missing leaves none
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}

@@ -239,6 +239,8 @@ def _catalog(tools: Path) -> list[Mapping[str, Any]]:
         raise ConfigError(f"cannot read {tools}: {e.strerror}", what=what) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ConfigError(f"{tools} is not JSON: {e}", what=what) from None
+    except RecursionError:
+        raise ConfigError(f"{tools}: JSON nested too deeply to read", what=what) from None
     if not isinstance(data, list) or not data:
         raise ConfigError(f"{tools}: expected a non-empty list of tools", what=what)
     bad = [i for i, t in enumerate(data) if not (isinstance(t, Mapping) and {"uid", "group", "name"} <= set(t))]
@@ -284,6 +286,9 @@ def _task_rows(queries: Path, problems: list[str]) -> list[tuple[str, dict[str, 
             row = json.loads(line)
         except json.JSONDecodeError as e:
             problems.append(f"{where}: not JSON ({e.msg})")
+            continue
+        except RecursionError:
+            problems.append(f"{where}: JSON nested too deeply to read")
             continue
         if not isinstance(row, dict):
             problems.append(f"{where}: expected a JSON object, got {type(row).__name__}")

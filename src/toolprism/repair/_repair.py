@@ -223,7 +223,7 @@ def diagnose_run(
     if backend is None and failed:
         model = config.model or "oracle"
         try:
-            backend = create_backend(model, base_url=config.base_url)
+            backend = create_backend(model, base_url=config.base_url, tool_format=config.tool_format)
         except ConfigError:
             raise ConfigError(
                 f"the run's model {model!r} cannot be rebuilt by name (it was a backend object given to evaluate()); "

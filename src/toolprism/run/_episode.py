@@ -160,6 +160,8 @@ def _handle(session: AdapterSession, raw: RawCall) -> CallRecord:
     except json.JSONDecodeError as e:
         decision = session.reject_malformed(raw.name, f"arguments are not valid JSON ({e.msg})")
         return _record(raw, None, decision)
+    if arguments is None:  # ``null`` arguments, as some servers send for a parameterless tool
+        arguments = {}
     if not isinstance(arguments, dict):
         decision = session.reject_malformed(raw.name, "arguments must be a JSON object")
         return _record(raw, arguments, decision)

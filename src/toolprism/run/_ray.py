@@ -4,7 +4,7 @@
 one episode to a Ray worker as one task and awaits its trace; the driver scores and records it, so
 the store has exactly one writer. An :class:`~toolprism.run.EpisodeSpec` travels pickled (about
 5 KB: the domain, task, variant and perturbation instances as built by the plan); a worker builds
-the backend from the run configuration (``model``, ``base_url``) once per worker process and runs
+the backend from the run configuration (``model``, ``base_url``, ``tool_format``) once per worker process and runs
 :func:`~toolprism.run.run_episode` on an event loop of its own, so a trace equals a local run's
 for the same spec and a deterministic backend (timings aside: ``duration_ms``, ``latency_ms``).
 
@@ -41,7 +41,8 @@ LOST_RETRIES = 1
 """Times Ray reruns an episode whose worker process was lost (a Python exception is not retried)."""
 
 _WORKER: dict[Any, Any] = {}
-"""Per worker process: its event loop (``"loop"``) and the backends built there, by (model, base_url)."""
+"""Per worker process: its event loop (``"loop"``) and the backends built there, by their
+:func:`~toolprism.backends.create_backend` arguments."""
 
 
 def _import_ray() -> Any:
@@ -81,15 +82,14 @@ def _keeping_sigterm(start: Any) -> None:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _run_on_worker(
-    spec: EpisodeSpec, backend: Backend | None, model: str, base_url: str | None, max_turns: int
-) -> Trace:
+def _run_on_worker(spec: EpisodeSpec, backend: Backend | None, build: dict[str, Any], max_turns: int) -> Trace:
     """The Ray task: one episode on this worker process, with ``backend`` or the one built here from
-    (``model``, ``base_url``), on the process's own event loop (a backend's client stays bound to one loop)."""
+    from the :func:`~toolprism.backends.create_backend` arguments ``build``, on the process's own
+    event loop (a backend's client stays bound to one loop)."""
     if backend is None:
-        key = (model, base_url)
+        key = tuple(sorted(build.items()))
         if key not in _WORKER:
-            _WORKER[key] = create_backend(model, base_url=base_url)
+            _WORKER[key] = create_backend(**build)
         backend = _WORKER[key]
     loop = _WORKER.get("loop")
     if loop is None:
@@ -127,8 +127,9 @@ class RayRunner:
     pack file at the same path.
 
     Args:
-        config: the run configuration; its ``model`` and ``base_url`` name the backend each
-            worker builds.
+        config: the run configuration; its ``model``, ``base_url`` and ``tool_format`` name the
+            backend each worker builds (environment options, such as ``TOOLPRISM_HF_*``, are
+            read on the worker).
         address: a Ray cluster address (``ray://host:10001``, ``host:6379``, ``auto``); None:
             see above.
         max_turns: model turns per episode.
@@ -163,7 +164,7 @@ class RayRunner:
             except (ConnectionError, RuntimeError, ValueError) as e:
                 where = f"at {address!r}" if address else "(local)"
                 raise ConfigError(f"cannot start or reach the Ray cluster {where}: {e}", what="executor") from None
-        self._config = config
+        self._build = {"model": config.model, "base_url": config.base_url, "tool_format": config.tool_format}
         self._max_turns = max_turns
         self._backend = backend
         try:
@@ -189,7 +190,7 @@ class RayRunner:
             backend failures (end ``backend_error``) that trace is returned, else it is raised.
         """
         ray = self._ray
-        ref = self._task.remote(spec, self._shipped, self._config.model, self._config.base_url, self._max_turns)
+        ref = self._task.remote(spec, self._shipped, self._build, self._max_turns)
         self._inflight.add(ref)
         try:
             return await ref
@@ -207,7 +208,7 @@ class RayRunner:
     def _driver_backend(self) -> Backend:
         """The backend as the driver sees it (for the settings a trace records)."""
         if self._backend is None:
-            self._backend = create_backend(self._config.model, base_url=self._config.base_url)
+            self._backend = create_backend(**self._build)
         return self._backend
 
     def close(self) -> None:

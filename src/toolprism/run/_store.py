@@ -89,6 +89,7 @@ class RunConfigRecord(BaseModel):
             controls existed reads as ``strict``, the only control there was.
         instruction: the calling instruction in the system prompt (``toolprism`` or ``paper``).
         preset: the preset the run was set up from, if any.
+        tool_format: how an ``openai`` endpoint was shown the tools (``native``, ``hermes``, ...).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -105,6 +106,7 @@ class RunConfigRecord(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    tool_format: str = "native"
 
 
 class DomainPins(BaseModel):

@@ -11,13 +11,14 @@ from toolprism.schema._model import JSON, Action, Operation, Param, ToolCall, To
 from toolprism.schema._record import ActionRecord, ToolCallRecord
 from toolprism.schema._space import ActionSpace
 from toolprism.schema._synth import synthesize_arguments
-from toolprism.schema._tools import bfcl_tool_name
+from toolprism.schema._tools import MAX_DEPTH, bfcl_tool_name, safe_tool_name
 
 __all__ = [
     "SUBSCHEMA_LISTS",
     "SUBSCHEMA_MAPS",
     "SUBSCHEMA_ONE",
     "JSON",
+    "MAX_DEPTH",
     "Action",
     "ActionRecord",
     "ActionSpace",
@@ -30,5 +31,6 @@ __all__ = [
     "canonical_json",
     "load_catalog",
     "load_tools",
+    "safe_tool_name",
     "synthesize_arguments",
 ]

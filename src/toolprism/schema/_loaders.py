@@ -13,7 +13,7 @@ from typing import Any
 
 from toolprism.errors import ConfigError
 from toolprism.schema._space import ActionSpace
-from toolprism.schema._tools import _NAME_CHARS, Source, parse_tools
+from toolprism.schema._tools import _NAME_CHARS, MAX_DEPTH, Source, parse_tools, too_deep
 
 
 def load_tools(data: Any, *, name: str, source: Source, group: str = "") -> ActionSpace:
@@ -22,7 +22,8 @@ def load_tools(data: Any, *, name: str, source: Source, group: str = "") -> Acti
     Raises:
         ConfigError: one line per problem (tool, parameter, reason).
     """
-    return ActionSpace(name, parse_tools(data, name=name, source=source, group=group))
+    notes: list[str] = []
+    return ActionSpace(name, parse_tools(data, name=name, source=source, group=group, notes=notes), tuple(notes))
 
 
 def load_catalog(
@@ -46,9 +47,10 @@ def load_catalog(
     path = Path(path)
     name = name or _NAME_CHARS.sub("_", path.name.split(".")[0]) or "catalog"
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}", what="catalog") from None
+    text = _decode(raw, path)
     if not text.strip():
         raise ConfigError(f"{path}: the file is empty", what="catalog")
     try:
@@ -58,16 +60,36 @@ def load_catalog(
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as e:
             raise ConfigError(f"{path}: neither JSON nor JSON lines ({e})", what="catalog") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: JSON nested too deeply to read", what="catalog") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deeply to read", what="catalog") from None
     space = load_data(data, name=name, entry=entry, group=group, where=str(path))
     if not space.operations:
         raise ConfigError(f"{path}: the catalog has no tools", what="catalog")
     return space
 
 
+def _decode(raw: bytes, path: Path) -> str:
+    """A catalog file's text: UTF-8 (a byte-order mark allowed), or UTF-16/32 with a byte-order mark
+    (RFC 8259 asks for UTF-8; other encodings are refused, naming the first bad byte)."""
+    encoding = json.detect_encoding(raw) if raw[:4].startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8-sig"
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); "
+            "JSON catalogs are UTF-8: convert it (e.g. iconv -f latin1 -t utf-8)",
+            what="catalog",
+        ) from None
+
+
 def load_data(
     data: Any, *, name: str, entry: str | int | None = None, group: str | None = None, where: str = "catalog"
 ) -> ActionSpace:
     """:func:`load_catalog` on already parsed JSON (a JSON-lines file is the list of its lines)."""
+    if too_deep(data, MAX_DEPTH + 4):  # + the envelope: result, tools, function, parameters
+        raise ConfigError(f"{where}: nested more than {MAX_DEPTH} levels deep", what="catalog")
     if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping):
         data = data["result"]
     if isinstance(data, Mapping) and isinstance(data.get("tools"), list):

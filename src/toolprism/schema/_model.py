@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import jsonschema
@@ -78,11 +79,19 @@ class ToolSpec:
         Raises:
             RejectedCall: INVALID_ARGUMENTS, listing every schema violation.
         """
-        validator = jsonschema.Draft202012Validator(_plain(self.parameters))
-        errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+        errors = sorted(self._validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
         if errors:
             problems = "; ".join(_describe(e) for e in errors)
             raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"invalid arguments for tool '{self.name}': {problems}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_validator"}  # rebuilt on demand
+
+    @cached_property
+    def _validator(self) -> jsonschema.Draft202012Validator:
+        # built once per tool: a merged dispatcher's schema holds every member's, and copying it
+        # per call dominated validating merged variants of large catalogs
+        return jsonschema.Draft202012Validator(_plain(self.parameters))
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -170,6 +179,8 @@ class Operation:
         params: its parameters in declaration order.
         kind: ``"read"`` (no state change) or ``"write"``.
         group: the operation class (e.g. ``"lights"``, ``"orders"``) used by class-level operators.
+        original: the catalog's own name when the loader had to rename the tool (a dotted or
+            non-ASCII name, see :func:`toolprism.schema.safe_tool_name`); ``""`` when ``name`` is it.
     """
 
     name: str
@@ -177,6 +188,12 @@ class Operation:
     params: tuple[Param, ...] = ()
     kind: Literal["read", "write"] = "write"
     group: str = ""
+    original: str = ""
+
+    @property
+    def source_name(self) -> str:
+        """The name the catalog itself gives this tool (``original`` if renamed, else ``name``)."""
+        return self.original or self.name
 
     def param(self, name: str) -> Param | None:
         """The parameter called ``name``, or None."""
@@ -195,7 +212,11 @@ class Operation:
         }
 
     def tool(self) -> ToolSpec:
-        """This operation as a native :class:`ToolSpec`."""
+        """This operation as a native :class:`ToolSpec` (built once; treat it as read-only)."""
+        return self._tool
+
+    @cached_property
+    def _tool(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters_schema(), self.group)
 
 
@@ -213,6 +234,45 @@ def _normalise(value: JSON, schema: Mapping[str, JSON]) -> JSON:
     return value
 
 
+_SCHEMA_CHECKS: dict[str, str | None] = {}
+"""Canonical parameter schema → its metaschema problem (None: valid). Checking a schema against the
+2020-12 metaschema costs about a millisecond, and catalogs repeat the same parameter schemas."""
+
+
+def _without_prose(value: JSON) -> JSON:
+    """``value`` with every string ``description``/``title`` emptied: the metaschema only asks that
+    they be strings, so validity is unchanged, and schemas that differ only in prose share a check."""
+    if isinstance(value, Mapping):
+        return {
+            k: "" if k in ("description", "title") and isinstance(v, str) else _without_prose(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_without_prose(v) for v in value]
+    return value
+
+
+def _schema_problem(schema: JSON) -> str | None:
+    """The first reason ``schema`` is not valid JSON Schema 2020-12, or None (memoised)."""
+    schema = _without_prose(schema)
+    try:
+        key = canonical_json(schema)
+    except (TypeError, ValueError):  # not JSON (an API caller's object): check it uncached
+        key = None
+    if key is None or key not in _SCHEMA_CHECKS:
+        if len(_SCHEMA_CHECKS) > 100_000:
+            _SCHEMA_CHECKS.clear()
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+            problem = None
+        except jsonschema.SchemaError as e:
+            problem = e.message
+        if key is None:
+            return problem
+        _SCHEMA_CHECKS[key] = problem
+    return _SCHEMA_CHECKS[key]
+
+
 def _problems(operations: Iterable[Operation]) -> Iterable[str]:
     seen: set[str] = set()
     for op in operations:
@@ -226,7 +286,5 @@ def _problems(operations: Iterable[Operation]) -> Iterable[str]:
             if p.name in names:
                 yield f"tool {op.name!r}, parameter {p.name!r}: defined twice"
             names.add(p.name)
-            try:
-                jsonschema.Draft202012Validator.check_schema(_plain(p.schema))
-            except jsonschema.SchemaError as e:
-                yield f"tool {op.name!r}, parameter {p.name!r}: invalid JSON Schema: {e.message}"
+            if (problem := _schema_problem(_plain(p.schema))) is not None:
+                yield f"tool {op.name!r}, parameter {p.name!r}: invalid JSON Schema: {problem}"

@@ -4,10 +4,20 @@ turns native calls into validated, normalised :class:`Action` values."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from toolprism.errors import ConfigError, RejectedCall, RejectionKind
-from toolprism.schema._model import JSON, Action, Operation, ToolSpec, _normalise, _problems, canonical_json
+from toolprism.schema._model import (
+    JSON,
+    Action,
+    Operation,
+    ToolCall,
+    ToolSpec,
+    _normalise,
+    _problems,
+    canonical_json,
+)
 from toolprism.schema._tools import parse_tools
 
 
@@ -22,22 +32,39 @@ class ActionSpace:
 
     name: str
     operations: tuple[Operation, ...]
+    notes: tuple[str, ...] = field(default=(), compare=False)
+    """What the loader rewrote on the way in (renamed tools, normalised type names), one line each."""
 
     def __post_init__(self) -> None:
         problems = list(_problems(self.operations))
         if problems:
             raise ConfigError(problems, what=f"action space {self.name!r}")
 
+    @cached_property
+    def _index(self) -> dict[str, Operation]:
+        index = {op.original: op for op in self.operations if op.original}
+        return {**index, **{op.name: op for op in self.operations}}
+
     def get(self, name: str) -> Operation:
-        """The operation called ``name``.
+        """The operation called ``name`` (its tool name, or the catalog's original name of a
+        renamed tool: ``math.add`` finds ``math_add``).
 
         Raises:
             RejectedCall: UNKNOWN_TOOL if there is none.
         """
-        for op in self.operations:
-            if op.name == name:
-                return op
-        raise RejectedCall(RejectionKind.UNKNOWN_TOOL, f"unknown tool '{name}'")
+        op = self._index.get(name)
+        if op is None:
+            raise RejectedCall(RejectionKind.UNKNOWN_TOOL, f"unknown tool '{name}'")
+        return op
+
+    def source_call(self, action: Action) -> ToolCall:
+        """``action`` as a call in the catalog's own names (a renamed tool gets its original name
+        back): what an exporter or a comparison with the catalog's own answers needs.
+
+        Raises:
+            RejectedCall: UNKNOWN_TOOL if the action's operation is not in this space.
+        """
+        return ToolCall(self.get(action.op).source_name, action.arguments)
 
     def tools(self) -> list[ToolSpec]:
         """Native tool definitions, in declaration order."""
@@ -60,7 +87,7 @@ class ActionSpace:
                 args[p.name] = p.schema["default"]
             if p.name in args:
                 args[p.name] = _normalise(args[p.name], p.schema)
-        return Action(op, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
+        return Action(operation.name, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
 
     @classmethod
     def from_openai_tools(cls, tools: Iterable[Mapping[str, JSON]], *, name: str = "catalog") -> ActionSpace:
@@ -69,7 +96,8 @@ class ActionSpace:
         Raises:
             ConfigError: listing every malformed tool and parameter.
         """
-        return cls(name, parse_tools(tools, name=name, source="openai"))
+        notes: list[str] = []
+        return cls(name, parse_tools(tools, name=name, source="openai", notes=notes), tuple(notes))
 
     @classmethod
     def from_mcp_tools_list(
@@ -81,7 +109,8 @@ class ActionSpace:
         Raises:
             ConfigError: listing every malformed tool and parameter.
         """
-        return cls(name, parse_tools(reply, name=name, source="mcp"))
+        notes: list[str] = []
+        return cls(name, parse_tools(reply, name=name, source="mcp", notes=notes), tuple(notes))
 
     @classmethod
     def from_bfcl(cls, functions: Iterable[Mapping[str, JSON]], *, name: str = "bfcl", group: str = "") -> ActionSpace:
@@ -94,4 +123,5 @@ class ActionSpace:
         Raises:
             ConfigError: listing every malformed tool, parameter and name collision.
         """
-        return cls(name, parse_tools(list(functions), name=name, source="bfcl", group=group))
+        notes: list[str] = []
+        return cls(name, parse_tools(list(functions), name=name, source="bfcl", group=group, notes=notes), tuple(notes))

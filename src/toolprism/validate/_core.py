@@ -98,6 +98,7 @@ def validate(
     global _SUITES
     start = time.perf_counter()
     suites: list[Suite] = []
+    notes: list[str] = []
     problems = [
         f"{name} must be at least {low}, got {value}"
         for name, value, low in (("jobs", jobs, 1), ("limit", limit, 0))
@@ -108,7 +109,9 @@ def validate(
     if problems:
         raise ConfigError(problems, what="validation options")
     if catalog is not None:
-        suites.append(Suite.from_catalog(load_catalog(catalog, entry=entry, group=group)))
+        space = load_catalog(catalog, entry=entry, group=group)
+        notes += [f"{space.name}: {n}" for n in space.notes]
+        suites.append(Suite.from_catalog(space))
     if domains or catalog is None:
         suites += [Suite.from_domain(get_domain(d), seeds, limit) for d in (domains or domain_names())]
     names = (
@@ -118,7 +121,8 @@ def validate(
     )
     for name in names:  # a malformed spec is the caller's mistake, not a finding
         parse_spec(resolve(name))
-    work = [(i, name, negative, control) for i in range(len(suites)) for name in names]
+    explicit = {n for n in variants or () if n not in SUITES}  # named by the caller, not a suite member
+    work = [(i, name, negative, control, name in explicit) for i in range(len(suites)) for name in names]
     results: dict[tuple[int, str], VariantReport | Skipped] = {}
 
     def collect(key: tuple[int, str], result: VariantReport | Skipped) -> None:
@@ -157,6 +161,7 @@ def validate(
         summaries=summaries,
         failures=failures,
         skipped=skipped,
+        notes=notes,
     )
 
 
@@ -164,14 +169,19 @@ _SUITES: list[Suite] = []
 """The suites of the running :func:`validate` (inherited by forked workers)."""
 
 
-def _one(index: int, name: str, negative: bool, control: Control = "strict") -> VariantReport | Skipped:
-    """Build variant ``name`` over suite ``index`` and validate it; the build counts as a check."""
+def _one(
+    index: int, name: str, negative: bool, control: Control = "strict", explicit: bool = False
+) -> VariantReport | Skipped:
+    """Build variant ``name`` over suite ``index`` and validate it; the build counts as a check.
+
+    On a catalog, a suite member that cannot be built is skipped (a catalog may be too small or
+    too plain for it); a variant the caller named explicitly that cannot be built is a failure."""
     suite = _SUITES[index]
     began = time.perf_counter()
     try:
         variant = Variant.build(name, suite.space)
     except ConfigError as e:
-        if not suite.builtin:  # a catalog may be too small or too plain for a suite variant
+        if not suite.builtin and not explicit:  # a catalog may be too small or too plain for a suite variant
             return Skipped(suite=suite.name, variant=name, reason="; ".join(e.problems))
         failure = Failure(kind="build", suite=suite.name, variant=name, spec=name, task_id="-", message=str(e))
         summary = VariantSummary(

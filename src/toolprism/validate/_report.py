@@ -118,12 +118,26 @@ class ValidationReport(_Model):
     summaries: list[VariantSummary]
     failures: list[Failure]
     skipped: list[Skipped] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    """What loading the catalog rewrote (renamed tools, normalised type names)."""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
-        """No check failed."""
-        return not self.failures
+        """At least one reference trace ran and no check failed (a validation that ran no trace,
+        e.g. every variant skipped on a catalog, proves nothing and does not pass)."""
+        return not self.failures and any(s.traces for s in self.summaries)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> str:
+        """One line: why the validation passed or failed."""
+        if self.failures:
+            return f"{len(self.failures)} check(s) failed"
+        if not any(s.traces for s in self.summaries):
+            why = "every variant or operation was skipped" if self.skipped else "there was nothing to check"
+            return f"no reference trace ran: {why} (see the skipped lines); nothing is proven equivalent"
+        return "every check passed"
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -137,12 +137,14 @@ def cut_problems(tool: ToolSpec, arg: str, cuts: list[Number]) -> list[str]:
 
 def pieces(tool: ToolSpec, on: list[str], cuts: dict[str, list[Number]]) -> list[Piece]:
     """Every piece of ``tool`` split on the enumerated arguments ``on`` and the intervals ``cuts``
-    (in the tool's parameter order), named ``<tool>__<suffix>__<suffix>``."""
+    (in the tool's parameter order), named ``<tool>__<suffix>__<suffix>`` (clashing suffixes of one
+    parameter disambiguated, see :func:`_suffixes`)."""
     props = tool.parameters.get("properties", {})
     dims: list[list[tuple[str, tuple, tuple]]] = []  # per argument: (suffix, fixed, bounds) options
     for p in [q for q in props if q in on or q in cuts]:
         if p in on:
-            dims.append([(_suffix(v), ((p, v),), ()) for v in props[p]["enum"]])
+            values = props[p]["enum"]
+            dims.append([(suffix, ((p, v),), ()) for v, suffix in zip(values, _suffixes(values), strict=True)])
         else:
             edges = [None, *cuts[p], None]
             dims.append([(_bound_suffix(p, lo, hi), (), ((p, lo, hi),)) for lo, hi in itertools.pairwise(edges)])
@@ -170,6 +172,21 @@ def _bound_suffix(p: str, lo: Number | None, hi: Number | None) -> str:
 
 def _num(value: Number) -> str:
     return str(value).replace("-", "m").replace(".", "p")
+
+
+def _suffixes(values: list[JSON]) -> list[str]:
+    """One distinct suffix per enum value: two values with one suffix (``"a b"``, ``"a-b"``) get a
+    short hash of the value after the later one's, as the paper-style split does (the paper's own
+    map would keep only one of them)."""
+    seen: set[str] = set()
+    out = []
+    for v in values:
+        suffix = _suffix(v)
+        if suffix in seen:
+            suffix += "_" + hashlib.sha256(canonical_json(v).encode()).hexdigest()[:6]
+        seen.add(suffix)
+        out.append(suffix)
+    return out
 
 
 def _suffix(value: JSON) -> str:

@@ -1,0 +1,515 @@
+"""``hf:<directory>``: a Hugging Face transformers model loaded from a local directory.
+
+The directory is what ``save_pretrained`` writes (``config.json``, the weights, the tokenizer
+files with a chat template). Nothing is ever downloaded: every load passes
+``local_files_only=True`` (so ``HF_HUB_OFFLINE`` changes nothing) and ``trust_remote_code`` is
+off, so the directory's own Python code never runs.
+
+Each turn renders the model's own chat template with the tools
+(``apply_chat_template(messages, tools=..., add_generation_prompt=True)``), generates greedily
+(by default) in a worker thread, and reads the text with the tool-call parsers of
+``toolprism.backends._formats`` (``parse_output(text, style)``, style ``auto`` by default).
+
+One model per (directory, device, dtype) is loaded per process; generation on it is serialised
+by a lock. A prompt longer than the model's position limit raises
+:class:`~toolprism.errors.ContextOverflow`. Cancelling a turn (Ctrl-C, a budget) stops the
+generation at the next token.
+
+:meth:`HFBackend.logprobs` scores a continuation token by token (the basis of log-probability
+probes).
+
+Options come from the constructor or, for ``create_backend``, the environment:
+``TOOLPRISM_HF_DEVICE`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``...), ``TOOLPRISM_HF_DTYPE``
+(``auto``, ``float32``, ``bfloat16``, ``float16``), ``TOOLPRISM_HF_MAX_NEW_TOKENS``,
+``TOOLPRISM_HF_TEMPERATURE``, ``TOOLPRISM_HF_TOOL_FORMAT``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._formats import parse_output
+from toolprism.errors import BackendError, ConfigError, ContextOverflow
+from toolprism.schema import JSON
+
+INSTALL_HINT = 'pip install -e ".[hf]"'
+DEFAULT_MAX_NEW_TOKENS = 256
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+PARSE_STYLES = ("auto", "hermes", "json", "llama", "mistral")
+"""The styles of ``_formats.parse_output`` (``auto`` tries every convention)."""
+
+
+def _import_hf() -> tuple[Any, Any]:
+    """``(torch, transformers)``, or a ConfigError with the install hint."""
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ConfigError(
+            f"the hf backend needs transformers and torch ({exc}): {INSTALL_HINT}", what="hf backend"
+        ) from None
+    return torch, transformers
+
+
+def is_model_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a directory holding a ``config.json`` (a transformers model)."""
+    return Path(path).is_dir() and (Path(path) / "config.json").is_file()
+
+
+# --- loading -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Loaded:
+    model: Any
+    tokenizer: Any
+    max_positions: int | None
+    eos_ids: frozenset[int]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_LOADED: dict[tuple[str, str, str], _Loaded] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _resolve_device(torch: Any, device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def _resolve_dtype(torch: Any, dtype: str, device: str) -> Any:
+    if dtype == "auto":
+        if device.startswith("cuda"):
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    return getattr(torch, dtype)
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> frozenset[int]:
+    ids: set[int] = set()
+    for value in (getattr(model.generation_config, "eos_token_id", None), tokenizer.eos_token_id):
+        if isinstance(value, int):
+            ids.add(value)
+        elif isinstance(value, list | tuple):
+            ids.update(v for v in value if isinstance(v, int))
+    return frozenset(ids)
+
+
+def _max_positions(config: Any) -> int | None:
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _load(path: Path, device: str, dtype: str) -> _Loaded:
+    """The process-wide model and tokenizer for ``path`` on ``device`` (loaded once).
+
+    Raises:
+        ConfigError: the directory holds no loadable model or tokenizer, or no chat template.
+    """
+    key = (str(path.resolve()), device, dtype)
+    with _LOAD_LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        torch, transformers = _import_hf()
+        options: dict[str, Any] = {"local_files_only": True, "trust_remote_code": False}
+        version = tuple(int(p) for p in transformers.__version__.split(".")[:2] if p.isdigit())
+        dtype_key = "dtype" if version >= (4, 56) else "torch_dtype"
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(str(path), **options)
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                str(path), **options, **{dtype_key: _resolve_dtype(torch, dtype, device)}
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise ConfigError(f"could not load a transformers model from {path}: {exc}", what="hf backend") from None
+        if not getattr(tokenizer, "chat_template", None):
+            raise ConfigError(f"the tokenizer in {path} has no chat template", what="hf backend")
+        try:
+            model.to(device)
+        except (RuntimeError, AssertionError, ValueError) as exc:
+            raise ConfigError(f"could not move the model in {path} to {device}: {exc}", what="hf backend") from None
+        model.eval()
+        loaded = _LOADED[key] = _Loaded(model, tokenizer, _max_positions(model.config), _eos_ids(model, tokenizer))
+        return loaded
+
+
+# --- prompt --------------------------------------------------------------------------------------
+
+
+def template_messages(messages: Sequence[Message]) -> list[Message]:
+    """OpenAI messages as chat templates expect them: tool-call arguments as objects (JSON text
+    that does not parse stays text), ``None`` content as ``""``, tool results named after their call."""
+    names: dict[str, str] = {}
+    out: list[Message] = []
+    for message in messages:
+        message = dict(message)
+        if message.get("content") is None:
+            message["content"] = ""
+        calls = []
+        for call in message.get("tool_calls") or []:
+            fn = dict(call.get("function", {}))
+            names[call.get("id", "")] = fn.get("name", "")
+            try:
+                fn["arguments"] = json.loads(fn.get("arguments") or "{}")
+            except (json.JSONDecodeError, TypeError):
+                pass
+            calls.append({**call, "function": fn})
+        if calls:
+            message["tool_calls"] = calls
+        if message.get("role") == "tool" and "name" not in message:
+            message["name"] = names.get(message.get("tool_call_id", ""), "tool")
+        out.append(message)
+    return out
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+
+def _parse(text: str, style: str) -> tuple[str | None, tuple[RawCall, ...], str | None]:
+    """``(content, calls, error)`` read from ``text`` by :func:`toolprism.backends._formats.parse_output`."""
+    parsed = parse_output(text, style)
+    return parsed.content, tuple(parsed.calls), parsed.error
+
+
+# --- backend -------------------------------------------------------------------------------------
+
+
+def _style(tool_format: str) -> str:
+    """The parser style for a run's ``tool_format``: the chat template renders the tools whatever
+    it is, so ``native`` (the default) reads every convention."""
+    return "auto" if tool_format == "native" else tool_format
+
+
+class Continuation(NamedTuple):
+    """Per-token log-probabilities of a continuation.
+
+    Attributes:
+        token_ids: the continuation's token ids, length n.
+        logprobs_nats: ``log p(token_i | prompt, token_<i)`` for each, natural log, length n.
+    """
+
+    token_ids: tuple[int, ...]
+    logprobs_nats: tuple[float, ...]
+
+
+class _StopFlag:
+    """A transformers stopping criterion that ends generation once ``event`` is set."""
+
+    def __init__(self, torch: Any, *events: threading.Event) -> None:
+        self.torch = torch
+        self.events = events
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        stop = any(e.is_set() for e in self.events)
+        return self.torch.full((input_ids.shape[0],), stop, dtype=self.torch.bool, device=input_ids.device)
+
+
+@dataclass
+class HFAgent:
+    """One episode on the shared model: numbers its calls ``call_1``, ``call_2``..."""
+
+    backend: HFBackend
+    seed: int
+    issued: int = 0
+    turns: int = 0
+
+    async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
+        """Generate one turn in a worker thread; cancelling stops the generation.
+
+        Raises:
+            ContextOverflow: the prompt does not fit the model's positions.
+            BackendError: the chat template or the model failed.
+        """
+        stop = threading.Event()
+        seed = self.seed * 1_000 + self.turns
+        self.turns += 1
+        try:
+            text, prompt_tokens, completion_tokens = await asyncio.to_thread(
+                self.backend.generate, messages, tools, seed=seed, stop=stop
+            )
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        content, calls, error = _parse(text, self.backend.tool_format)
+        numbered = []
+        for call in calls:
+            self.issued += 1
+            numbered.append(replace(call, id=f"call_{self.issued}"))
+        return ModelTurn(
+            raw=text,
+            content=content,
+            calls=tuple(numbered),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            error=error,
+        )
+
+
+class HFBackend:
+    """Backend ``hf:<directory>``: a local transformers model, its chat template, greedy decoding.
+
+    Args:
+        path: the model directory (``config.json``, weights, tokenizer with a chat template).
+        device: ``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda`` or ``cuda:<n>``.
+        dtype: ``auto`` (float32 on CPU, bfloat16 or float16 on CUDA) or a name in :data:`DTYPES`.
+        max_new_tokens: the generation bound per turn (tokens).
+        temperature: 0 (the default) decodes greedily; above 0 samples, seeded per episode and turn.
+        tool_format: the parser style passed to ``_formats.parse_output`` (``auto`` tries every one).
+
+    Raises:
+        ConfigError: bad options (all listed), not a model directory, a model or tokenizer that
+            does not load, no chat template, or transformers/torch missing (with the install hint).
+    """
+
+    name = "hf"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+        temperature: float = 0.0,
+        tool_format: str = "auto",
+    ) -> None:
+        self.path = Path(path).expanduser()
+        problems = []
+        if not str(path):
+            problems.append("no model directory given: use hf:<directory>")
+        elif not self.path.is_dir():
+            problems.append(f"{str(path)!r} is not a directory")
+        elif not is_model_dir(self.path):
+            problems.append(f"{str(path)!r} holds no config.json (not a transformers model directory)")
+        if dtype not in DTYPES:
+            problems.append(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+        if not (device in ("auto", "cpu", "cuda", "mps") or device.startswith("cuda:")):
+            problems.append(f"device must be auto, cpu, cuda, cuda:<n> or mps, got {device!r}")
+        if max_new_tokens < 1:
+            problems.append(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        if temperature < 0:
+            problems.append(f"temperature must be >= 0, got {temperature}")
+        if tool_format not in PARSE_STYLES:
+            problems.append(f"tool_format must be one of {', '.join(PARSE_STYLES)}, got {tool_format!r}")
+        if problems:
+            raise ConfigError(problems, what="hf backend")
+        torch, _ = _import_hf()
+        self.device = _resolve_device(torch, device)
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise ConfigError(f"device {device!r}: torch sees no CUDA device here (use cpu or auto)", what="hf backend")
+        self.dtype = dtype
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.tool_format = tool_format
+        self._interrupt = threading.Event()
+        self._settings: dict[str, JSON] | None = None
+        self._loaded = _load(self.path, self.device, dtype)
+
+    @classmethod
+    def from_env(cls, path: str, *, tool_format: str | None = None) -> HFBackend:
+        """The backend with options from ``TOOLPRISM_HF_*`` (see the module docstring);
+        ``tool_format``, when given (``--tool-format``; ``native`` reads as ``auto``), wins over
+        ``TOOLPRISM_HF_TOOL_FORMAT``.
+
+        Raises:
+            ConfigError: as the constructor, or a number option that is not a number.
+        """
+        env = os.environ
+        try:
+            max_new = int(env.get("TOOLPRISM_HF_MAX_NEW_TOKENS", DEFAULT_MAX_NEW_TOKENS))
+            temperature = float(env.get("TOOLPRISM_HF_TEMPERATURE", 0.0))
+        except ValueError as exc:
+            raise ConfigError(f"TOOLPRISM_HF_MAX_NEW_TOKENS/TEMPERATURE: {exc}", what="hf backend") from None
+        return cls(
+            path,
+            device=env.get("TOOLPRISM_HF_DEVICE", "auto"),
+            dtype=env.get("TOOLPRISM_HF_DTYPE", "auto"),
+            max_new_tokens=max_new,
+            temperature=temperature,
+            tool_format=_style(tool_format) if tool_format else env.get("TOOLPRISM_HF_TOOL_FORMAT", "auto"),
+        )
+
+    @property
+    def model(self) -> Any:
+        """The shared ``PreTrainedModel``."""
+        return self._loaded.model
+
+    @property
+    def tokenizer(self) -> Any:
+        """The shared tokenizer."""
+        return self._loaded.tokenizer
+
+    def settings(self) -> dict[str, JSON]:
+        """What identifies the model and the decoding: directory, architecture, SHA-256 of
+        ``config.json`` with the tokenizer files, SHA-256 and sizes of the weight files (hashed
+        once per process: about a second per GB), device, dtype, position limit, decoding
+        parameters and parser style."""
+        if self._settings is None:
+            self._settings = self._compute_settings()
+        return dict(self._settings)
+
+    def _compute_settings(self) -> dict[str, JSON]:
+        from toolprism.backends._embedded import file_sha256
+
+        files = sorted(p for p in self.path.iterdir() if p.is_file())
+        config_digest = hashlib.sha256()
+        weights_digest = hashlib.sha256()
+        weights: dict[str, JSON] = {}
+        for p in files:
+            if p.name == "config.json" or p.name.startswith(("tokenizer", "special_tokens", "chat_template")):
+                config_digest.update(p.name.encode() + b"\0" + p.read_bytes())
+            elif p.suffix in (".safetensors", ".bin", ".pt", ".pth"):
+                weights[p.name] = p.stat().st_size
+                weights_digest.update(f"{p.name}\0{file_sha256(p)}\n".encode())
+        config = self.model.config
+        return {
+            "backend": "hf",
+            "model": str(self.path.resolve()),
+            "model_type": getattr(config, "model_type", None),
+            "architectures": list(getattr(config, "architectures", None) or []),
+            "config_sha256": config_digest.hexdigest(),
+            "weights_sha256": weights_digest.hexdigest(),
+            "weights": weights,
+            "parameters": sum(p.numel() for p in self.model.parameters()),
+            "device": self.device,
+            "dtype": str(self.model.dtype).removeprefix("torch."),
+            "max_positions": self._loaded.max_positions,
+            "max_new_tokens": self.max_new_tokens,
+            "temperature": self.temperature,
+            "decoding": "greedy" if self.temperature == 0 else "sampling",
+            "prompt_format": "chat-template",
+            "tool_format": self.tool_format,
+        }
+
+    def agent(self, context: EpisodeContext) -> HFAgent:
+        """A fresh agent for one episode (it reads only ``context.seed``)."""
+        return HFAgent(self, seed=context.seed)
+
+    def interrupt(self) -> None:
+        """Stop every generation in progress at its next token (they raise BackendError)."""
+        self._interrupt.set()
+
+    def prompt_ids(self, messages: Sequence[Message], tools: Sequence[JSON]) -> list[int]:
+        """The token ids of the chat template rendered with ``tools`` and the generation prompt.
+
+        Raises:
+            BackendError: the template failed on these messages (e.g. it forbids a role order).
+        """
+        tokenizer = self.tokenizer
+        try:
+            text = tokenizer.apply_chat_template(
+                template_messages(messages), tools=list(tools) or None, add_generation_prompt=True, tokenize=False
+            )
+        except Exception as exc:  # noqa: BLE001 - jinja raises TemplateError and anything a template raises
+            raise BackendError(f"the chat template of {self.path} failed: {exc}") from exc
+        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _check_fits(self, n_tokens: int) -> None:
+        limit = self._loaded.max_positions
+        if limit is not None and n_tokens >= limit:
+            raise ContextOverflow(f"prompt of {n_tokens} tokens does not fit the model's {limit} positions")
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[JSON],
+        *,
+        seed: int = 0,
+        stop: threading.Event | None = None,
+    ) -> tuple[str, int, int]:
+        """One completion (blocking): ``(text, prompt_tokens, completion_tokens)``.
+
+        The text is decoded with special tokens kept (tool-call markers such as
+        ``<|python_tag|>`` are special in some tokenizers), end-of-sequence tokens removed.
+        At most ``min(max_new_tokens, max_positions - prompt_tokens)`` tokens are generated.
+
+        Raises:
+            ContextOverflow: the prompt has at least as many tokens as the model has positions.
+            BackendError: the template or the model failed, or the generation was interrupted.
+        """
+        torch, transformers = _import_hf()
+        ids = self.prompt_ids(messages, tools)
+        self._check_fits(len(ids))
+        loaded = self._loaded
+        limit = loaded.max_positions
+        max_new = self.max_new_tokens if limit is None else min(self.max_new_tokens, limit - len(ids))
+        stop = stop or threading.Event()
+        sampling = self.temperature > 0
+        config = transformers.GenerationConfig(
+            max_new_tokens=max_new,
+            do_sample=sampling,
+            temperature=self.temperature if sampling else 1.0,
+            top_k=0 if sampling else None,
+            top_p=1.0,
+            eos_token_id=sorted(loaded.eos_ids) or None,
+            pad_token_id=pad if (pad := loaded.tokenizer.pad_token_id) is not None else min(loaded.eos_ids, default=0),
+        )
+        criteria = transformers.StoppingCriteriaList([_StopFlag(torch, stop, self._interrupt)])
+        with loaded.lock, torch.inference_mode():
+            if stop.is_set() or self._interrupt.is_set():
+                raise BackendError("generation interrupted")
+            if sampling:
+                torch.manual_seed(seed)
+            input_ids = torch.tensor([ids], device=loaded.model.device)
+            try:
+                out = loaded.model.generate(
+                    input_ids=input_ids,
+                    attention_mask=torch.ones_like(input_ids),
+                    generation_config=config,
+                    stopping_criteria=criteria,
+                )
+            except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
+                raise BackendError(f"generation failed on {self.path}: {exc}") from exc
+        if stop.is_set() or self._interrupt.is_set():
+            raise BackendError("generation interrupted")
+        new = out[0, len(ids) :].tolist()
+        while new and new[-1] in loaded.eos_ids:
+            new.pop()
+        text = loaded.tokenizer.decode(new, skip_special_tokens=False)
+        return text, len(ids), len(out[0]) - len(ids)
+
+    def logprobs(self, messages: Sequence[Message], tools: Sequence[JSON], continuation: str) -> Continuation:
+        """Log-probabilities of ``continuation`` as the assistant's reply to ``messages``.
+
+        The prompt is the chat template with ``tools`` and the generation prompt (as in
+        :meth:`generate`); ``continuation`` is tokenised on its own (no special tokens added)
+        and appended. One forward pass, float32 log-softmax. Blocking; serialised with generation.
+
+        Returns:
+            :class:`Continuation`: n token ids and n log-probabilities in nats (n may be 0).
+
+        Raises:
+            ContextOverflow: prompt and continuation together exceed the model's positions.
+            BackendError: the template or the model failed.
+        """
+        torch, _ = _import_hf()
+        prompt = self.prompt_ids(messages, tools)
+        loaded = self._loaded
+        cont = list(loaded.tokenizer(continuation, add_special_tokens=False)["input_ids"])
+        self._check_fits(len(prompt) + len(cont) - 1)
+        if not cont:
+            return Continuation((), ())
+        with loaded.lock, torch.inference_mode():
+            ids = torch.tensor([prompt + cont], device=loaded.model.device)
+            try:
+                logits = loaded.model(input_ids=ids).logits[0, len(prompt) - 1 : -1].float()
+            except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
+                raise BackendError(f"forward pass failed on {self.path}: {exc}") from exc
+            target = ids[0, len(prompt) :]
+            values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0]
+        return Continuation(tuple(cont), tuple(values.tolist()))
+
+
+__all__ = ["Continuation", "HFAgent", "HFBackend", "INSTALL_HINT", "is_model_dir", "template_messages"]
