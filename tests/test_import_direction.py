@@ -24,6 +24,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "toolprism"
 RANK = {
     "errors": 0,
+    "testing": 0,  # the mock OpenAI-compatible server: imports nothing of toolprism
     "registry": 0,
     "_version": 0,
     "schema": 0,

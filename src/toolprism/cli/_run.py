@@ -32,6 +32,8 @@ ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
 """The adapter controls as a command-line choice."""
 ToolFormatChoice = StrEnum("ToolFormatChoice", {f: f for f in TOOL_FORMATS})
 """The tool-call formats as a command-line choice."""
+ExecutorChoice = StrEnum("ExecutorChoice", {e: e for e in ("local", "ray")})
+"""Where episodes run, as a command-line choice."""
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -171,6 +173,22 @@ def run(
         Path | None,
         typer.Option(help="The response cache's directory (implies --cache). Default: the user cache directory."),
     ] = None,
+    executor: Annotated[
+        ExecutorChoice,
+        typer.Option(
+            envvar="TOOLPRISM_EXECUTOR",
+            help="Where episodes run: 'local' (this process) or 'ray' (Ray workers; the extra toolprism[ray]; "
+            "with --concurrency 1, one episode per cluster CPU in flight). May differ on --resume.",
+        ),
+    ] = ExecutorChoice.local,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            envvar="RAY_ADDRESS",
+            help="Ray cluster for --executor ray (e.g. ray://head:10001); default: a cluster started on this "
+            "machine, else a local Ray instance.",
+        ),
+    ] = None,
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
@@ -192,6 +210,8 @@ def run(
         "concurrency": concurrency,
         "perturbations": expand_conditions(_split(perturb) or [], perturb_suite),
         "tool_format": tool_format.value,
+        "executor": executor.value,
+        "ray_address": ray_address,
     }
     if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
         values["control"] = control.value

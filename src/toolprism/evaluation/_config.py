@@ -96,6 +96,11 @@ class RunConfig(BaseModel):
         cache: answer temperature-0 endpoint requests seen before from a local response cache
             (:class:`toolprism.backends._cache.ResponseCache`); off by default.
         cache_dir: the cache's directory; None: ``platformdirs.user_cache_dir("toolprism")/responses``.
+        executor: where episodes run: ``local`` (this process) or ``ray`` (a Ray cluster, see
+            :class:`toolprism.run._ray.RayRunner`; with ``concurrency`` 1, as many episodes in
+            flight as the cluster has CPUs). How, not what: not stored in the run header.
+        ray_address: the Ray cluster to connect to (None: ``$RAY_ADDRESS``, a cluster started on
+            this machine, else a local Ray instance).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -115,6 +120,8 @@ class RunConfig(BaseModel):
     tool_format: ToolFormat = "native"
     cache: bool = False
     cache_dir: str | None = None
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
 
     @field_validator("variants")
     @classmethod

@@ -17,7 +17,7 @@ from toolprism.evaluation._config import RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.run import EpisodeResult, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
+from toolprism.run import EpisodeResult, RayRunner, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
 from toolprism.shaping import upgrade_spec
 
 
@@ -107,7 +107,8 @@ def evaluate(
                 "(one run, one control: start a new run for another)",
                 what="options",
             )
-        config = stored.model_copy(update=cache)  # the cache is this session's choice, not the run's
+        how = _how(config) if config is not None else {}
+        config = stored.model_copy(update={**cache, **how})  # cache and executor: this session's choice
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
         _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
@@ -118,6 +119,7 @@ def evaluate(
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
     specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
+    given = backend
     backend = backend or create_backend(
         config.model,
         base_url=config.base_url,
@@ -126,12 +128,13 @@ def evaluate(
         cache=config.cache,
         cache_dir=config.cache_dir,
     )
+    runner = _runner(config, given, store)  # before a new run directory exists: Ray missing leaves none
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
             RunHeader(
-                config=config.model_dump(),
+                config=config.model_dump(exclude=set(_how(config))),
                 backend=backend.settings(),
                 variant_specs=variants,
                 episodes=len(specs),
@@ -154,11 +157,37 @@ def evaluate(
                     store,
                     score_episode,
                     max_turns=config.max_turns,
-                    concurrency=config.concurrency,
+                    concurrency=config.concurrency if runner is None or config.concurrency > 1 else runner.slots,
                     on_result=on_result,
+                    runner=runner,
                 ),
             )
         )
         return summarize(store, time.perf_counter() - started)
     finally:
+        if runner is not None:
+            runner.close()
         store.close()
+
+
+def _how(config: RunConfig) -> dict[str, object]:
+    """Where the episodes run (the executor), which a run header does not store: a resumed run
+    runs where the caller says."""
+    return {"executor": config.executor, "ray_address": config.ray_address}
+
+
+def _runner(config: RunConfig, backend: Backend | None, store: RunStore | None) -> RayRunner | None:
+    """The Ray runner under ``executor="ray"`` (``backend``: a given one, shipped to the workers),
+    else None (episodes run here).
+
+    Raises:
+        ConfigError: Ray is missing or unreachable; ``store`` (if any) is closed.
+    """
+    if config.executor != "ray":
+        return None
+    try:
+        return RayRunner(config, address=config.ray_address, max_turns=config.max_turns, backend=backend)
+    except ConfigError:
+        if store is not None:
+            store.close()
+        raise

@@ -2,6 +2,7 @@
 
 from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, run_episode
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
+from toolprism.run._ray import RayRunner
 from toolprism.run._store import STORE_VERSION, DomainPins, EpisodeResult, RunConfigRecord, RunHeader, RunStore
 from toolprism.run._suite import Scorer, run_episodes
 from toolprism.run._trace import (
@@ -32,6 +33,7 @@ __all__ = [
     "ExecutedCallRecord",
     "FailedCallRecord",
     "RejectedCallRecord",
+    "RayRunner",
     "EpisodeResult",
     "EpisodeSpec",
     "RunConfigRecord",

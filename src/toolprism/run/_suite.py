@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from toolprism.backends import Backend
 from toolprism.run._episode import MAX_TURNS, EpisodeSpec, run_episode
@@ -23,11 +23,15 @@ async def run_episodes(
     max_turns: int = MAX_TURNS,
     concurrency: int = 1,
     on_result: Callable[[EpisodeResult], None] | None = None,
+    runner: Callable[[EpisodeSpec], Awaitable[Trace]] | None = None,
 ) -> list[EpisodeResult]:
     """Run the episodes of ``specs`` not yet in ``store``; record each as it finishes.
 
     At most ``concurrency`` episodes run at once. A backend failure stops the run; the episodes
     already recorded stay, and a resumed run skips them.
+
+    ``runner`` runs one episode (e.g. :class:`toolprism.run._ray.RayRunner`); default
+    :func:`run_episode` with ``backend`` here.
 
     Returns:
         The results of the episodes run now (not those found finished).
@@ -39,7 +43,7 @@ async def run_episodes(
 
     async def one(spec: EpisodeSpec) -> None:
         async with gate:
-            trace = await run_episode(spec, backend, max_turns=max_turns)
+            trace = await (runner(spec) if runner else run_episode(spec, backend, max_turns=max_turns))
         result = scorer(spec, trace)
         store.record(result, trace)
         results.append(result)
