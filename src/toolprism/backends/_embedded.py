@@ -448,9 +448,14 @@ class EmbeddedAgent:
     async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
         """Generate one turn (in a worker thread; the model is locked while it runs)."""
         prompt = render_prompt(messages, tools)
-        text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
-            self.backend.generate, prompt, self.seed
-        )
+        stop = threading.Event()
+        try:
+            text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
+                self.backend.generate, prompt, self.seed, stop=stop
+            )
+        except asyncio.CancelledError:  # Ctrl-C, SIGTERM, a budget: the generation stops at its next token
+            stop.set()
+            raise
         if error is not None:
             return ModelTurn(raw=text, content=None, error=error, prompt_tokens=prompt_tokens)
         turn = parse_output(text, call_id=f"call_{self.issued + 1}", truncated=finish == "length")
@@ -532,9 +537,13 @@ class EmbeddedBackend:
         return _load(self.path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed)
 
     def generate(
-        self, prompt: str, seed: int | None = None
+        self, prompt: str, seed: int | None = None, *, stop: threading.Event | None = None
     ) -> tuple[str, str | None, int | None, int | None, str | None]:
         """Run one greedy, grammar-constrained completion of ``prompt`` (blocking).
+
+        ``stop``, once set (from another thread), ends the generation at its next token, or
+        before it starts when it is waiting for the model: the result is then
+        ``("", "interrupted", None, None, "generation interrupted")`` and is meant to be discarded.
 
         Returns:
             ``(text, finish_reason, prompt_tokens, completion_tokens, error)``; ``error`` is set
@@ -546,6 +555,8 @@ class EmbeddedBackend:
         llama_cpp = _import_llama_cpp()
         loaded = self._loaded()
         with loaded.lock:
+            if stop is not None and stop.is_set():  # cancelled while waiting for the model
+                return _INTERRUPTED
             llama = loaded.llama
             n_prompt = len(llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
             if n_prompt >= self.n_ctx - 8:
@@ -564,9 +575,12 @@ class EmbeddedBackend:
                     seed=self.seed if seed is None else seed,
                     stop=["<|im_end|>", "<|endoftext|>"],
                     grammar=grammar,
+                    stopping_criteria=_stop_criteria(llama_cpp, stop),
                 )
             except Exception as exc:  # noqa: BLE001 - llama.cpp raises bare exceptions
                 raise BackendError(f"llama.cpp failed: {exc}") from exc
+        if stop is not None and stop.is_set():
+            return _INTERRUPTED
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return (
@@ -576,6 +590,22 @@ class EmbeddedBackend:
             usage.get("completion_tokens"),
             None,
         )
+
+
+_INTERRUPTED: tuple[str, str | None, int | None, int | None, str | None] = (
+    "",
+    "interrupted",
+    None,
+    None,
+    "generation interrupted",
+)
+
+
+def _stop_criteria(llama_cpp: Any, stop: threading.Event | None) -> Any:
+    """llama.cpp stopping criteria that end a generation once ``stop`` is set (checked per token)."""
+    if stop is None:
+        return None
+    return llama_cpp.StoppingCriteriaList([lambda _ids, _logits: stop.is_set()])
 
 
 __all__ = [

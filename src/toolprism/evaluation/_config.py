@@ -62,6 +62,10 @@ def expand_variants(names: list[str]) -> list[str]:
     return out
 
 
+LIMIT_FIELDS = frozenset({"max_tokens_total", "max_wall_s", "max_consecutive_backend_errors"})
+"""The :class:`RunConfig` fields that limit one invocation; the run header does not store them."""
+
+
 class RunConfig(BaseModel):
     """What a run evaluates. Stored in the run header, so a run can be resumed from it alone.
 
@@ -90,6 +94,11 @@ class RunConfig(BaseModel):
         control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
             helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
             ``loose`` (the paper's loose control); see :data:`toolprism.shaping.Control`.
+        max_tokens_total / max_wall_s / max_consecutive_backend_errors: this invocation's limits
+            (see :class:`toolprism.run.RunLimits`): stop once the episodes finished now used this many
+            tokens, after this many seconds, or after this many backend-error episodes in a row (the
+            circuit breaker; 0: never). Not stored in the run header: a resumed run takes the
+            limits it is given (:data:`LIMIT_FIELDS`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -106,6 +115,9 @@ class RunConfig(BaseModel):
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
     preset: str | None = None
+    max_tokens_total: int | None = None
+    max_wall_s: float | None = None
+    max_consecutive_backend_errors: int = 10
 
     @field_validator("variants")
     @classmethod

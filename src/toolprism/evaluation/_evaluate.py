@@ -13,11 +13,22 @@ from pathlib import Path
 
 from toolprism.backends import Backend, create_backend
 from toolprism.errors import ConfigError
-from toolprism.evaluation._config import RunConfig
+from toolprism.evaluation._config import LIMIT_FIELDS, RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.run import EpisodeResult, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
+from toolprism.run import (
+    EpisodeResult,
+    RunHeader,
+    RunLimits,
+    Runner,
+    RunProgress,
+    RunStopped,
+    RunStore,
+    run_episodes,
+    run_pins,
+    verify_run_tasks,
+)
 from toolprism.shaping import upgrade_spec
 
 
@@ -65,12 +76,15 @@ def evaluate(
     backend: Backend | None = None,
     on_start: Callable[[int, int, Path], None] | None = None,
     on_result: Callable[[EpisodeResult], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    runner: Runner | None = None,
 ) -> RunSummary:
     """Run (or resume) an evaluation and return its summary.
 
     Args:
         config: what to run; ignored when resuming (the header's config is used), except that a
-            ``control`` it sets explicitly must be the header's.
+            ``control`` it sets explicitly must be the header's, and that its limits
+            (``max_tokens_total``, ``max_wall_s``, ``max_consecutive_backend_errors``) apply.
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (a custom or scripted agent); default built from
@@ -79,10 +93,14 @@ def evaluate(
             model's and ``diagnose_run`` asks for the backend instead of rebuilding a wrong one.
         on_start: called with (episodes to run now, episodes already finished, run directory).
         on_result: called after each episode is recorded.
+        on_progress: called with the scheduler's counters (see :func:`toolprism.run.run_episodes`).
+        runner: runs one episode (default: locally with ``backend``; see :data:`toolprism.run.Runner`).
 
     Raises:
         ConfigError: a malformed configuration (before anything runs) or run directory; resuming
             with an explicitly set ``control`` other than the run's.
+        RunStopped: a budget was spent or the circuit breaker opened; finished episodes stay
+            recorded and ``RunStopped.summary`` summarises them.
         BackendError: the model failed; finished episodes stay recorded.
     """
     started = time.perf_counter()
@@ -96,7 +114,7 @@ def evaluate(
                 "(one run, one control: start a new run for another)",
                 what="options",
             )
-        config = stored
+        config = stored.model_copy(update={f: getattr(config or RunConfig(), f) for f in LIMIT_FIELDS})
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
         _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
@@ -106,14 +124,13 @@ def evaluate(
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
-    specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
     backend = backend or create_backend(config.model, base_url=config.base_url)
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
             RunHeader(
-                config=config.model_dump(),
+                config=config.model_dump(exclude=set(LIMIT_FIELDS)),
                 backend=backend.settings(),
                 variant_specs=variants,
                 episodes=len(specs),
@@ -125,19 +142,30 @@ def evaluate(
         )
     try:
         finished = store.finished()
+        todo = sum(s.episode_id not in finished for s in specs)
         if on_start is not None:
-            on_start(sum(s.episode_id not in finished for s in specs), len(finished), store.run_dir)
-        asyncio.run(
-            run_episodes(
-                specs,
-                backend,
-                store,
-                score_episode,
-                max_turns=config.max_turns,
-                concurrency=config.concurrency,
-                on_result=on_result,
+            on_start(todo, len(finished), store.run_dir)
+        del finished
+        limits = RunLimits(config.max_tokens_total, config.max_wall_s, config.max_consecutive_backend_errors)
+        try:
+            asyncio.run(
+                run_episodes(
+                    (replace(s, control=config.control, instruction=config.instruction) for s in specs),
+                    backend,
+                    store,
+                    score_episode,
+                    max_turns=config.max_turns,
+                    concurrency=config.concurrency,
+                    on_result=on_result,
+                    runner=runner,
+                    limits=limits,
+                    total=todo,
+                    on_progress=on_progress,
+                )
             )
-        )
+        except RunStopped as stop:
+            stop.summary = summarize(store, time.perf_counter() - started)
+            raise
         return summarize(store, time.perf_counter() - started)
     finally:
         store.close()
