@@ -279,17 +279,22 @@ BLOCKING = textwrap.dedent("""
     HONOUR_STOP = sys.argv[2] == "honour"
 
     def work(stop):  # a blocking generation in a worker thread, like the embedded model's
-        for _ in range(3000 if HONOUR_STOP else 1):
+        for _ in range(12000 if HONOUR_STOP else 1):
             if HONOUR_STOP and stop.is_set():
                 return
             time.sleep(0.01 if HONOUR_STOP else 300)
 
     class Blocking(OracleBackend):
+        started = 0
+
         def agent(self, context):
             inner = super().agent(context)
+            Blocking.started += 1
+            blocks = Blocking.started > 2  # every episode after the first two blocks
+
             class Agent:
                 async def respond(self, messages, tools):
-                    if context.task.id.endswith("/1"):  # the second task of each template blocks for 30 s
+                    if blocks:
                         stop = threading.Event()
                         try:
                             await asyncio.to_thread(work, stop)
@@ -304,8 +309,8 @@ BLOCKING = textwrap.dedent("""
                 "--concurrency", "2", "--run-dir", sys.argv[1]]
     main()
 """)
-"""A CLI run whose episodes on ``<template>/1`` tasks block in a worker thread: for 30 s in steps
-that honour a stop flag (``honour``), or for 300 s in one sleep (anything else)."""
+"""A CLI run whose episodes after the first two block in a worker thread: in steps
+that honour a stop flag (``honour``; 120 s), or for 300 s in one sleep (anything else)."""
 
 
 def _start(script: str, run_dir: Path, *args: str) -> subprocess.Popen:
@@ -327,7 +332,7 @@ def test_ctrl_c_stops_a_run_blocked_in_a_worker_thread_and_the_store_resumes(tmp
     _wait_for(run_dir, 1, proc)  # a fast episode is recorded; blocking ones are in flight
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)  # far less than the 30 s blocking episodes would take one after another
+    _, err = proc.communicate(timeout=60)  # far less than the 120 s a blocked episode would take
     assert proc.returncode == 128 + signal.SIGINT, err
     assert f"continue with: toolprism run --resume {run_dir}" in " ".join(err.split()) and "Traceback" not in err
     finished = _count(run_dir)
