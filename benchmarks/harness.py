@@ -4,7 +4,7 @@ first model request, and peak memory of long runs through the scheduler.
     python benchmarks/harness.py cpu [--episodes 400]
     python benchmarks/harness.py startup [--repeat 3]
     python benchmarks/harness.py memory [--episodes 1000,10000,100000]
-    python benchmarks/harness.py plan            # what a planned spec list costs
+    python benchmarks/harness.py plan [--tasks 4] # what a planned spec list costs
 
 Each measurement of ``memory`` runs in its own process (peak RSS is per process). Figures are
 indicative: they depend on the machine and its load; targets (issue #14): well under 1 ms of CPU
@@ -155,15 +155,16 @@ def memory(sizes: Sequence[int]) -> list[dict]:
     return rows
 
 
-def plan() -> dict:
+def plan(tasks: int | None) -> dict:
     """What a planned run's spec list costs: ``plan_run`` of a large configuration (both built-in
-    stateful domains, every task, the whole suite, every perturbation condition): specs and RSS."""
+    stateful domains, ``tasks`` tasks each (None: all), the whole suite, every perturbation
+    condition): specs, planning time and RSS growth."""
     from toolprism.evaluation import RunConfig, expand_conditions
     from toolprism.evaluation._plan import plan_run
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     config = RunConfig(
-        model="oracle", domains=["smart_home", "retail"], variants=["all"], tasks=None,
+        model="oracle", domains=["smart_home", "retail"], variants=["all"], tasks=tasks,
         perturbations=expand_conditions([], "all"),
     )  # fmt: skip
     start = time.perf_counter()
@@ -184,6 +185,7 @@ def main() -> None:
     parser.add_argument("what", choices=["cpu", "startup", "memory", "plan"])
     parser.add_argument("--episodes", default=None, help="cpu: episodes (400); memory: sizes (1000,10000,100000)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=None, help="plan: tasks per domain (default: all)")
     args = parser.parse_args()
     if args.what == "cpu":
         print(json.dumps(cpu(int(args.episodes or 400))))
@@ -192,7 +194,7 @@ def main() -> None:
     elif args.what == "memory":
         memory([int(n) for n in (args.episodes or "1000,10000,100000").split(",")])
     else:
-        print(json.dumps(plan()))
+        print(json.dumps(plan(args.tasks)))
 
 
 if __name__ == "__main__":
