@@ -95,6 +95,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                 f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
             ]
     specs: list[EpisodeSpec] = []
+    shared: dict[str, tuple] = {}  # equal perturbation instances (a task's, under most variants) held once
     skips: list[SkipRecord] = []
     arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
     for name, domain in domains.items():
@@ -117,7 +118,10 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                     if skipped:
                         skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
                         continue
-                    specs.append(EpisodeSpec(domain, task, variant, config.seed, tuple(instances)))
+                    key = "\n".join(i.model_dump_json() for i in instances)
+                    specs.append(
+                        EpisodeSpec(domain, task, variant, config.seed, shared.setdefault(key, tuple(instances)))
+                    )
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips
