@@ -65,6 +65,14 @@ PROGRESS_INTERVAL_S = 10.0
 """Seconds between two progress lines in a log (not a terminal); ``$TOOLPRISM_PROGRESS_INTERVAL`` overrides."""
 
 
+def _interval_from_env() -> float:
+    """``$TOOLPRISM_PROGRESS_INTERVAL`` as seconds (>= 0), else :data:`PROGRESS_INTERVAL_S`."""
+    try:
+        return max(0.0, float(os.environ.get("TOOLPRISM_PROGRESS_INTERVAL", PROGRESS_INTERVAL_S)))
+    except ValueError:
+        return PROGRESS_INTERVAL_S
+
+
 def _duration(seconds: float) -> str:
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)
@@ -102,8 +110,7 @@ class ProgressReport:
     ) -> None:
         self.label = label
         self.console = console or stderr
-        env = os.environ.get("TOOLPRISM_PROGRESS_INTERVAL")
-        self.interval_s = interval_s if interval_s is not None else float(env) if env else PROGRESS_INTERVAL_S
+        self.interval_s = interval_s if interval_s is not None else _interval_from_env()
         self.counts: dict[str, int | None] = dict.fromkeys(("running", "failed", "backend_errors", "tokens"))
         self.done = 0
         self.total: int | None = None

@@ -159,7 +159,8 @@ def run(
     max_wall: Annotated[
         float | None,
         typer.Option(
-            help="Stop after this many seconds (episodes in flight are cancelled and run again on resume). "
+            help="Stop this many seconds after the first episode started (episodes in flight are cancelled and run "
+            "again on resume). "
             "Allowed with --resume.",
             show_default=False,
         ),
