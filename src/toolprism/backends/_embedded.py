@@ -562,6 +562,8 @@ class EmbeddedBackend:
             if n_prompt >= self.n_ctx - 8:
                 why = f"prompt of {n_prompt} tokens exceeds n_ctx {self.n_ctx}"
                 return ("", None, n_prompt, 0, why)
+            if stop is not None:  # the prompt is evaluated batch by batch, checking the flag between batches
+                llama.eval = _interruptible_eval(llama, stop)
             try:
                 grammar = llama_cpp.LlamaGrammar.from_string(GRAMMAR, verbose=False)
                 out = llama.create_completion(
@@ -577,8 +579,12 @@ class EmbeddedBackend:
                     grammar=grammar,
                     stopping_criteria=_stop_criteria(llama_cpp, stop),
                 )
+            except _Interrupted:
+                return _INTERRUPTED
             except Exception as exc:  # noqa: BLE001 - llama.cpp raises bare exceptions
                 raise BackendError(f"llama.cpp failed: {exc}") from exc
+            finally:
+                llama.__dict__.pop("eval", None)
         if stop is not None and stop.is_set():
             return _INTERRUPTED
         choice = out["choices"][0]
@@ -599,6 +605,26 @@ _INTERRUPTED: tuple[str, str | None, int | None, int | None, str | None] = (
     None,
     "generation interrupted",
 )
+
+
+class _Interrupted(Exception):
+    """Raised inside llama.cpp's prompt evaluation when the stop flag is set (never escapes)."""
+
+
+def _interruptible_eval(llama: Any, stop: threading.Event) -> Any:
+    """``llama.eval`` that evaluates ``tokens`` in the batches llama.cpp itself uses (``n_batch``,
+    so the numbers are the same) and raises :class:`_Interrupted` between two when ``stop`` is set:
+    a long prompt's evaluation stops within one batch. The model's token count stays consistent
+    (each batch is evaluated whole), so the next generation reuses what was evaluated."""
+    evaluate = type(llama).eval
+
+    def eval(tokens: Sequence[int]) -> None:
+        for start in range(0, len(tokens), llama.n_batch):
+            if stop.is_set():
+                raise _Interrupted
+            evaluate(llama, tokens[start : start + llama.n_batch])
+
+    return eval
 
 
 def _stop_criteria(llama_cpp: Any, stop: threading.Event | None) -> Any:
