@@ -193,9 +193,10 @@ def test_a_header_of_a_newer_store_or_the_wrong_shape_is_a_config_error(tmp_path
 
 
 def test_the_header_record_of_the_configuration_keeps_up_with_run_config(tmp_path: Path) -> None:
+    from toolprism.evaluation._config import SESSION_FIELDS
     from toolprism.run import RunConfigRecord
 
-    where = ("executor", "ray_address")  # how a run is executed, not what it is: not in the header
+    where = SESSION_FIELDS  # how one invocation runs, not what the run is: not in the header
     assert list(RunConfigRecord.model_fields) == [f for f in RunConfig.model_fields if f not in where]
     config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=1, perturbations=["C2:light"])
     evaluate(config, run_dir=tmp_path / "r")

@@ -448,9 +448,14 @@ class EmbeddedAgent:
     async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
         """Generate one turn (in a worker thread; the model is locked while it runs)."""
         prompt = render_prompt(messages, tools)
-        text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
-            self.backend.generate, prompt, self.seed
-        )
+        stop = threading.Event()
+        try:
+            text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
+                self.backend.generate, prompt, self.seed, stop=stop
+            )
+        except asyncio.CancelledError:  # Ctrl-C, SIGTERM, a budget: the generation stops at its next token
+            stop.set()
+            raise
         if error is not None:
             return ModelTurn(raw=text, content=None, error=error, prompt_tokens=prompt_tokens)
         turn = parse_output(text, call_id=f"call_{self.issued + 1}", truncated=finish == "length")
@@ -532,9 +537,13 @@ class EmbeddedBackend:
         return _load(self.path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed)
 
     def generate(
-        self, prompt: str, seed: int | None = None
+        self, prompt: str, seed: int | None = None, *, stop: threading.Event | None = None
     ) -> tuple[str, str | None, int | None, int | None, str | None]:
         """Run one greedy, grammar-constrained completion of ``prompt`` (blocking).
+
+        ``stop``, once set (from another thread), ends the generation at its next token, or
+        before it starts when it is waiting for the model: the result is then
+        ``("", "interrupted", None, None, "generation interrupted")`` and is meant to be discarded.
 
         Returns:
             ``(text, finish_reason, prompt_tokens, completion_tokens, error)``; ``error`` is set
@@ -546,11 +555,15 @@ class EmbeddedBackend:
         llama_cpp = _import_llama_cpp()
         loaded = self._loaded()
         with loaded.lock:
+            if stop is not None and stop.is_set():  # cancelled while waiting for the model
+                return _INTERRUPTED
             llama = loaded.llama
             n_prompt = len(llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
             if n_prompt >= self.n_ctx - 8:
                 why = f"prompt of {n_prompt} tokens exceeds n_ctx {self.n_ctx}"
                 return ("", None, n_prompt, 0, why)
+            if stop is not None:  # the prompt is evaluated batch by batch, checking the flag between batches
+                llama.eval = _interruptible_eval(llama, stop)
             try:
                 grammar = llama_cpp.LlamaGrammar.from_string(GRAMMAR, verbose=False)
                 out = llama.create_completion(
@@ -564,9 +577,16 @@ class EmbeddedBackend:
                     seed=self.seed if seed is None else seed,
                     stop=["<|im_end|>", "<|endoftext|>"],
                     grammar=grammar,
+                    stopping_criteria=_stop_criteria(llama_cpp, stop),
                 )
+            except _Interrupted:
+                return _INTERRUPTED
             except Exception as exc:  # noqa: BLE001 - llama.cpp raises bare exceptions
                 raise BackendError(f"llama.cpp failed: {exc}") from exc
+            finally:
+                llama.__dict__.pop("eval", None)
+        if stop is not None and stop.is_set():
+            return _INTERRUPTED
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return (
@@ -576,6 +596,42 @@ class EmbeddedBackend:
             usage.get("completion_tokens"),
             None,
         )
+
+
+_INTERRUPTED: tuple[str, str | None, int | None, int | None, str | None] = (
+    "",
+    "interrupted",
+    None,
+    None,
+    "generation interrupted",
+)
+
+
+class _Interrupted(Exception):
+    """Raised inside llama.cpp's prompt evaluation when the stop flag is set (never escapes)."""
+
+
+def _interruptible_eval(llama: Any, stop: threading.Event) -> Any:
+    """``llama.eval`` that evaluates ``tokens`` in the batches llama.cpp itself uses (``n_batch``,
+    so the numbers are the same) and raises :class:`_Interrupted` between two when ``stop`` is set:
+    a long prompt's evaluation stops within one batch. The model's token count stays consistent
+    (each batch is evaluated whole), so the next generation reuses what was evaluated."""
+    evaluate = type(llama).eval
+
+    def eval(tokens: Sequence[int]) -> None:
+        for start in range(0, len(tokens), llama.n_batch):
+            if stop.is_set():
+                raise _Interrupted
+            evaluate(llama, tokens[start : start + llama.n_batch])
+
+    return eval
+
+
+def _stop_criteria(llama_cpp: Any, stop: threading.Event | None) -> Any:
+    """llama.cpp stopping criteria that end a generation once ``stop`` is set (checked per token)."""
+    if stop is None:
+        return None
+    return llama_cpp.StoppingCriteriaList([lambda _ids, _logits: stop.is_set()])
 
 
 __all__ = [

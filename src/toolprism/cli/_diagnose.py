@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolprism.cli._common import counting_progress, friendly_errors, print_json
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json
 from toolprism.repair import TIER_NAMES, TIER_RULES, TIERS, Recovery, diagnose_run
 
 REPORT = "diagnose.json"
@@ -33,11 +33,10 @@ def diagnose(
     with 95% Wilson intervals (ToolRobustBench, section 5; the tier rule is toolprism's reading).
 
     The report is also written to RUN_DIR/diagnose.json."""
-    progress = counting_progress("repairing")
-    bar = progress.add_task("finding failed episodes", total=None)
+    progress = ProgressReport("repairs", transient=True)
 
     def advance(done: int, total: int, episode_id: str) -> None:
-        progress.update(bar, completed=done, total=total, description=episode_id)
+        progress.update(done=done, total=total, note=episode_id)
 
     with progress:
         report = diagnose_run(run_dir, limit=limit, progress=advance)

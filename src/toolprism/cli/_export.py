@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from toolprism.cli._common import counting_progress, friendly_errors, print_json
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json
 from toolprism.cli._run import _split
 from toolprism.evaluation import expand_variants
 from toolprism.interop import FORMATS, export_tasks
@@ -39,11 +39,10 @@ def tasks(
     Hugging Face datasets directory (Parquet under data/ plus a README.md dataset card).
 
     Byte-identical for the same options. Default: every built-in domain, native only."""
-    progress = counting_progress("tasks")
-    bar = progress.add_task("", total=None)
+    progress = ProgressReport("tasks", transient=True)
 
     def advance(done: int, total: int, task_id: str) -> None:
-        progress.update(bar, completed=done, total=total, description=task_id)
+        progress.update(done=done, total=total, note=task_id)
 
     with progress:
         summary = export_tasks(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from enum import StrEnum
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.backends import DEFAULT_MODEL, TOOL_FORMATS
-from toolprism.cli._common import counting_progress, friendly_errors, perturbation_table, print_json, stderr
+from toolprism.cli._common import ProgressReport, friendly_errors, perturbation_table, print_json, stderr
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.evaluation import (
     DEFAULT_DOMAINS,
@@ -25,7 +26,7 @@ from toolprism.evaluation import (
     evaluate,
     expand_conditions,
 )
-from toolprism.run import MAX_TURNS, EpisodeResult
+from toolprism.run import MAX_TURNS, EpisodeResult, RunProgress, RunStopped
 from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
 
 ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
@@ -189,6 +190,30 @@ def run(
             "machine, else a local Ray instance.",
         ),
     ] = None,
+    max_tokens_total: Annotated[
+        int | None,
+        typer.Option(
+            help="Stop once the episodes finished in this invocation used this many tokens (prompt + completion); "
+            "resume continues. Allowed with --resume.",
+            show_default=False,
+        ),
+    ] = None,
+    max_wall: Annotated[
+        float | None,
+        typer.Option(
+            help="Stop this many seconds after the first episode started (episodes in flight are cancelled and run "
+            "again on resume). "
+            "Allowed with --resume.",
+            show_default=False,
+        ),
+    ] = None,
+    max_backend_errors: Annotated[
+        int,
+        typer.Option(
+            help="Circuit breaker: stop after this many episodes in a row ended with a backend error (the endpoint "
+            "looks down); 0 never stops. Allowed with --resume.",
+        ),
+    ] = 10,
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
@@ -196,6 +221,10 @@ def run(
     (each domain's defaults: trb, ToolRobustBench's environment, runs its 192 anchors natively).
     With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
     the summary breaks success down by subtype and severity.
+
+    Ctrl-C or SIGTERM stops within seconds (finished episodes are kept; a second Ctrl-C exits at
+    once). A spent budget or the circuit breaker stops cleanly with exit code 3; every stop
+    prints the --resume command that continues the run.
     """
     if resume is not None:
         _refuse_options_with_resume(ctx)
@@ -212,6 +241,9 @@ def run(
         "tool_format": tool_format.value,
         "executor": executor.value,
         "ray_address": ray_address,
+        "max_tokens_total": max_tokens_total,
+        "max_wall_s": max_wall,
+        "max_consecutive_backend_errors": max_backend_errors,
     }
     if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
         values["control"] = control.value
@@ -220,58 +252,106 @@ def run(
         cache=cache or cache_dir is not None,
         cache_dir=None if cache_dir is None else str(cache_dir.resolve()),
     )
-    progress = counting_progress("episodes", transient=json_output)
-    bar = progress.add_task("", total=None)
+    progress = ProgressReport("episodes", transient=json_output)
     where: list[Path] = []
 
     def on_start(todo: int, finished: int, directory: Path) -> None:
         where.append(directory)
         if finished:
             stderr.print(f"resuming: {finished} episode(s) already finished")
-        progress.update(bar, total=todo)
-        progress.start()
+        progress.start(todo)
+
+    last: list[str] = [""]
+
+    def on_progress(p: RunProgress) -> None:
+        counts = {"running": p.running, "failed": p.failed, "backend_errors": p.backend_errors, "tokens": p.tokens}
+        progress.update(done=p.done, note=last[0], **counts)
 
     def on_result(result: EpisodeResult) -> None:
-        mark = "[green]ok[/]" if result.success else "[red]fail[/]"
-        progress.update(bar, advance=1, description=f"{mark} {result.episode_id}")
+        last[0] = f"last: {'ok' if result.success else result.end} {result.episode_id}"
 
-    terminated: list[int] = []
+    signals: list[int] = []
+    previous = _install_stop_handlers(signals, where)
     try:
-        previous = signal.signal(signal.SIGTERM, lambda signum, _: _terminate(terminated, signum))
-    except ValueError:  # not the main thread: signals stay as they are
-        previous = None
-    try:
-        summary = evaluate(config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result)
-    except (KeyboardInterrupt, asyncio.CancelledError, ToolprismError):
+        summary = evaluate(
+            config, run_dir=run_dir, resume=resume, on_start=on_start, on_result=on_result, on_progress=on_progress
+        )
+    except RunStopped as stop:
         progress.stop()
-        if where:
-            stderr.print(
-                f"stopped; finished episodes are kept in {where[0]}; continue with: toolprism run --resume {where[0]}",
-                soft_wrap=True,
-                markup=False,
-            )
-        if terminated:
-            raise typer.Exit(128 + terminated[0]) from None
+        if stop.summary is not None:
+            _print_summary(stop.summary, json_output)  # type: ignore[arg-type]
+        stderr.print(f"stopped: {stop}", soft_wrap=True, markup=False)
+        _resume_hint(where)
+        raise typer.Exit(3) from None
+    except (KeyboardInterrupt, asyncio.CancelledError, ToolprismError) as error:
+        progress.stop()
+        _resume_hint(where)
+        if signals or not isinstance(error, ToolprismError):
+            raise typer.Exit(128 + (signals[0] if signals else signal.SIGINT)) from None
         raise
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        _restore_handlers(previous)
         progress.stop()
+    _print_summary(summary, json_output)
+
+
+def _print_summary(summary: RunSummary, json_output: bool) -> None:
     if json_output:
         print_json(summary.model_dump())
     else:
         _print_table(summary)
 
 
-def _terminate(terminated: list[int], signum: int) -> None:
-    """SIGTERM stops a run as Ctrl-C does: the episodes in flight are cancelled at their next
-    await (an episode is recorded whole or not at all), and the caller prints the resume hint.
-    Unlike SIGINT this also works where SIGINT is ignored (a background job)."""
-    terminated.append(signum)
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # still planning, outside the event loop
-        raise KeyboardInterrupt from None
+def _resume_hint(where: list[Path]) -> None:
+    if where:
+        stderr.print(
+            f"stopped; finished episodes are kept in {where[0]}; continue with: toolprism run --resume {where[0]}",
+            soft_wrap=True,
+            markup=False,
+        )
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _install_stop_handlers(signals: list[int], where: list[Path]) -> dict[int, object]:
+    """Ctrl-C and SIGTERM stop the run within seconds: the first cancels the episodes in flight
+    (from the event loop, woken at once; an embedded generation stops at its next token), so that
+    finished episodes are kept and the resume hint printed; a second one exits at once (exit code
+    128 + signal; every finished episode is already committed). A signal the process ignores (a
+    background job's SIGINT) stays ignored. Returns the handlers to restore (none outside the
+    main thread)."""
+
+    def on_signal(signum: int, _frame: object) -> None:
+        signals.append(signum)
+        if len(signals) > 1:
+            where_text = f"; finished episodes are kept in {where[0]}" if where else ""
+            os.write(2, f"\ninterrupted again: exiting now{where_text}\n".encode())
+            os._exit(128 + signum)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # still planning, outside the event loop
+            raise KeyboardInterrupt from None
+        loop.call_soon_threadsafe(_cancel_all, loop)
+
+    previous: dict[int, object] = {}
+    for signum in _STOP_SIGNALS:
+        try:
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, on_signal)
+        except ValueError:  # not the main thread: signals stay as they are
+            break
+    return previous
+
+
+def _restore_handlers(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]
+
+
+def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel every task of ``loop``: each episode in flight stops at its next await, and is
+    recorded whole or not at all."""
     for task in asyncio.all_tasks(loop):
         task.cancel()
 

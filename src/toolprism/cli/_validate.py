@@ -9,10 +9,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from toolprism.cli._common import friendly_errors, print_json, stderr
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json
 from toolprism.cli._run import ControlChoice, _split
 from toolprism.errors import ConfigError
 from toolprism.validate import ValidationReport, VariantSummary
@@ -84,26 +83,16 @@ def validate(
     Each variant must decode to the same native actions, replies and states as the native schema
     on every reference trace, and reject invalid calls without executing anything. Exit code 1
     when any check fails."""
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[checks]} checks, {task.fields[failures]} failures"),
-        TimeElapsedColumn(),
-        console=stderr,
-        auto_refresh=False,  # no refresh thread: workers are forked
-        transient=json_output,
-    )
+    # no refresh thread: workers are forked
+    progress = ProgressReport("variants", transient=json_output, auto_refresh=False)
     totals = {"checks": 0, "failures": 0}
-    bar = progress.add_task("validating", total=None, checks=0, failures=0)
 
     def advance(done: int, total: int, summary: VariantSummary) -> None:
-        # the bar appears with the first result, so that a bad option's error stands alone
-        progress.start()
+        # the progress appears with the first result, so that a bad option's error stands alone
         totals["checks"] += summary.checks
         totals["failures"] += summary.failures
-        progress.update(bar, completed=done, total=total, description=f"{summary.suite}/{summary.variant}", **totals)
-        progress.refresh()
+        note = f"{summary.suite}/{summary.variant}; {totals['checks']} checks, {totals['failures']} failures"
+        progress.update(done=done, total=total, note=note)
 
     try:
         report = run_validation(

@@ -62,6 +62,14 @@ def expand_variants(names: list[str]) -> list[str]:
     return out
 
 
+LIMIT_FIELDS = frozenset({"max_tokens_total", "max_wall_s", "max_consecutive_backend_errors"})
+"""The :class:`RunConfig` fields that limit one invocation."""
+SESSION_FIELDS = LIMIT_FIELDS | {"executor", "ray_address"}
+"""The :class:`RunConfig` fields that say how one invocation runs (its limits, where its episodes
+run), not what the run is: the run header does not store them, and a resumed run takes them from
+the caller."""
+
+
 class RunConfig(BaseModel):
     """What a run evaluates. Stored in the run header, so a run can be resumed from it alone.
 
@@ -101,6 +109,11 @@ class RunConfig(BaseModel):
             flight as the cluster has CPUs). How, not what: not stored in the run header.
         ray_address: the Ray cluster to connect to (None: ``$RAY_ADDRESS``, a cluster started on
             this machine, else a local Ray instance).
+        max_tokens_total / max_wall_s / max_consecutive_backend_errors: this invocation's limits
+            (see :class:`toolprism.run.RunLimits`): stop once the episodes finished now used this many
+            tokens, after this many seconds, or after this many backend-error episodes in a row (the
+            circuit breaker; 0: never). Not stored in the run header: a resumed run takes the
+            limits it is given (:data:`SESSION_FIELDS`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -122,6 +135,9 @@ class RunConfig(BaseModel):
     cache_dir: str | None = None
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
+    max_tokens_total: int | None = None
+    max_wall_s: float | None = None
+    max_consecutive_backend_errors: int = 10
 
     @field_validator("variants")
     @classmethod

@@ -6,18 +6,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from toolprism.backends import Backend, create_backend
 from toolprism.errors import ConfigError
-from toolprism.evaluation._config import RunConfig
+from toolprism.evaluation._config import SESSION_FIELDS, RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.run import EpisodeResult, RayRunner, RunHeader, RunStore, run_episodes, run_pins, verify_run_tasks
+from toolprism.run import (
+    EpisodeResult,
+    RayRunner,
+    RunHeader,
+    RunLimits,
+    Runner,
+    RunProgress,
+    RunStopped,
+    RunStore,
+    run_episodes,
+    run_pins,
+    verify_run_tasks,
+)
 from toolprism.shaping import upgrade_spec
 
 
@@ -51,16 +63,6 @@ def _builds(config: RunConfig, backend: Backend) -> bool:
     return backend.name == kind or (backend.name == "openai" and config.base_url is not None)
 
 
-async def _closing(backend: Backend, run: Awaitable[object]) -> None:
-    """Await ``run``, then the backend's ``aclose()`` if it has one (in the same event loop)."""
-    try:
-        await run
-    finally:
-        aclose = getattr(backend, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-
 def default_run_dir(model: str) -> Path:
     """``toolprism-runs/<UTC timestamp>-<model>`` under the current directory."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -75,12 +77,16 @@ def evaluate(
     backend: Backend | None = None,
     on_start: Callable[[int, int, Path], None] | None = None,
     on_result: Callable[[EpisodeResult], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    runner: Runner | None = None,
 ) -> RunSummary:
     """Run (or resume) an evaluation and return its summary.
 
     Args:
         config: what to run; ignored when resuming (the header's config is used), except that a
-            ``control`` it sets explicitly must be the header's.
+            ``control`` it sets explicitly must be the header's, and that this session's fields
+            (:data:`~toolprism.evaluation._config.SESSION_FIELDS`: limits, executor) and the
+            response cache are taken from it.
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (a custom or scripted agent); default built from
@@ -89,14 +95,17 @@ def evaluate(
             model's and ``diagnose_run`` asks for the backend instead of rebuilding a wrong one.
         on_start: called with (episodes to run now, episodes already finished, run directory).
         on_result: called after each episode is recorded.
+        on_progress: called with the scheduler's counters (see :func:`toolprism.run.run_episodes`).
+        runner: runs one episode (default: :class:`~toolprism.run.RayRunner` under
+            ``executor="ray"``, else locally with ``backend``; see :data:`toolprism.run.Runner`).
 
     Raises:
         ConfigError: a malformed configuration (before anything runs) or run directory; resuming
-            with an explicitly set ``control`` other than the run's.
-        BackendError: the model failed; finished episodes stay recorded.
+            with an explicitly set ``control`` other than the run's; Ray missing or unreachable.
+        RunStopped: a budget was spent or the circuit breaker opened; finished episodes stay
+            recorded and ``RunStopped.summary`` summarises them.
     """
     started = time.perf_counter()
-    cache = {"cache": config.cache, "cache_dir": config.cache_dir} if config is not None else {}
     if resume is not None:
         store = RunStore.open(resume)
         stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
@@ -107,8 +116,9 @@ def evaluate(
                 "(one run, one control: start a new run for another)",
                 what="options",
             )
-        how = _how(config) if config is not None else {}
-        config = stored.model_copy(update={**cache, **how})  # cache and executor: this session's choice
+        given = config or RunConfig()
+        session = {f: getattr(given, f) for f in (*SESSION_FIELDS, "cache", "cache_dir")}
+        config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
         _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
@@ -118,8 +128,7 @@ def evaluate(
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
-    specs = [replace(s, control=config.control, instruction=config.instruction) for s in specs]
-    given = backend
+    ray = None if runner is not None else _runner(config, backend, store)  # before a new run directory exists
     backend = backend or create_backend(
         config.model,
         base_url=config.base_url,
@@ -128,13 +137,12 @@ def evaluate(
         cache=config.cache,
         cache_dir=config.cache_dir,
     )
-    runner = _runner(config, given, store)  # before a new run directory exists: Ray missing leaves none
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
             RunHeader(
-                config=config.model_dump(exclude=set(_how(config))),
+                config=config.model_dump(exclude=set(SESSION_FIELDS)),
                 backend=backend.settings(),
                 variant_specs=variants,
                 episodes=len(specs),
@@ -146,34 +154,36 @@ def evaluate(
         )
     try:
         finished = store.finished()
+        todo = sum(s.episode_id not in finished for s in specs)
         if on_start is not None:
-            on_start(sum(s.episode_id not in finished for s in specs), len(finished), store.run_dir)
-        asyncio.run(
-            _closing(
-                backend,
+            on_start(todo, len(finished), store.run_dir)
+        del finished
+        limits = RunLimits(config.max_tokens_total, config.max_wall_s, config.max_consecutive_backend_errors)
+        concurrency = config.concurrency if ray is None or config.concurrency > 1 else ray.slots
+        try:
+            asyncio.run(
                 run_episodes(
-                    specs,
+                    (replace(s, control=config.control, instruction=config.instruction) for s in specs),
                     backend,
                     store,
                     score_episode,
                     max_turns=config.max_turns,
-                    concurrency=config.concurrency if runner is None or config.concurrency > 1 else runner.slots,
+                    concurrency=concurrency,
                     on_result=on_result,
-                    runner=runner,
-                ),
+                    runner=runner or ray,
+                    limits=limits,
+                    total=todo,
+                    on_progress=on_progress,
+                )
             )
-        )
+        except RunStopped as stop:
+            stop.summary = summarize(store, time.perf_counter() - started)
+            raise
         return summarize(store, time.perf_counter() - started)
     finally:
-        if runner is not None:
-            runner.close()
+        if ray is not None:
+            ray.close()
         store.close()
-
-
-def _how(config: RunConfig) -> dict[str, object]:
-    """Where the episodes run (the executor), which a run header does not store: a resumed run
-    runs where the caller says."""
-    return {"executor": config.executor, "ray_address": config.ray_address}
 
 
 def _runner(config: RunConfig, backend: Backend | None, store: RunStore | None) -> RayRunner | None:

@@ -72,6 +72,11 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
         problems.append("at least one domain and one variant are needed")
     if config.concurrency < 1:
         problems.append(f"concurrency must be at least 1, got {config.concurrency}")
+    for name in ("max_tokens_total", "max_wall_s"):
+        if (limit := getattr(config, name)) is not None and limit <= 0:
+            problems.append(f"{name} must be positive, got {limit}")
+    if (breaker := config.max_consecutive_backend_errors) < 0:
+        problems.append(f"max_consecutive_backend_errors must be at least 0, got {breaker}")
     for kind, names in (("domain", config.domains), ("variant", config.variants or [])):
         problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
     defaults = dict.fromkeys(n for d in domains.values() for n in _variants(config, d))
@@ -90,6 +95,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                 f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
             ]
     specs: list[EpisodeSpec] = []
+    shared: dict[str, tuple] = {}  # equal perturbation instances (a task's, under most variants) held once
     skips: list[SkipRecord] = []
     arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
     for name, domain in domains.items():
@@ -112,7 +118,10 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                     if skipped:
                         skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
                         continue
-                    specs.append(EpisodeSpec(domain, task, variant, config.seed, tuple(instances)))
+                    key = "\n".join(i.model_dump_json() for i in instances)
+                    specs.append(
+                        EpisodeSpec(domain, task, variant, config.seed, shared.setdefault(key, tuple(instances)))
+                    )
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips

@@ -4,7 +4,7 @@ from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, run
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
 from toolprism.run._ray import RayRunner
 from toolprism.run._store import STORE_VERSION, DomainPins, EpisodeResult, RunConfigRecord, RunHeader, RunStore
-from toolprism.run._suite import Scorer, run_episodes
+from toolprism.run._suite import RunLimits, Runner, RunProgress, RunStopped, Scorer, run_episodes, trace_tokens
 from toolprism.run._trace import (
     CALL_RECORD,
     TRACE_VERSION,
@@ -38,7 +38,11 @@ __all__ = [
     "EpisodeSpec",
     "RunConfigRecord",
     "RunHeader",
+    "RunLimits",
+    "RunProgress",
+    "RunStopped",
     "RunStore",
+    "Runner",
     "Scorer",
     "Trace",
     "TurnRecord",
@@ -48,6 +52,7 @@ __all__ = [
     "run_episode",
     "run_episodes",
     "run_pins",
+    "trace_tokens",
     "verify_run_tasks",
     "upgrade_trace",
 ]

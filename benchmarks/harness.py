@@ -1,0 +1,202 @@
+"""Harness overheads with scripted backends (no model time): CPU per model turn, startup to the
+first model request, and peak memory of long runs through the scheduler.
+
+    python benchmarks/harness.py cpu [--episodes 400]
+    python benchmarks/harness.py startup [--repeat 3]
+    python benchmarks/harness.py memory [--episodes 1000,10000,100000]
+    python benchmarks/harness.py plan [--tasks 4] # what a planned spec list costs
+
+Each measurement of ``memory`` runs in its own process (peak RSS is per process). Figures are
+indicative: they depend on the machine and its load; targets (issue #14): well under 1 ms of CPU
+per turn, under 1 s to the first request, a flat peak under 500 MB for 100,000 episodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _specs(n: int, domain_name: str = "smart_home", variant_name: str = "native") -> Iterator:
+    """``n`` episodes produced lazily: the domain's tasks round-robin, one seed each."""
+    from toolprism.domains import get_domain
+    from toolprism.run import EpisodeSpec
+    from toolprism.shaping import Variant
+
+    domain = get_domain(domain_name)
+    variant = Variant.build(variant_name, domain.action_space())
+    tasks = domain.tasks(0)
+    for i in range(n):
+        yield EpisodeSpec(domain, tasks[i % len(tasks)], variant, seed=i)
+
+
+def _store(path: Path):  # noqa: ANN202
+    from toolprism.run import RunHeader, RunStore
+
+    return RunStore.create(path, RunHeader(config={"model": "scripted"}))
+
+
+def cpu(episodes: int) -> dict:
+    """CPU seconds per model turn: the episode loop alone (``run_episode``), and the whole scheduler
+    path (loop + scoring + SQLite record) with the ``native_names`` scripted agent, which calls the
+    gold actions one per turn and answers (so each turn is a real adapter + environment step)."""
+    from toolprism.backends import ScriptedBackend
+    from toolprism.evaluation import score_episode
+    from toolprism.run import run_episode, run_episodes
+
+    backend = ScriptedBackend.native_names()
+    specs = list(_specs(episodes))
+
+    async def loop_only() -> int:
+        return sum([len((await run_episode(s, backend)).turns) for s in specs])
+
+    asyncio.run(loop_only())  # warm up (imports, caches)
+    c0, w0 = time.process_time(), time.perf_counter()
+    turns = asyncio.run(loop_only())
+    loop_cpu, loop_wall = time.process_time() - c0, time.perf_counter() - w0
+    with tempfile.TemporaryDirectory() as tmp:
+        store = _store(Path(tmp) / "r")
+        c0 = time.process_time()
+        asyncio.run(run_episodes(specs, backend, store, score_episode, concurrency=8))
+        full_cpu = time.process_time() - c0
+        store.close()
+    return {
+        "episodes": episodes,
+        "turns": turns,
+        "loop_cpu_ms_per_turn": round(1000 * loop_cpu / turns, 3),
+        "loop_wall_ms_per_turn": round(1000 * loop_wall / turns, 3),
+        "scheduler_cpu_ms_per_turn": round(1000 * full_cpu / turns, 3),
+        "scheduler_cpu_ms_per_episode": round(1000 * full_cpu / episodes, 3),
+    }
+
+
+STARTUP = textwrap.dedent("""
+    import os, sys, time
+    import toolprism.evaluation._evaluate as evaluation
+    from toolprism.backends import ScriptedBackend
+    from toolprism.cli import main
+
+    def first(context, messages):
+        print(f"FIRST {time.time()!r}", flush=True)
+        os._exit(0)
+
+    evaluation.create_backend = lambda *a, **k: ScriptedBackend(first)
+    sys.argv = ["toolprism", "run", "--model", "oracle", "--run-dir", sys.argv[1]]
+    main()
+""")
+
+
+def startup(repeat: int) -> dict:
+    """Seconds from launching ``toolprism run`` (default suite, a new Python process) to its first
+    model request, best and median of ``repeat``."""
+    times = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.time()
+            out = subprocess.run(
+                [sys.executable, "-c", STARTUP, str(Path(tmp) / "r")],
+                capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True,
+            )  # fmt: skip
+            first = float(next(line for line in out.stdout.splitlines() if line.startswith("FIRST")).split()[1])
+            times.append(first - start)
+    times.sort()
+    return {"runs": repeat, "best_s": round(times[0], 3), "median_s": round(times[len(times) // 2], 3)}
+
+
+MEMORY = textwrap.dedent("""
+    import asyncio, json, resource, sys, tempfile, time
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[3])
+    from harness import _specs, _store
+    from toolprism.backends import ModelTurn, ScriptedBackend
+    from toolprism.evaluation import score_episode
+    from toolprism.run import run_episodes
+
+    n = int(sys.argv[1])
+    turn = ModelTurn(raw="Done.", content="Done.", prompt_tokens=50, completion_tokens=2)
+    answer = ScriptedBackend(lambda c, m: turn)
+    with tempfile.TemporaryDirectory(dir=sys.argv[2]) as tmp:
+        store = _store(Path(tmp) / "r")
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        start = time.perf_counter()
+        progress = asyncio.run(run_episodes(_specs(n), answer, store, score_episode, concurrency=64))
+        wall = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        size = (Path(tmp) / "r" / "results.sqlite").stat().st_size
+    print(json.dumps({"episodes": progress.done, "rss_before_mb": round(base / 1024, 1),
+                      "peak_rss_mb": round(peak / 1024, 1), "wall_s": round(wall, 1),
+                      "ms_per_episode": round(1000 * wall / n, 2), "store_mb": round(size / 2**20, 1)}))
+""")
+
+
+def memory(sizes: Sequence[int]) -> list[dict]:
+    """Peak RSS of a scripted run of each size through :func:`toolprism.run.run_episodes` (specs from
+    a generator, a window of 64, every episode scored and recorded), one process each."""
+    rows = []
+    for n in sizes:
+        out = subprocess.run(
+            [sys.executable, "-c", MEMORY, str(n), tempfile.gettempdir(), str(Path(__file__).parent)],
+            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True,
+        )  # fmt: skip
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def plan(tasks: int | None) -> dict:
+    """What a planned run's spec list costs: ``plan_run`` of a large configuration (both built-in
+    stateful domains, ``tasks`` tasks each (None: all), the whole suite, every perturbation
+    condition): specs, planning time and RSS growth."""
+    from toolprism.evaluation import RunConfig, expand_conditions
+    from toolprism.evaluation._plan import plan_run
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    config = RunConfig(
+        model="oracle", domains=["smart_home", "retail"], variants=["all"], tasks=tasks,
+        perturbations=expand_conditions([], "all"),
+    )  # fmt: skip
+    start = time.perf_counter()
+    specs, skips = plan_run(config)
+    wall = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "specs": len(specs),
+        "skipped": len(skips),
+        "plan_s": round(wall, 1),
+        "rss_growth_mb": round((peak - before) / 1024, 1),
+        "kb_per_spec": round((peak - before) / max(1, len(specs)), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["cpu", "startup", "memory", "plan"])
+    parser.add_argument("--episodes", default=None, help="cpu: episodes (400); memory: sizes (1000,10000,100000)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=None, help="plan: tasks per domain (default: all)")
+    args = parser.parse_args()
+    if args.what == "cpu":
+        print(json.dumps(cpu(int(args.episodes or 400))))
+    elif args.what == "startup":
+        print(json.dumps(startup(args.repeat)))
+    elif args.what == "memory":
+        memory([int(n) for n in (args.episodes or "1000,10000,100000").split(",")])
+    else:
+        print(json.dumps(plan(args.tasks)))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, SRC)
+    main()
