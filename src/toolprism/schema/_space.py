@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from toolprism.errors import ConfigError, RejectedCall, RejectionKind
-from toolprism.schema._model import JSON, Action, Operation, ToolSpec, _normalise, _problems, canonical_json
+from toolprism.schema._model import JSON, Action, Operation, ToolSpec, _normalise, _problems
 from toolprism.schema._tools import parse_tools
 
 
@@ -60,7 +60,7 @@ class ActionSpace:
                 args[p.name] = p.schema["default"]
             if p.name in args:
                 args[p.name] = _normalise(args[p.name], p.schema)
-        return Action(op, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
+        return Action.of(op, args)
 
     @classmethod
     def from_openai_tools(cls, tools: Iterable[Mapping[str, JSON]], *, name: str = "catalog") -> ActionSpace:
