@@ -157,8 +157,10 @@ def readable(turn: ModelTurn) -> ModelTurn:
 
 
 def _encodes(text: str | None) -> bool:
+    if text is None:
+        return True
     try:
-        text is None or text.encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
