@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolprism.backends import ModelTurn, RawCall, ScriptedBackend
+from toolprism.backends import ModelTurn, OracleBackend, RawCall, ScriptedBackend
 from toolprism.domains import get_domain
 from toolprism.evaluation._score import score_episode
 from toolprism.run import EpisodeSpec, Trace, run_episode
@@ -131,6 +131,46 @@ def test_arbitrary_model_output_is_recorded_never_raised(variant: str, control: 
     turns = data.draw(_turns(VARIANTS[variant]))
     spec = EpisodeSpec(DOMAIN, TASK, VARIANTS[variant], 0, control=control)
     trace = asyncio.run(run_episode(spec, ScriptedBackend(turns), max_turns=MAX_TURNS + 1))
+    _check(spec, trace)
+
+
+def _oracle_calls(variant: str) -> list[tuple[str, str]]:
+    """The oracle's calls for TASK under ``variant`` (protocol steps included): raw material
+    that reaches deep into the layers' protocol state when replayed out of order."""
+    spec = EpisodeSpec(DOMAIN, TASK, VARIANTS[variant], 0)
+    trace = asyncio.run(run_episode(spec, OracleBackend()))
+    return [(c.name, c.raw_arguments) for c in trace.calls]
+
+
+ORACLE_CALLS = {variant: _oracle_calls(variant) for variant in VARIANTS}
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_protocol_calls_replayed_out_of_order_are_recorded(variant: str, control: str, data: st.DataObject) -> None:
+    steps = st.sampled_from(ORACLE_CALLS[variant])
+    mutated = st.tuples(st.sampled_from([n for n, _ in ORACLE_CALLS[variant]]), _arguments(VARIANTS[variant]))
+    calls = data.draw(st.lists(steps | mutated, min_size=1, max_size=8))
+    turns = [
+        ModelTurn(raw="x", calls=(RawCall(f"c{i}", name, arguments),)) for i, (name, arguments) in enumerate(calls)
+    ]
+    spec = EpisodeSpec(DOMAIN, TASK, VARIANTS[variant], 0, control=control)
+    trace = asyncio.run(run_episode(spec, ScriptedBackend(turns), max_turns=len(turns) + 1))
+    assert len(trace.calls) == len(calls)
+    _check(spec, trace)
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+@pytest.mark.parametrize("operation", [[], {}, [1], {"a": 1}, 1, None, True])
+def test_a_dispatcher_operation_that_is_no_name_is_rejected(control: str, operation: object) -> None:
+    # found by the fuzz: a list or object as a class dispatcher's operation raised TypeError
+    spec = EpisodeSpec(DOMAIN, TASK, VARIANTS["merge(by=class)"], 0, control=control)
+    dispatcher = next(n for n, _ in ORACLE_CALLS["merge(by=class)"])
+    call = RawCall("c", dispatcher, json.dumps({"operation": operation}))
+    trace = asyncio.run(run_episode(spec, ScriptedBackend([ModelTurn(raw="x", calls=(call,))])))
+    assert trace.calls[0].outcome == "rejected"
     _check(spec, trace)
 
 
