@@ -39,7 +39,7 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
     )
     try:
         decoded = [a.to_action() for a in trace.actions]
-        score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations))
+        score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations), end=trace.end)
         state_match = trace.final_state_hash == gold_state_hash(spec)
         runtime = score_runtime(trace, spec.domain)
         stated = result_match(trace, spec.domain, runtime)

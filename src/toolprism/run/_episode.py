@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task, TaskRecord
+from toolprism.errors import RejectedCall
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
-from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant
+from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant, read_arguments
 
 MAX_TURNS = 20
 """Model turns per episode: a 6-call task under `transaction` needs 19 (three calls per action, one answer)."""
@@ -93,7 +94,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     end: EpisodeEnd = "turn_limit"
     for index in range(max_turns):
         t0 = time.perf_counter()
-        turn = await agent.respond(list(messages), tools)
+        turn = readable(await agent.respond(list(messages), tools))
         latency_ms = (time.perf_counter() - t0) * 1000
         record = TurnRecord(
             index=index,
@@ -145,6 +146,30 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     )
 
 
+def readable(turn: ModelTurn) -> ModelTurn:
+    """``turn`` with every lone UTF-16 surrogate in its text replaced by U+FFFD (a backend may hand
+    over text no UTF-8 trace could store; valid text is returned unchanged, as the same object)."""
+    texts = (turn.raw, turn.content, turn.error, *(t for c in turn.calls for t in (c.id, c.name, c.arguments)))
+    if all(_encodes(t) for t in texts):
+        return turn
+    calls = tuple(RawCall(_repair(c.id), _repair(c.name), _repair(c.arguments)) for c in turn.calls)
+    return replace(turn, raw=_repair(turn.raw), content=_repair(turn.content), error=_repair(turn.error), calls=calls)
+
+
+def _encodes(text: str | None) -> bool:
+    if text is None:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _repair(text: str | None) -> str | None:
+    return None if text is None else text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _assistant_message(turn: ModelTurn) -> Message:
     message: Message = {"role": "assistant", "content": turn.content}
     if turn.calls:
@@ -156,9 +181,9 @@ def _assistant_message(turn: ModelTurn) -> Message:
 
 def _handle(session: AdapterSession, raw: RawCall) -> CallRecord:
     try:
-        arguments = json.loads(raw.arguments) if raw.arguments.strip() else {}
-    except json.JSONDecodeError as e:
-        decision = session.reject_malformed(raw.name, f"arguments are not valid JSON ({e.msg})")
+        arguments = read_arguments(raw.arguments) if raw.arguments.strip() else {}
+    except RejectedCall as e:
+        decision = session.reject_malformed(raw.name, e.reason)
         return _record(raw, None, decision)
     if arguments is None:  # ``null`` arguments, as some servers send for a parameterless tool
         arguments = {}

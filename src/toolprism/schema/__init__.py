@@ -7,7 +7,16 @@ tool and a call at any layer of a variant.
 
 from toolprism.schema._keywords import SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_ONE
 from toolprism.schema._loaders import load_catalog, load_tools
-from toolprism.schema._model import JSON, Action, Operation, Param, ToolCall, ToolSpec, canonical_json
+from toolprism.schema._model import (
+    JSON,
+    Action,
+    Operation,
+    Param,
+    ToolCall,
+    ToolSpec,
+    canonical_json,
+    canonical_numbers,
+)
 from toolprism.schema._record import ActionRecord, ToolCallRecord
 from toolprism.schema._space import ActionSpace
 from toolprism.schema._synth import synthesize_arguments
@@ -29,6 +38,7 @@ __all__ = [
     "ToolSpec",
     "bfcl_tool_name",
     "canonical_json",
+    "canonical_numbers",
     "load_catalog",
     "load_tools",
     "safe_tool_name",

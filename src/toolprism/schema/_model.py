@@ -26,6 +26,22 @@ def canonical_json(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def canonical_numbers(value: JSON) -> JSON:
+    """``value`` with every integral float written as an int, at any depth (``12.0`` → ``12``;
+    ``12.5``, ``NaN`` and strings such as ``"12"`` unchanged).
+
+    JSON has one number type and JSON Schema compares numbers by value (``12.0`` is a valid
+    ``integer`` and equals ``12`` under ``enum``/``const``), so an action's arguments are compared
+    by value too: a correct call that spells ``12`` as ``12.0`` is the same action."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {k: canonical_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [canonical_numbers(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class Param:
     """One typed parameter of an operation.
@@ -132,7 +148,8 @@ class Action:
     """One native call in canonical form: hashable, so episodes are scored on multisets of actions.
 
     ``args`` is a sorted tuple of ``(name, canonical JSON text)`` pairs, so two actions with equal
-    normalised arguments compare equal whatever the key order or integer/float spelling.
+    normalised arguments compare equal whatever the key order or integer/float spelling
+    (:func:`canonical_numbers`: ``12.0`` is ``12``, never ``"12"``).
     Build one with :meth:`ActionSpace.action`, which validates and normalises.
     """
 
@@ -156,9 +173,15 @@ class Action:
         return {"op": self.op, "args": self.arguments}
 
     @classmethod
+    def of(cls, op: str, arguments: Mapping[str, JSON]) -> Action:
+        """The action of ``op`` with ``arguments`` in canonical form (no validation)."""
+        return cls(op, tuple(sorted((k, canonical_json(canonical_numbers(v))) for k, v in arguments.items())))
+
+    @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Action:
-        """Rebuild an action from :meth:`to_json` output (no validation: it was validated once)."""
-        return cls(data["op"], tuple(sorted((k, canonical_json(v)) for k, v in data["args"].items())))
+        """Rebuild an action from :meth:`to_json` output (no validation: it was validated once;
+        numbers re-canonicalised, so a trace stored with ``12.0`` reads as ``12``)."""
+        return cls.of(data["op"], data["args"])
 
     def call(self) -> ToolCall:
         """This action as a native-layer :class:`ToolCall`."""

@@ -16,7 +16,6 @@ from toolprism.schema._model import (
     ToolSpec,
     _normalise,
     _problems,
-    canonical_json,
 )
 from toolprism.schema._tools import parse_tools
 
@@ -87,7 +86,7 @@ class ActionSpace:
                 args[p.name] = p.schema["default"]
             if p.name in args:
                 args[p.name] = _normalise(args[p.name], p.schema)
-        return Action(operation.name, tuple(sorted((k, canonical_json(v)) for k, v in args.items())))
+        return Action.of(operation.name, args)
 
     @classmethod
     def from_openai_tools(cls, tools: Iterable[Mapping[str, JSON]], *, name: str = "catalog") -> ActionSpace:

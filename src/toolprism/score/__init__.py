@@ -5,7 +5,7 @@ scoring (S1-S5) with cascade-aware attribution; mixed pairs against their weaker
 
 from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
 from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
-from toolprism.score._multiset import ActionScore, score_actions
+from toolprism.score._multiset import ActionScore, multiset_success, score_actions
 from toolprism.score._report import (
     AttributionSummary,
     PerturbationSummary,
@@ -140,6 +140,7 @@ __all__ = [
     "protocol_breaks",
     "reported_status",
     "run_domains",
+    "multiset_success",
     "score_actions",
     "score_run",
     "score_stages",

@@ -24,7 +24,9 @@ are ordered; the first that fires labels a failed episode:
    another operation).
 
 ``other`` (checked first, as in the paper) covers episodes the model never got to act in: the
-backend produced no output and nothing ran (the paper's "no recorded outcome (request error)").
+backend produced no output and nothing ran (the paper's "no recorded outcome (request error)");
+and, last, an empty expected gold met by doing nothing without answering (success on an empty
+gold needs an answer: :func:`toolprism.score.multiset_success`; the paper's tasks all have gold).
 
 Counts are over the decoded native actions that ran (re-reads a perturbation makes tolerable
 removed) against the expected gold (under perturbations, the perturbations' expected gold).
@@ -63,7 +65,7 @@ from toolprism.errors import ConfigError, RejectedCall, RejectionKind
 from toolprism.perturb import expected_gold, rereads
 from toolprism.run import RunStore, Trace
 from toolprism.schema import ActionSpace
-from toolprism.score._multiset import without_rereads
+from toolprism.score._multiset import multiset_success, without_rereads
 
 LIVELOCK_TURNS = 16
 """The paper's turn limit, and its livelock threshold (``eval/run_agentic.py``: ``MAX_TURNS``)."""
@@ -194,7 +196,7 @@ def diagnose(trace: Trace, domain: Domain | None = None, *, livelock_turns: int 
             except RejectedCall:
                 pass
     breaks = protocol_breaks(trace, space)
-    success = done == gold
+    success = multiset_success(gold, done, trace.end)
     mode = None
     if not success:
         mode = _mode(trace, space, gold, done, breaks, min(livelock_turns, trace.max_turns))
@@ -202,7 +204,7 @@ def diagnose(trace: Trace, domain: Domain | None = None, *, livelock_turns: int 
         success=success,
         mode=mode,
         protocol=breaks[0] if breaks else None,
-        schema_form_success=success or (done + schema_form) == gold,
+        schema_form_success=success or multiset_success(gold, done + schema_form, trace.end),
         schema_form_calls=sum(schema_form.values()),
     )
 
@@ -228,6 +230,8 @@ def _mode(
         return FailureMode.UNDER_EXEC
     if n_exec > n_gold:
         return FailureMode.OVER_EXEC
+    if n_gold == 0:  # nothing to do, nothing done, but no answer either
+        return FailureMode.OTHER
     return FailureMode.WRONG_ARGS
 
 

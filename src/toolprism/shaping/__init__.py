@@ -5,7 +5,7 @@ such as ``"merge(by=full,args=flat)|rename(style=opaque)"``; open an :class:`Ada
 episode to decode model calls; use :meth:`Variant.plan` to encode native actions.
 """
 
-from toolprism.shaping._adapter import AdapterSession, Decision
+from toolprism.shaping._adapter import MAX_ARGUMENT_DEPTH, AdapterSession, Decision, read_arguments
 from toolprism.shaping._layer import (
     CONTROLS,
     Answer,
@@ -59,6 +59,8 @@ __all__ = [
     "SUITES",
     "VARIANTS",
     "AdapterSession",
+    "MAX_ARGUMENT_DEPTH",
+    "read_arguments",
     "Answer",
     "Batch",
     "Control",

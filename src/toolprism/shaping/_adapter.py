@@ -12,6 +12,8 @@ more; see :data:`~toolprism.shaping.Control` and :meth:`AdapterSession.handle`.
 from __future__ import annotations
 
 import copy
+import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,6 +24,73 @@ from toolprism.shaping._layer import CONTROLS, Answer, Control, Execute, Forward
 from toolprism.shaping._pipeline import Variant
 
 Outcome = Literal["executed", "answered", "rejected", "failed"]
+
+MAX_ARGUMENT_DEPTH = 64
+"""Deepest nesting of a call's arguments that is read (an object or array is one level)."""
+
+
+def read_arguments(text: str) -> JSON:
+    """A call's argument text read as strict JSON (RFC 8259), any JSON value.
+
+    Refused: text that is not JSON, ``NaN``/``Infinity`` and numbers outside the float range, an
+    integer of more digits than Python converts (4,300), nesting deeper than
+    :data:`MAX_ARGUMENT_DEPTH`, and strings holding a lone UTF-16 surrogate (``"\\ud800"``: no
+    Unicode character, and no trace could store it).
+
+    Raises:
+        RejectedCall: MALFORMED_CALL with the reason, for each of the above.
+    """
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError as e:
+        raise RejectedCall(RejectionKind.MALFORMED_CALL, f"arguments are not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise RejectedCall(RejectionKind.MALFORMED_CALL, _too_deep()) from None
+    except ValueError as e:  # NaN/Infinity, an out-of-range float, too many digits
+        raise RejectedCall(RejectionKind.MALFORMED_CALL, f"arguments are not valid JSON ({e})") from None
+    _check_value(value)
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is out of the range of numbers")
+    return value
+
+
+def _too_deep() -> str:
+    return f"arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+
+
+def _check_value(value: JSON) -> None:
+    """Depth and lone surrogates, walked without recursion (the value may be deep)."""
+    stack: list[tuple[JSON, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= MAX_ARGUMENT_DEPTH:
+                raise RejectedCall(RejectionKind.MALFORMED_CALL, _too_deep())
+            children = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            for key, child in children:
+                if key is not None:
+                    _check_text(key)
+                stack.append((child, depth + 1))
+        elif isinstance(item, str):
+            _check_text(item)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RejectedCall(
+            RejectionKind.MALFORMED_CALL, "arguments hold a lone surrogate escape (no Unicode character)"
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from toolprism.errors import RejectedCall, RejectionKind
-from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec, canonical_json
+from toolprism.schema import JSON, Action, ActionSpace, ToolCall, ToolSpec
 
 Control = Literal["strict", "paper", "loose"]
 """How strictly the adapter treats invalid calls (DESIGN.md glossary, "control"):
@@ -202,7 +202,7 @@ class NativeLayer(Layer):
         try:
             return Execute(self.space.action(call.name, call.arguments))
         except RejectedCall as e:
-            raw = Action(call.name, tuple(sorted((k, canonical_json(v)) for k, v in call.arguments.items())))
+            raw = Action.of(call.name, call.arguments)
             return Execute(raw, refused=e.reason)
 
     def encode(self, call: ToolCall) -> Plan:

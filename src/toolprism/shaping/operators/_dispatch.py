@@ -237,7 +237,7 @@ class Dispatcher:
                     for k, v in args.items()
                     if k != OPERATION and v not in ("", None)
                 }
-        if op not in self.ops:
+        if not isinstance(op, str) or op not in self.ops:  # a list or object is no name (nor hashable)
             if control == "paper" or not isinstance(op, str):
                 raise RejectedCall(RejectionKind.INVALID_ARGUMENTS, f"operation must be one of {list(self.ops)}")
             return ToolCall(op, native)  # loose: whatever names a lower tool runs
