@@ -11,6 +11,7 @@ from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task, TaskRecord
+from toolprism.errors import BackendError, ContextOverflow
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
@@ -75,10 +76,12 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     """Run one episode to its end and return its trace.
 
     Deterministic given the spec and a deterministic backend: same seed, same prompts, same tool
-    returns. Bad model calls never raise here; they are rejected, shown and recorded.
-
-    Raises:
-        BackendError: the backend failed (not the model's fault); nothing is recorded.
+    returns. Bad model calls never raise here; they are rejected, shown and recorded. Nor does a
+    backend failure: a :class:`~toolprism.errors.ContextOverflow` ends the episode
+    ``context_overflow`` and any other :class:`~toolprism.errors.BackendError` (after the
+    backend's own retries) ``backend_error``, with its message in :attr:`Trace.error` and the
+    turns before it kept (the failed request is no turn). Both are left out of every score (see
+    :data:`toolprism.run.UNSCORED_ENDS`).
     """
     started = time.perf_counter()
     env = spec.domain.environment(spec.task.world_seed)
@@ -91,9 +94,15 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     turns: list[TurnRecord] = []
     actions: list[ActionRecord] = []
     end: EpisodeEnd = "turn_limit"
+    error: str | None = None
     for index in range(max_turns):
         t0 = time.perf_counter()
-        turn = await agent.respond(list(messages), tools)
+        try:
+            turn = await agent.respond(list(messages), tools)
+        except BackendError as e:  # not the model's doing: recorded apart, never scored
+            end = "context_overflow" if isinstance(e, ContextOverflow) else "backend_error"
+            error = str(e) or type(e).__name__
+            break
         latency_ms = (time.perf_counter() - t0) * 1000
         record = TurnRecord(
             index=index,
@@ -142,6 +151,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         max_turns=max_turns,
         final_state_hash=env.state_hash(),
         duration_ms=(time.perf_counter() - started) * 1000,
+        error=error,
     )
 
 
