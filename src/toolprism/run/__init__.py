@@ -7,6 +7,7 @@ from toolprism.run._suite import Scorer, run_episodes
 from toolprism.run._trace import (
     CALL_RECORD,
     TRACE_VERSION,
+    UNSCORED_ENDS,
     AnsweredCallRecord,
     CallOutcome,
     CallRecord,
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_TURNS",
     "STORE_VERSION",
     "TRACE_VERSION",
+    "UNSCORED_ENDS",
     "AnsweredCallRecord",
     "CallOutcome",
     "CallRecord",

@@ -88,20 +88,22 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     perturber = Perturber(spec.task, spec.perturbations, spec.seed)
     variant = perturber.variant(spec.variant)
     session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
-    agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
     tools = variant.openai_tools
     messages = initial_messages(spec, perturber.query(spec.task.query))
     turns: list[TurnRecord] = []
     actions: list[ActionRecord] = []
     end: EpisodeEnd = "turn_limit"
     error: str | None = None
-    for index in range(max_turns):
+    try:
+        agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
+    except BackendError as e:
+        agent, (end, error) = None, _unscored(e)
+    for index in range(max_turns if agent is not None else 0):
         t0 = time.perf_counter()
         try:
             turn = await agent.respond(list(messages), tools)
         except BackendError as e:  # not the model's doing: recorded apart, never scored
-            end = "context_overflow" if isinstance(e, ContextOverflow) else "backend_error"
-            error = str(e) or type(e).__name__
+            end, error = _unscored(e)
             break
         latency_ms = (time.perf_counter() - t0) * 1000
         record = TurnRecord(
@@ -153,6 +155,12 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
     )
+
+
+def _unscored(error: BackendError) -> tuple[EpisodeEnd, str]:
+    """The end and the recorded cause of an episode the backend failed."""
+    end: EpisodeEnd = "context_overflow" if isinstance(error, ContextOverflow) else "backend_error"
+    return end, str(error) or type(error).__name__
 
 
 def _assistant_message(turn: ModelTurn) -> Message:
