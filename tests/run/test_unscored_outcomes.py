@@ -238,6 +238,7 @@ def test_the_score_command_reports_the_counts(flaky_run) -> None:  # noqa: ANN00
     assert "not scored: context overflows and backend errors" in text.stdout
     assert "4 episode(s) ended in a backend error" in text.stderr and "--resume" in text.stderr
     lines = [line for line in text.stdout.splitlines() if "transaction" in line and "oracle" in line]
+    assert "clean: no gap, every variant 100% (not scored, left out: transaction)" in text.stdout
     cells = [[c.strip() for c in line.split("│")][-5:-1] for line in lines]
     assert cells == [["4", "0", "4", "0"]] * 2, lines  # recorded, scored, context overflow, backend error
 

@@ -115,6 +115,8 @@ def score(
             line = f"{condition}: no gap, every variant {g.best_rate:.0%}"
         else:
             line = f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}"
+        if unscored := [o.variant for o in result.outcomes if o.condition == g.condition and not o.scored]:
+            line += f" (not scored, left out: {', '.join(unscored)})"
         console.print(line, markup=False)
 
 
