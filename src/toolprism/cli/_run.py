@@ -284,7 +284,7 @@ def _print_table(summary: RunSummary) -> None:
         )
     console = Console()
     if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
-        console = Console(width=max(console.width, 140))
+        console = Console(width=max(console.width, 170))
     console.print(table)
     if summary.perturbations:
         console.print(perturbation_table(summary.perturbations))
