@@ -6,7 +6,8 @@
   recorded in the trace, and executes nothing.
 - :class:`DomainError`: a valid native call that the domain refuses (unknown order, policy); the
   model sees it as a structured ``{"error": ...}`` reply and the state is unchanged.
-- :class:`BackendError`: a provider, network or model-runtime failure.
+- :class:`BackendError`: a provider, network or model-runtime failure; :class:`ContextOverflow`,
+  one of them, is a prompt that does not fit the model's context.
 """
 
 from __future__ import annotations
@@ -82,4 +83,6 @@ class BackendError(ToolprismError):
 
 
 class ContextOverflow(BackendError):
-    """The prompt does not fit the model's context (recorded as ``context_overflow``, not a failure)."""
+    """The prompt does not fit the model's context (its tokens, with room to reply, exceed the
+    context window). The episode loop records it as an outcome of its own (end
+    ``context_overflow``), neither a success nor a model failure."""

@@ -254,7 +254,9 @@ def test_500_episodes_at_20_percent_faults_all_recorded(tmp_path):
     assert rejected_invalid == invalid  # ... as a rejected, malformed call (a model failure)
     assert all(r.rejected_calls >= 1 for r in results if r.episode_id in invalid)
     assert {r.end for r in results} <= {"answered", "turn_limit"}
-    assert mock.max_in_flight <= 32
+    # the window bounds what the client has open; a held ("timeout") request the client gave up on
+    # stays counted by the server until it lets go, so each may add one
+    assert mock.max_in_flight <= 32 + faults["timeout"]
 
 
 @pytest.mark.skipif(not _records_backend_errors(), reason="needs run_episode to record backend_error (outcomes)")

@@ -65,26 +65,30 @@ def test_same_seed_gives_identical_traces_and_results(tmp_path: Path) -> None:
 
 
 class _FailingOracle(OracleBackend):
-    """Fails for good after ``budget`` episodes have started."""
+    """Fails episodes ``start`` to ``start + count - 1`` (in the order they start)."""
 
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
+    def __init__(self, start: int, count: int) -> None:
+        self.started, self.failing = 0, range(start, start + count)
 
     def agent(self, context):  # noqa: ANN001, ANN201
-        self.budget -= 1
-        if self.budget < 0:
+        self.started += 1
+        if self.started - 1 in self.failing:
             raise BackendError("provider went away")
         return super().agent(context)
 
 
-def test_crash_loses_no_finished_episode_and_resume_runs_each_once(tmp_path: Path) -> None:
-    with pytest.raises(BackendError):
-        evaluate(CONFIG, run_dir=tmp_path, backend=_FailingOracle(5))
-    assert len(_rows(tmp_path)) == 5
+def test_backend_errors_are_recorded_and_resume_runs_them_again_each_once(tmp_path: Path) -> None:
+    first = evaluate(CONFIG, run_dir=tmp_path, backend=_FailingOracle(5, 4))
+    assert len(_rows(tmp_path)) == 24 and first.backend_error == 4 and first.episodes == 20
+    assert all(v.success_rate == 1.0 for v in first.variants)  # the failed ones are out of the rates
+    store = RunStore.open(tmp_path)
+    assert len(store.finished()) == 20
+    store.close()
     summary = evaluate(resume=tmp_path, backend=OracleBackend())
     rows = _rows(tmp_path)
     assert len(rows) == len(set(rows)) == 24
-    assert summary.episodes == 24 and all(v.success_rate == 1.0 for v in summary.variants)
+    assert summary.episodes == 24 and summary.backend_error == 0
+    assert all(v.success_rate == 1.0 for v in summary.variants)
 
 
 def test_killed_process_resumes_each_episode_once(tmp_path: Path) -> None:

@@ -55,7 +55,8 @@ def test_a_trace_holds_typed_records_in_the_json_shape_of_version_1() -> None:
     assert trace.injections and all(isinstance(i, Injection) for i in trace.injections)
     assert all(isinstance(c, ExecutedCallRecord) for c in trace.calls)
     data = json.loads(trace.model_dump_json())
-    assert data["version"] == TRACE_VERSION == 3
+    assert data["version"] == TRACE_VERSION == 4
+    assert data["error"] is None and data["end"] == "answered"
     assert data["control"] == "strict"
     assert data["task"] == TASK.to_json()
     assert data["actions"] == [a.to_json() for a in TASK.gold]
@@ -91,10 +92,41 @@ def _as_version_1(trace: Trace) -> dict:
 
 
 def _as_version_2(trace: Trace) -> dict:
-    data = json.loads(trace.model_dump_json())
+    data = _as_version_3(trace)
     data["version"] = 2
     del data["control"]  # version 3 added it
     return data
+
+
+def _as_version_3(trace: Trace) -> dict:
+    data = json.loads(trace.model_dump_json())
+    data["version"] = 3
+    del data["error"]  # version 4 added it
+    return data
+
+
+def test_version_3_embedded_overflows_are_upgraded_to_context_overflow() -> None:
+    from toolprism.backends import ModelTurn
+
+    note = "prompt of 9000 tokens exceeds n_ctx 8192"
+    first = T.call("no_such_tool", {})
+    overflowed = _trace(ScriptedBackend([first, ModelTurn(raw="", error=note)]))  # how version 3 recorded it
+    assert overflowed.end == "no_output" and len(overflowed.turns) == 2
+    old = _as_version_3(overflowed)
+    frozen = json.dumps(old)
+    upgraded = upgrade_trace(old)
+    assert json.dumps(old) == frozen  # pure
+    assert upgraded["version"] == 4 and upgraded["end"] == "context_overflow" and upgraded["error"] == note
+    assert len(upgraded["turns"]) == 1 and upgraded["messages"] == old["messages"][:-1]  # the empty turn is gone
+    loaded = Trace.load(json.dumps(old))
+    assert loaded.end == "context_overflow" and not loaded.scored and loaded.calls == overflowed.calls[:1]
+    # the same trace as version 4 writes it
+    assert loaded.messages[-1]["role"] == "tool" and loaded.turns == overflowed.turns[:1]
+    for other in ("output truncated at max_tokens", "prompt too long", None):  # not the embedded overflow note
+        kept = _trace(ScriptedBackend([first, ModelTurn(raw="", error=other)]))
+        assert upgrade_trace(_as_version_3(kept)) == {**_as_version_3(kept), "version": 4}
+    answered = _as_version_3(_trace())
+    assert upgrade_trace(answered) == {**answered, "version": 4}
 
 
 def test_version_1_traces_are_upgraded() -> None:
@@ -103,16 +135,16 @@ def test_version_1_traces_are_upgraded() -> None:
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded["version"] == 3 and upgraded["control"] == "strict"
+    assert upgraded["version"] == 4 and upgraded["control"] == "strict"
     assert {k: upgraded["task"][k] for k in ("world_seed", "kind", "form", "reference")} == {
         "world_seed": 0, "kind": "single", "form": "easy", "reference": []
     }  # fmt: skip
     loaded = Trace.load(json.dumps(old))
-    assert loaded.version == 3 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
+    assert loaded.version == 4 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
     assert loaded.control == "strict"
-    with pytest.raises(ConfigError, match="reads versions 1 and 2, got version 3"):
-        upgrade_trace({"version": 3})
-    with pytest.raises(ConfigError, match="reads versions 1 and 2, got version True"):
+    with pytest.raises(ConfigError, match="reads versions 1, 2 and 3, got version 4"):
+        upgrade_trace({"version": 4})
+    with pytest.raises(ConfigError, match="reads versions 1, 2 and 3, got version True"):
         upgrade_trace({"version": True})
 
 
@@ -122,7 +154,7 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded == {**old, "version": 3, "control": "strict"}
+    assert upgraded == {**old, "version": 4, "control": "strict"}
     assert Trace.load(json.dumps(old)) == trace
     with pytest.raises(ConfigError, match="control"):  # a version-3 trace must say a known control
         Trace.load(json.dumps({**json.loads(trace.model_dump_json()), "control": "lenient"}))
@@ -131,9 +163,9 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('{"version": 4}', "trace version 4 is not supported"),
+        ('{"version": 5}', "trace version 5 is not supported"),
         ('{"version": "two"}', "trace version 'two' is not supported.*not a trace version"),
-        ('{"version": 4}', "a newer toolprism wrote it"),
+        ('{"version": 5}', "a newer toolprism wrote it"),
         ('{"version": true}', "trace version True is not supported.*not a trace version"),
         ('{"version": 1.0}', "trace version 1.0 is not supported.*not a trace version"),
         ('{"version": 2.0}', "trace version 2.0 is not supported.*not a trace version"),
@@ -146,6 +178,7 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
         ("{not json", "not valid JSON"),
         ('{"version": 2, "episode_id": "e"}', r"task: Field required"),
         ('{"version": 3, "episode_id": "e"}', r"task: Field required"),
+        ('{"version": 4, "episode_id": "e"}', r"task: Field required"),
     ],
 )
 def test_unreadable_traces_are_config_errors_naming_the_problem(text: object, match: str) -> None:

@@ -25,6 +25,11 @@ The repair reports (``repair.json``) were then rewritten once, deliberately, whe
 assigned before the repair (issue 13): each repair is one intervention (``intervention``,
 ``recovered``: the recorded first level and its outcome, unchanged for every episode) with the tier
 and its reason read from the scored trace, and the report gives recovery per tier and overall.
+
+When context overflows and backend errors became outcomes of their own (issue 14, trace version
+4), the fixtures stayed as recorded: neither run has such an episode, and the new ``outcomes``
+rows (per variant and condition: recorded, scored, context overflow, backend error) are checked
+to count every episode as scored.
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ def _expected(name: str, what: str) -> dict:
 
 def test_the_fixtures_are_version_1_runs_with_failures_to_score(tmp_path: Path) -> None:
     assert RUNS == ["oracle", "saboteur"]
-    assert TRACE_VERSION == 3
+    assert TRACE_VERSION == 4
     for name in RUNS:
         with sqlite3.connect(_copy(name, tmp_path) / "results.sqlite") as db:
             versions = {v for (v,) in db.execute("SELECT DISTINCT json_extract(trace, '$.version') FROM traces")}
@@ -91,12 +96,17 @@ def test_rescoring_a_version_1_run_gives_the_recorded_numbers(name: str, tmp_pat
     assert [c["ran"] for c in pair["constituents"]] == [False, False] and pair["delta"] is None
     runtime = now.pop("runtime")  # new since the fixtures: runtime-report rows; version 1 asked for no report
     assert runtime and all(r["requested"] == 0 and r["status"]["n"] == 0 for r in runtime)
+    # new since the fixtures: per-cell counts of the episodes not scored; these runs have none
+    outcomes = now.pop("outcomes")
+    assert sum(o["recorded"] for o in outcomes) == sum(o["scored"] for o in outcomes) == now["episodes"]
+    cells = {(v["variant"], v["condition"]) for v in now["variants"]}
+    assert {(o["variant"], o["condition"]) for o in outcomes} == cells
     before.pop("run_dir")
     assert now == before
     # the command line prints the same document
     printed = CliRunner().invoke(app, ["score", str(run_dir), "--json"])
     assert printed.exit_code == 0, printed.output
-    new = ("run_dir", "planned", "interactions", "runtime")
+    new = ("run_dir", "planned", "interactions", "runtime", "outcomes")
     assert {k: v for k, v in json.loads(printed.stdout).items() if k not in new} == before
 
 

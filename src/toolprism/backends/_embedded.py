@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
-from toolprism.errors import BackendError, ConfigError
+from toolprism.errors import BackendError, ConfigError, ContextOverflow
 from toolprism.schema import JSON
 
 PROMPT_FORMAT = "chatml-json-v1"
@@ -546,10 +546,12 @@ class EmbeddedBackend:
         ``("", "interrupted", None, None, "generation interrupted")`` and is meant to be discarded.
 
         Returns:
-            ``(text, finish_reason, prompt_tokens, completion_tokens, error)``; ``error`` is set
-            (and the text empty) when the prompt does not fit the context window.
+            ``(text, finish_reason, prompt_tokens, completion_tokens, error)``; ``error`` is
+            always None (kept for callers of the older shape: an overflow now raises).
 
         Raises:
+            ContextOverflow: the prompt does not fit the context window (fewer than 8 tokens left),
+                or the reply was cut off because the context ran out before ``max_tokens``.
             BackendError: llama.cpp failed.
         """
         llama_cpp = _import_llama_cpp()
@@ -560,8 +562,7 @@ class EmbeddedBackend:
             llama = loaded.llama
             n_prompt = len(llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
             if n_prompt >= self.n_ctx - 8:
-                why = f"prompt of {n_prompt} tokens exceeds n_ctx {self.n_ctx}"
-                return ("", None, n_prompt, 0, why)
+                raise ContextOverflow(f"prompt of {n_prompt} tokens exceeds n_ctx {self.n_ctx}")
             if stop is not None:  # the prompt is evaluated batch by batch, checking the flag between batches
                 llama.eval = _interruptible_eval(llama, stop)
             try:
@@ -589,6 +590,7 @@ class EmbeddedBackend:
             return _INTERRUPTED
         choice = out["choices"][0]
         usage = out.get("usage") or {}
+        _check_room(choice.get("finish_reason"), usage, max_tokens=self.max_tokens, n_ctx=self.n_ctx)
         return (
             choice["text"],
             choice.get("finish_reason"),
@@ -632,6 +634,20 @@ def _stop_criteria(llama_cpp: Any, stop: threading.Event | None) -> Any:
     if stop is None:
         return None
     return llama_cpp.StoppingCriteriaList([lambda _ids, _logits: stop.is_set()])
+
+
+def _check_room(finish: object, usage: dict[str, Any], *, max_tokens: int, n_ctx: int) -> None:
+    """Raise :class:`ContextOverflow` when a completion stopped at the length limit before
+    ``max_tokens`` because prompt and reply filled the context (llama.cpp lowers the limit to what
+    is left of ``n_ctx``); a reply cut at ``max_tokens`` itself is the model's (unreadable) output."""
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if finish != "length" or not isinstance(prompt, int) or not isinstance(completion, int):
+        return
+    if completion < max_tokens and prompt + completion >= n_ctx - 1:
+        raise ContextOverflow(
+            f"prompt of {prompt} tokens left {n_ctx - prompt} of n_ctx {n_ctx} for the reply, which ran out "
+            f"after {completion} tokens (max_tokens {max_tokens})"
+        )
 
 
 __all__ = [

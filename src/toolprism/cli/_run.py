@@ -395,7 +395,8 @@ def _print_table(summary: RunSummary) -> None:
     perturbed = any(v.condition for v in summary.variants)
     table = Table(title=f"success per variant — {summary.model}")
     columns = ("variant", "spec", *(("condition",) if perturbed else ()), "episodes", "success", "rate")
-    for column in (*columns, "rejected calls", "turn limit hit"):
+    unscored = ("context overflow", "backend error")  # counted apart, out of every rate
+    for column in (*columns, "rejected calls", "turn limit hit", *unscored):
         left = column in ("variant", "spec", "condition")
         table.add_column(column, justify="left" if left else "right", overflow="fold")
     for v in summary.variants:
@@ -405,15 +406,24 @@ def _print_table(summary: RunSummary) -> None:
             *((v.condition or "clean",) if perturbed else ()),
             str(v.episodes),
             str(v.successes),
-            f"{v.success_rate:.0%}",
+            "—" if v.success_rate is None else f"{v.success_rate:.0%}",
             str(v.rejected_calls),
             str(v.turn_limit),
+            str(v.context_overflow),
+            str(v.backend_error),
         )
     console = Console()
     if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
-        console = Console(width=max(console.width, 140))
+        console = Console(width=max(console.width, 170))
     console.print(table)
     if summary.perturbations:
         console.print(perturbation_table(summary.perturbations))
-    episodes = f"{summary.episodes} episode{'s' if summary.episodes != 1 else ''}"
+    episodes = f"{summary.episodes} episode{'s' if summary.episodes != 1 else ''} scored"
+    if summary.context_overflow or summary.backend_error:
+        episodes += (
+            f" ({summary.context_overflow} context overflow, {summary.backend_error} backend error: "
+            "not scored, out of every rate)"
+        )
     console.print(f"{episodes} in {summary.wall_s:.1f} s; run directory: [bold]{summary.run_dir}[/]")
+    if summary.backend_error:
+        console.print(f"run the backend-error episodes again: toolprism run --resume {summary.run_dir}", markup=False)

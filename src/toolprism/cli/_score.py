@@ -16,6 +16,7 @@ from toolprism.score import (
     AttributionSummary,
     FailureMode,
     InteractionRow,
+    OutcomeCount,
     RateCell,
     RuntimeFieldRow,
     score_run,
@@ -46,20 +47,28 @@ def score(
 
     Everything is recomputed from the stored traces; no model is called. Failure modes are the
     Action-Space Shaping taxonomy (livelock, txn_handle, rejected_stuck, wrong_class, under_exec,
-    over_exec, wrong_args; other: no output). Also prints the best-vs-worst variant gap per
-    condition; --parquet writes one row per episode."""
+    over_exec, wrong_args; other: no output). Episodes whose prompt outgrew the model's context
+    (context overflow) or that the backend failed (backend error) are left out of every score and
+    counted per variant and condition. Also prints the best-vs-worst variant gap per condition;
+    --parquet writes one row per episode."""
     result = score_run(run_dir, livelock_turns=livelock_turns)
-    if result.planned is not None and result.episodes < result.planned:
+    if result.planned is not None and result.recorded < result.planned:
         Console(stderr=True).print(
-            f"only {result.episodes} of the {result.planned} episodes this run planned are recorded; the scores cover "
+            f"only {result.recorded} of the {result.planned} episodes this run planned are recorded; the scores cover "
             f"those (continue the run with: toolprism run --resume {run_dir})",
+            markup=False,
+        )
+    if errors := sum(o.backend_error for o in result.outcomes):
+        Console(stderr=True).print(
+            f"{errors} episode(s) ended in a backend error and are not scored "
+            f"(run them again with: toolprism run --resume {run_dir})",
             markup=False,
         )
     if parquet is not None:
         from toolprism.score import episode_frame, write_parquet
 
         written = write_parquet(episode_frame([run_dir], livelock_turns=livelock_turns), parquet)
-        Console(stderr=True).print(f"wrote {result.episodes} episodes to {written}", markup=False)
+        Console(stderr=True).print(f"wrote {result.recorded} episodes to {written}", markup=False)
     if json_output:
         print_json(result.model_dump())
         return
@@ -91,6 +100,7 @@ def score(
         console = Console(width=max(console.width, 200))
     console.print(table)
     console.print(stages)
+    console.print(*_outcome_lines(result.outcomes), markup=False)
     if result.perturbations:
         console.print(perturbation_table(result.perturbations))
     if any(row.failures for row in result.attribution):
@@ -105,7 +115,23 @@ def score(
             line = f"{condition}: no gap, every variant {g.best_rate:.0%}"
         else:
             line = f"{condition}: best {g.best} {g.best_rate:.0%}, worst {g.worst} {g.worst_rate:.0%}, gap {g.gap:.0%}"
+        if unscored := [o.variant for o in result.outcomes if o.condition == g.condition and not o.scored]:
+            line += f" (not scored, left out: {', '.join(unscored)})"
         console.print(line, markup=False)
+
+
+def _outcome_lines(rows: list[OutcomeCount]) -> list[object]:
+    """A table of the episodes left out of every score per model, variant and condition, or one
+    line saying there are none."""
+    if not any(r.context_overflow or r.backend_error for r in rows):
+        return ["not scored: none (no context overflow, no backend error)"]
+    table = Table(title="not scored: context overflows and backend errors (out of every rate above)")
+    for column in ("model", "variant", "condition", "recorded", "scored", "context overflow", "backend error"):
+        table.add_column(column, justify="left" if column in ("model", "variant", "condition") else "right")
+    for r in rows:
+        counts = (r.recorded, r.scored, r.context_overflow, r.backend_error)
+        table.add_row(r.model, r.variant, r.condition or "clean", *map(str, counts))
+    return [table]
 
 
 def _attribution_table(rows: list[AttributionSummary]) -> Table:

@@ -22,7 +22,8 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
     (:func:`toolprism.score.result_match`; ToolRobustBench, section 3: success "requires agreement
     with gold tool, arguments, applicable execution output, and final result"; "runtime cases
     additionally check predicted runtime fields": :func:`toolprism.score.runtime_decided`); a scorer
-    crash is recorded, not 0."""
+    crash is recorded, not 0. An unscored episode (a context overflow or backend error, see
+    :data:`toolprism.run.UNSCORED_ENDS`) is recorded with its cause and no score."""
     common = dict(
         episode_id=trace.episode_id,
         task_id=spec.task.id,
@@ -37,6 +38,8 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
         end=trace.end,
         duration_ms=trace.duration_ms,
     )
+    if not trace.scored:  # a context overflow or backend error: counted apart, never a success
+        return EpisodeResult(**common, success=False, precision=0.0, recall=0.0, error=trace.error)
     try:
         decoded = [a.to_action() for a in trace.actions]
         score = score_actions(expected_gold(spec), decoded, tolerate=rereads(spec.perturbations), end=trace.end)

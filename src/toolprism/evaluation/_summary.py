@@ -1,32 +1,44 @@
 """The outcome of a run: success per variant and condition, and per perturbation subtype and
-severity, over everything recorded in its run directory."""
+severity, over everything recorded in its run directory; context overflows and backend errors
+counted apart, out of every rate."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
 from toolprism.evaluation._config import RunConfig
-from toolprism.run import EpisodeResult, RunStore
+from toolprism.run import UNSCORED_ENDS, EpisodeResult, RunStore
 from toolprism.score import PerturbationSummary, by_condition
 
 
 class VariantSummary(BaseModel):
-    """Success of one variant (under one perturbation condition) over the run's episodes."""
+    """Success of one variant (under one perturbation condition) over the run's scored episodes;
+    episodes that ended in a context overflow or a backend error are counted apart (see
+    :data:`toolprism.run.UNSCORED_ENDS`)."""
 
     variant: str
     spec: str
     condition: str = ""
     """``""`` clean, else the perturbations (``C2:medium``)."""
     episodes: int
+    """Scored episodes (the denominator of ``success_rate``)."""
     successes: int
-    success_rate: float
+    success_rate: float | None
+    """``successes / episodes``; None when no episode of the cell was scored."""
     rejected_calls: int
     turn_limit: int
     """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
+    context_overflow: int = 0
+    """Episodes whose prompt outgrew the model's context (not scored)."""
+    backend_error: int = 0
+    """Episodes the backend failed (not scored; ``toolprism run --resume`` runs them again)."""
 
 
 class RunSummary(BaseModel):
-    """The outcome of a run, as printed by ``toolprism run --json``."""
+    """The outcome of a run, as printed by ``toolprism run --json``.
+
+    ``episodes`` counts the scored episodes; ``context_overflow`` and ``backend_error`` those
+    recorded with that end, left out of every rate."""
 
     run_dir: str
     model: str
@@ -34,6 +46,8 @@ class RunSummary(BaseModel):
     wall_s: float
     variants: list[VariantSummary]
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
+    context_overflow: int = 0
+    backend_error: int = 0
 
 
 def summarize(store: RunStore, wall_s: float) -> RunSummary:
@@ -49,26 +63,34 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     # right), then any condition only the rows know
     stored = RunConfig.model_validate(config.model_dump(exclude_unset=True)).perturbations
     conditions = list(dict.fromkeys(["", *stored, *(c for _, c in rows)]))
-    variants = [
-        VariantSummary(
-            variant=name,
-            spec=rs[0].spec,
-            condition=condition,
-            episodes=len(rs),
-            successes=sum(r.success for r in rs),
-            success_rate=sum(r.success for r in rs) / len(rs),
-            rejected_calls=sum(r.rejected_calls for r in rs),
-            turn_limit=sum(r.end == "turn_limit" for r in rs),
-        )
-        for name in order
-        for condition in conditions
-        if (rs := rows.get((name, condition)))
-    ]
+    cells = [(name, condition) for name in order for condition in conditions]
+    variants = [_variant(name, condition, rs) for name, condition in cells if (rs := rows.get((name, condition)))]
     return RunSummary(
         run_dir=str(store.run_dir),
         model=config.model or "?",
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,
-        perturbations=by_condition([(r.condition, r.success) for r in results], store.header.skipped),
+        perturbations=by_condition(
+            [(r.condition, r.success) for r in results if r.end not in UNSCORED_ENDS], store.header.skipped
+        ),
+        context_overflow=sum(v.context_overflow for v in variants),
+        backend_error=sum(v.backend_error for v in variants),
+    )
+
+
+def _variant(name: str, condition: str, rows: list[EpisodeResult]) -> VariantSummary:
+    scored = [r for r in rows if r.end not in UNSCORED_ENDS]
+    wins = sum(r.success for r in scored)
+    return VariantSummary(
+        variant=name,
+        spec=rows[0].spec,
+        condition=condition,
+        episodes=len(scored),
+        successes=wins,
+        success_rate=wins / len(scored) if scored else None,
+        rejected_calls=sum(r.rejected_calls for r in scored),
+        turn_limit=sum(r.end == "turn_limit" for r in scored),
+        context_overflow=sum(r.end == "context_overflow" for r in rows),
+        backend_error=sum(r.end == "backend_error" for r in rows),
     )

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
-from toolprism.errors import ConfigError
+from toolprism.errors import BackendError, ConfigError
 from toolprism.perturb import Stage, expected_gold
 from toolprism.repair._tiers import TIER_RULES, TIERS, Tier, assign_tier
 from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
@@ -195,7 +195,8 @@ def diagnose_run(
     limit: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> RepairReport:
-    """Assign every failed episode (S5 failed) of ``run_dir``, at most ``limit``, its tier
+    """Assign every failed episode (S5 failed; context overflows and backend errors are not
+    failures and are left out) of ``run_dir``, at most ``limit``, its tier
     (:func:`~toolprism.repair.assign_tier`, from the stored trace), then repair it once with the
     run's own model (module docstring); an episode counts as recovered when its repaired re-run
     passes S5. Returns the repairs and recovery per tier and overall.
@@ -219,7 +220,8 @@ def diagnose_run(
         traces = [store.trace(r.episode_id) for r in store.results()]
     finally:
         store.close()
-    failed = [t for t in traces if score_stages(t, domains.get(t.task.domain)).stages["S5"] == "fail"][:limit]
+    scored = [t for t in traces if t.scored]  # a context overflow or backend error is no model failure
+    failed = [t for t in scored if score_stages(t, domains.get(t.task.domain)).stages["S5"] == "fail"][:limit]
     if backend is None and failed:
         model = config.model or "oracle"
         try:
@@ -242,6 +244,8 @@ def diagnose_run(
         description, apply = intervention(spec, source, turn_limit=trace.end == "turn_limit")
         repaired, turns = apply(spec, max_turns)
         outcome = asyncio.run(run_episode(repaired, backend, max_turns=turns))
+        if outcome.end == "backend_error":  # the backend failed, not the repair: stop as before
+            raise BackendError(f"repairing {trace.episode_id}: {outcome.error}")
         repairs.append(
             Repair(
                 episode_id=trace.episode_id,

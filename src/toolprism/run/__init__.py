@@ -8,6 +8,7 @@ from toolprism.run._suite import RunLimits, Runner, RunProgress, RunStopped, Sco
 from toolprism.run._trace import (
     CALL_RECORD,
     TRACE_VERSION,
+    UNSCORED_ENDS,
     AnsweredCallRecord,
     CallOutcome,
     CallRecord,
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_TURNS",
     "STORE_VERSION",
     "TRACE_VERSION",
+    "UNSCORED_ENDS",
     "AnsweredCallRecord",
     "CallOutcome",
     "CallRecord",

@@ -11,7 +11,7 @@ from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.domains import Domain, Task, TaskRecord
-from toolprism.errors import RejectedCall
+from toolprism.errors import BackendError, ContextOverflow, RejectedCall
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
@@ -76,25 +76,35 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     """Run one episode to its end and return its trace.
 
     Deterministic given the spec and a deterministic backend: same seed, same prompts, same tool
-    returns. Bad model calls never raise here; they are rejected, shown and recorded.
-
-    Raises:
-        BackendError: the backend failed (not the model's fault); nothing is recorded.
+    returns. Bad model calls never raise here; they are rejected, shown and recorded. Nor does a
+    backend failure: a :class:`~toolprism.errors.ContextOverflow` ends the episode
+    ``context_overflow`` and any other :class:`~toolprism.errors.BackendError` (after the
+    backend's own retries) ``backend_error``, with its message in :attr:`Trace.error` and the
+    turns before it kept (the failed request is no turn). Both are left out of every score (see
+    :data:`toolprism.run.UNSCORED_ENDS`).
     """
     started = time.perf_counter()
     env = spec.domain.environment(spec.task.world_seed)
     perturber = Perturber(spec.task, spec.perturbations, spec.seed)
     variant = perturber.variant(spec.variant)
     session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
-    agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
     tools = variant.openai_tools
     messages = initial_messages(spec, perturber.query(spec.task.query))
     turns: list[TurnRecord] = []
     actions: list[ActionRecord] = []
     end: EpisodeEnd = "turn_limit"
-    for index in range(max_turns):
+    error: str | None = None
+    try:
+        agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
+    except BackendError as e:
+        agent, (end, error) = None, _unscored(e)
+    for index in range(max_turns if agent is not None else 0):
         t0 = time.perf_counter()
-        turn = readable(await agent.respond(list(messages), tools))
+        try:
+            turn = readable(await agent.respond(list(messages), tools))
+        except BackendError as e:  # not the model's doing: recorded apart, never scored
+            end, error = _unscored(e)
+            break
         latency_ms = (time.perf_counter() - t0) * 1000
         record = TurnRecord(
             index=index,
@@ -143,6 +153,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         max_turns=max_turns,
         final_state_hash=env.state_hash(),
         duration_ms=(time.perf_counter() - started) * 1000,
+        error=error,
     )
 
 
@@ -168,6 +179,12 @@ def _encodes(text: str | None) -> bool:
 
 def _repair(text: str | None) -> str | None:
     return None if text is None else text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _unscored(error: BackendError) -> tuple[EpisodeEnd, str]:
+    """The end and the recorded cause of an episode the backend failed."""
+    end: EpisodeEnd = "context_overflow" if isinstance(error, ContextOverflow) else "backend_error"
+    return end, str(error) or type(error).__name__
 
 
 def _assistant_message(turn: ModelTurn) -> Message:

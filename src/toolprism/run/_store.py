@@ -48,6 +48,9 @@ class EpisodeResult(BaseModel):
             gold's actions run in order on a fresh world); None when not computed.
         scoring_error: set when the scorer crashed (the episode then counts as not scored).
         duration_ms: wall time of the episode.
+        error: the cause when ``end`` is ``context_overflow`` or ``backend_error``
+            (:attr:`~toolprism.run.Trace.error`); such an episode is not scored (``success``
+            False, left out of every rate; see :data:`~toolprism.run.UNSCORED_ENDS`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +73,7 @@ class EpisodeResult(BaseModel):
     scoring_error: str | None = None
     duration_ms: float
     result_match: bool | None = None
+    error: str | None = None
 
 
 class RunConfigRecord(BaseModel):
@@ -290,9 +294,13 @@ class RunStore:
         return cls(run_dir, typed)
 
     def finished(self) -> set[str]:
-        """Ids of the episodes recorded with a readable trace (one whose trace is missing or
-        damaged counts as not finished, so that resuming runs it again)."""
-        rows = self._db.execute(f"SELECT episode_id FROM episodes WHERE episode_id IN ({_READABLE})")
+        """Ids of the episodes recorded with a readable trace that did not end in a backend error
+        (one whose trace is missing or damaged, or that ended ``backend_error``, counts as not
+        finished, so that resuming runs it again; a ``context_overflow`` is finished: the same
+        prompt would overflow again)."""
+        rows = self._db.execute(
+            f"SELECT episode_id FROM episodes WHERE \"end\" IS NOT 'backend_error' AND episode_id IN ({_READABLE})"
+        )
         return {row[0] for row in rows}
 
     def damaged(self) -> list[str]:
@@ -302,7 +310,8 @@ class RunStore:
 
     def record(self, result: EpisodeResult, trace: Trace) -> None:
         """Record one finished episode and its trace, committed at once; an earlier record of the
-        same episode (one whose trace was damaged) is replaced."""
+        same episode (one whose trace was damaged, or that ended in a backend error) is replaced,
+        row and trace, so the store holds each episode once."""
         row = result.model_dump()
         with self._db:
             self._db.execute(

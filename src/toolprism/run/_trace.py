@@ -4,16 +4,20 @@ Version 2 typed every record: the task (:class:`~toolprism.domains.TaskRecord`),
 perturbation instances and injections (:class:`~toolprism.perturb.Instance`,
 :class:`~toolprism.perturb.Injection`), the decoded actions
 (:class:`~toolprism.schema.ActionRecord`) and the calls (one record kind per outcome), in the JSON
-shape version 1 had. Version 3 (this module) adds ``control``, the adapter control the episode ran
-under (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`).
-:func:`upgrade_trace` brings an older trace to version 3 (version 1: the task fields it could
-leave out are filled; versions 1 and 2: ``control`` is ``strict``, the only control they had) and
+shape version 1 had. Version 3 adds ``control``, the adapter control the episode ran under
+(``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`). Version 4 (this
+module) adds the ends ``context_overflow`` and ``backend_error`` (:data:`UNSCORED_ENDS`) and
+``error``, their cause. :func:`upgrade_trace` brings an older trace to version 4 (version 1: the
+task fields it could leave out are filled; versions 1 and 2: ``control`` is ``strict``, the only
+control they had; versions 1 to 3: an episode the embedded backend ended because its prompt
+outgrew the context, recorded then as ``no_output``, is a ``context_overflow``) and
 :meth:`Trace.load` reads any of them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -24,13 +28,22 @@ from toolprism.perturb import Injection, Instance
 from toolprism.schema import ActionRecord, ToolCallRecord
 from toolprism.shaping import Control, upgrade_spec
 
-TRACE_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+TRACE_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 """Trace versions :meth:`Trace.load` reads (older ones are upgraded, see :func:`upgrade_trace`)."""
 
-EpisodeEnd = Literal["answered", "turn_limit", "no_output"]
-"""Why an episode stopped: the model answered without a tool call, the turn limit was hit, or
-the backend produced nothing (e.g. the prompt outgrew the model's context)."""
+EpisodeEnd = Literal["answered", "turn_limit", "no_output", "context_overflow", "backend_error"]
+"""Why an episode stopped: the model answered without a tool call, the turn limit was hit, the
+backend produced nothing, the prompt outgrew the model's context
+(:class:`~toolprism.errors.ContextOverflow`), or the backend failed
+(:class:`~toolprism.errors.BackendError`, after its own retries). The last two are
+:data:`UNSCORED_ENDS`."""
+UNSCORED_ENDS: frozenset[str] = frozenset({"context_overflow", "backend_error"})
+"""Ends that say nothing about the model's skill: success rates, stage scores, failure modes,
+attribution, interactions and repair leave these episodes out and count them apart (per model,
+variant and condition). A ``backend_error`` episode is not finished: ``toolprism run --resume``
+runs it again; a ``context_overflow`` is a recorded outcome of its own (variants that show more
+tools overflow first, so counting it as a failure would bias the comparison)."""
 CallOutcome = Literal["executed", "answered", "rejected", "failed"]
 """What the adapter did with a call (see :class:`toolprism.shaping.Decision`)."""
 
@@ -159,12 +172,14 @@ class Trace(Record):
         turns: per-turn records.
         actions: decoded native actions in execution order.
         end: why the episode stopped (see :data:`EpisodeEnd`).
+        error: the cause when ``end`` is ``context_overflow`` or ``backend_error`` (the backend's
+            message; version 4), else None.
         max_turns: the turn limit.
         final_state_hash: SHA-256 of the environment's state at the end (see ``state_hash``).
         duration_ms: wall time of the episode (excluded from determinism checks).
     """
 
-    version: Literal[3] = TRACE_VERSION
+    version: Literal[4] = TRACE_VERSION
     episode_id: str
     task: TaskRecord
     variant: str
@@ -183,6 +198,12 @@ class Trace(Record):
     max_turns: int
     final_state_hash: str
     duration_ms: float = 0.0
+    error: str | None = None
+
+    @property
+    def scored(self) -> bool:
+        """Whether the episode is scored: its end is not one of :data:`UNSCORED_ENDS`."""
+        return self.end not in UNSCORED_ENDS
 
     @property
     def calls(self) -> list[CallRecord]:
@@ -248,6 +269,10 @@ class Trace(Record):
             raise ConfigError(_problems(e), what=f"trace (version {version})") from None
 
 
+OVERFLOW_NOTE = re.compile(r"prompt of \d+ tokens exceeds n_ctx \d+")
+"""The note the embedded backend gave (before version 4) on a turn whose prompt did not fit."""
+
+
 def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
     """An older trace (JSON) as the current version (:data:`TRACE_VERSION`), one version at a
     time. Version 1 → 2: the same shape, with the task fields version 1 could leave out filled as
@@ -255,23 +280,45 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
     ``reference`` empty). Version 2 → 3: ``control`` is ``strict`` (the only adapter control
     before version 3), and ``spec`` is carried to today's names of the constructions it built
     (:func:`toolprism.shaping.upgrade_spec`: ``merge(args=flat)`` was toolprism's ``shared``...).
-    Pure: ``data`` is not modified.
+    Version 3 → 4: an episode that ended ``no_output`` on a last turn that produced nothing with
+    the embedded backend's overflow note (:data:`OVERFLOW_NOTE`) ends ``context_overflow``, that
+    turn removed (it was no model turn: nothing ran) and its note the trace's ``error``; every
+    other trace is unchanged. Pure: ``data`` is not modified.
 
     Raises:
         ConfigError: ``data`` is not a trace of an older version (its ``version``, 1 when absent,
-            is not 1 or 2).
+            is not 1, 2 or 3).
     """
     version = data.get("version", 1)
     if not _is_int(version) or version not in READABLE_VERSIONS[:-1]:
-        raise ConfigError(f"upgrade_trace reads versions 1 and 2, got version {version!r}", what="trace")
+        raise ConfigError(f"upgrade_trace reads versions 1, 2 and 3, got version {version!r}", what="trace")
     if version == 1:
         task = data.get("task")
         if isinstance(task, dict):
             task = {"world_seed": 0, "kind": "single", "form": "easy", "reference": [], **task}
         data = {**data, "version": 2, "task": task}
-    spec = data.get("spec")
-    upgraded = upgrade_spec(spec) if isinstance(spec, str) else spec
-    return {**data, "version": 3, "control": data.get("control", "strict"), "spec": upgraded}
+    if version <= 2:
+        spec = data.get("spec")
+        upgraded = upgrade_spec(spec) if isinstance(spec, str) else spec
+        data = {**data, "version": 3, "control": data.get("control", "strict"), "spec": upgraded}
+    return {**data, "version": 4, **_overflowed(data)}
+
+
+def _overflowed(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields a version-3 ``no_output`` trace changes when its last turn was the embedded
+    backend's context overflow (see :func:`upgrade_trace`); ``{}`` for any other trace."""
+    turns, messages = data.get("turns"), data.get("messages")
+    if data.get("end") != "no_output" or not isinstance(turns, list) or not turns or not isinstance(messages, list):
+        return {}
+    last = turns[-1]
+    if not isinstance(last, dict) or str(last.get("raw", "")).strip() or last.get("calls"):
+        return {}
+    note = last.get("error")
+    if not isinstance(note, str) or not OVERFLOW_NOTE.fullmatch(note):
+        return {}
+    prompt = last.get("prompt_messages")
+    kept = messages[:prompt] if _is_int(prompt) and 0 <= prompt < len(messages) else messages
+    return {"end": "context_overflow", "error": note, "turns": turns[:-1], "messages": kept}
 
 
 def _is_int(value: object) -> bool:

@@ -8,6 +8,7 @@ from toolprism.score._interval import newcombe_difference, success_interval, wil
 from toolprism.score._multiset import ActionScore, multiset_success, score_actions
 from toolprism.score._report import (
     AttributionSummary,
+    OutcomeCount,
     PerturbationSummary,
     RunScore,
     VariantScore,
@@ -128,6 +129,7 @@ __all__ = [
     "EpisodeDiagnosis",
     "EpisodeStages",
     "FailureMode",
+    "OutcomeCount",
     "PerturbationSummary",
     "ProtocolBreak",
     "RunScore",

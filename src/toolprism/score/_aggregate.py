@@ -15,7 +15,7 @@ import pandas as pd
 
 from toolprism.errors import ConfigError
 from toolprism.perturb import condition_cell
-from toolprism.run import RunStore
+from toolprism.run import UNSCORED_ENDS, RunStore
 from toolprism.score._interval import success_interval
 from toolprism.score._report import subtype_family, succeeded
 from toolprism.score._stages import STAGES, score_stages
@@ -31,7 +31,10 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
     Columns: ``run_dir, model, domain, task_id, form, kind, variant, spec, condition, family,
     subtype, severity, seed, success, schema_form_success, mode, protocol, S1 … S5,
     earliest_failed_stage, source_stage, cascade, boundary_violation, primary_error,
-    trb_observed_error, trb_primary_error, rejected_calls, turns``. ``subtype``/``severity`` split
+    trb_observed_error, trb_primary_error, rejected_calls, turns, end, error``. An episode that
+    ended in a context overflow or a backend error (``end``; ``error``: its cause; see
+    :data:`toolprism.run.UNSCORED_ENDS`) is a row with every score column empty (None), and
+    :func:`aggregate` leaves it out. ``subtype``/``severity`` split
     the condition (``A3+C4``/``medium``; empty when clean, see
     :func:`toolprism.perturb.condition_cell`) and ``family`` is the subtype's (``C``, ``A+C``; empty
     when clean). Stage columns hold ``pass``/``fail``/``n/a``; ``mode`` (the taxonomy's label,
@@ -54,25 +57,35 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
             domains = run_domains(store)
             for result in store.results():
                 trace = store.trace(result.episode_id)
+                subtype, severity = condition_cell(result.condition or "")
+                cell = {
+                    "run_dir": str(run_dir),
+                    "model": model,
+                    "domain": result.domain,
+                    "task_id": result.task_id,
+                    "form": trace.task.form,
+                    "kind": trace.task.kind,
+                    "variant": result.variant,
+                    "spec": result.spec,
+                    "condition": result.condition or "",
+                    "family": subtype_family(subtype),
+                    "subtype": subtype,
+                    "severity": severity,
+                    "seed": result.seed,
+                    "rejected_calls": result.rejected_calls,
+                    "turns": result.turns,
+                    "end": trace.end,
+                    "error": trace.error,
+                }
+                if not trace.scored:  # no score: the score columns stay empty
+                    rows.append(cell)
+                    continue
                 domain = domains.get(result.domain)
                 diagnosis = diagnose(trace, domain, livelock_turns=livelock_turns)
                 staged = score_stages(trace, domain, livelock_turns=livelock_turns)
-                subtype, severity = condition_cell(result.condition or "")
                 rows.append(
                     {
-                        "run_dir": str(run_dir),
-                        "model": model,
-                        "domain": result.domain,
-                        "task_id": result.task_id,
-                        "form": trace.task.form,
-                        "kind": trace.task.kind,
-                        "variant": result.variant,
-                        "spec": result.spec,
-                        "condition": result.condition or "",
-                        "family": subtype_family(subtype),
-                        "subtype": subtype,
-                        "severity": severity,
-                        "seed": result.seed,
+                        **cell,
                         "success": succeeded(diagnosis, staged),
                         "schema_form_success": diagnosis.schema_form_success,
                         "mode": diagnosis.mode.value if diagnosis.mode else None,
@@ -85,8 +98,6 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
                         "primary_error": staged.primary_error,
                         "trb_observed_error": staged.trb_observed_error,
                         "trb_primary_error": staged.trb_primary_error,
-                        "rejected_calls": result.rejected_calls,
-                        "turns": result.turns,
                     }
                 )
         finally:
@@ -95,7 +106,7 @@ def episode_frame(run_dirs: Path | str | Iterable[Path | str], *, livelock_turns
         "run_dir", "model", "domain", "task_id", "form", "kind", "variant", "spec", "condition", "family", "subtype",
         "severity", "seed", "success", "schema_form_success", "mode", "protocol", *STAGES, "earliest_failed_stage",
         "source_stage", "cascade", "boundary_violation", "primary_error", "trb_observed_error", "trb_primary_error",
-        "rejected_calls", "turns",
+        "rejected_calls", "turns", "end", "error",
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
@@ -107,7 +118,9 @@ def aggregate(frame: pd.DataFrame, by: str | Sequence[str] = GROUP, *, confidenc
         frame: rows as :func:`episode_frame` gives them (a ``success`` column and the ``by`` ones).
         by: one column name or several.
 
-    Columns: ``*by, episodes, successes, success_rate, ci_low, ci_high``, sorted by ``by``.
+    Columns: ``*by, episodes, successes, success_rate, ci_low, ci_high``, sorted by ``by``. Rows
+    whose ``end`` is a context overflow or backend error (:data:`toolprism.run.UNSCORED_ENDS`) are
+    left out (a cell with no other row has none).
 
     Raises:
         ConfigError: a ``by`` column the frame does not have.
@@ -115,6 +128,8 @@ def aggregate(frame: pd.DataFrame, by: str | Sequence[str] = GROUP, *, confidenc
     by = [by] if isinstance(by, str) else list(by)
     if missing := [c for c in [*by, "success"] if c not in frame.columns]:
         raise ConfigError(f"the frame has no column(s) {', '.join(missing)}", what="aggregate")
+    if "end" in frame.columns:
+        frame = frame[~frame["end"].isin(UNSCORED_ENDS)]
     rows = []
     for key, cell in frame.groupby(by, sort=True, dropna=False):
         low, high = success_interval(cell["success"].tolist(), confidence=confidence)
@@ -122,8 +137,8 @@ def aggregate(frame: pd.DataFrame, by: str | Sequence[str] = GROUP, *, confidenc
             {
                 **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
                 "episodes": len(cell),
-                "successes": int(cell["success"].sum()),
-                "success_rate": float(cell["success"].mean()),
+                "successes": int(cell["success"].astype(bool).sum()),
+                "success_rate": float(cell["success"].astype(bool).mean()),
                 "ci_low": low,
                 "ci_high": high,
             }

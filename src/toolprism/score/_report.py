@@ -218,6 +218,31 @@ def _shares(errors: list[TrbError | None]) -> dict[TrbError, float]:
     return {e: counts[e] / len(errors) for e in TRB_ERROR_NAMES if counts[e]}  # type: ignore[misc]
 
 
+class OutcomeCount(BaseModel):
+    """The episodes of one model, variant and condition that are left out of every score, and why
+    (see :data:`toolprism.run.UNSCORED_ENDS`).
+
+    Attributes:
+        model: the run's model (its backend's model id, else its configured name).
+        variant / condition: the cell (``condition`` ``""`` clean).
+        recorded: episodes stored; ``scored``: those scored (``recorded`` less the two below).
+        context_overflow: episodes whose prompt outgrew the model's context (a recorded outcome
+            of its own: variants that show more tools overflow first).
+        backend_error: episodes the backend failed (after its retries); ``toolprism run
+            --resume`` runs them again.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    variant: str
+    condition: str = ""
+    recorded: int
+    scored: int
+    context_overflow: int
+    backend_error: int
+
+
 class RunScore(BaseModel):
     """``toolprism score RUN_DIR``: everything recomputed from the stored traces."""
 
@@ -227,9 +252,11 @@ class RunScore(BaseModel):
     livelock_turns: int = LIVELOCK_TURNS
     """The livelock threshold the failure modes were computed with (model turns)."""
     episodes: int
+    """Scored episodes: those recorded less the context overflows and backend errors
+    (:attr:`outcomes`)."""
     planned: int | None = None
-    """Episodes the run planned (its header), None if unknown; more than :attr:`episodes` when the
-    run was stopped before it finished (``toolprism run --resume`` finishes it)."""
+    """Episodes the run planned (its header), None if unknown; more than the episodes recorded
+    when the run was stopped before it finished (``toolprism run --resume`` finishes it)."""
     variants: list[VariantScore]
     gaps: list[VariantGap]
     perturbations: list[PerturbationSummary] = Field(default_factory=list)
@@ -241,10 +268,20 @@ class RunScore(BaseModel):
     runtime: list[RuntimeFieldRow] = Field(default_factory=list)
     """Runtime-report outcomes and per-field match rates per subtype with a C or D perturbation
     (ToolRobustBench, section 5 "Runtime feedback"; see :mod:`toolprism.score._runtime`)."""
+    outcomes: list[OutcomeCount] = Field(default_factory=list)
+    """Per model, variant and condition (in recording order): episodes recorded, scored, and left
+    out of every score as context overflows or backend errors."""
+
+    @property
+    def recorded(self) -> int:
+        """Episodes stored, scored or not."""
+        return sum(o.recorded for o in self.outcomes) if self.outcomes else self.episodes
 
 
 def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScore:
     """Recompute scores and failure modes of every stored episode; deterministic (no timings).
+    Episodes that ended in a context overflow or a backend error are left out of every rate,
+    stage, failure mode, attribution and interaction and counted in :attr:`RunScore.outcomes`.
 
     ``livelock_turns``: the taxonomy's livelock threshold in model turns (the paper's 16 by
     default; see :func:`toolprism.score.diagnose`).
@@ -266,8 +303,12 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         skipped = store.header.skipped
         model = _model_name(store.header.backend.get("model"), store.header.config.model)
         reports = []
+        ends: dict[tuple[str, str], Counter] = {}
         for result in store.results():
             trace = store.trace(result.episode_id)
+            ends.setdefault((result.variant, result.condition or ""), Counter())[trace.end] += 1
+            if not trace.scored:  # the end the trace records (an upgraded one may differ from its row)
+                continue
             domain = domains.get(result.domain)
             scored = (
                 diagnose(trace, domain, livelock_turns=livelock_turns),
@@ -322,6 +363,20 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
         attribution=attribution_summary((c, s) for (_, c), scored in rows.items() for _, s in scored),
         interactions=interactions(episodes, [s.condition for s in skipped]),
         runtime=runtime_rows(model, reports),
+        outcomes=[_outcome(model, variant, condition, counts) for (variant, condition), counts in ends.items()],
+    )
+
+
+def _outcome(model: str, variant: str, condition: str, ends: Counter) -> OutcomeCount:
+    recorded = sum(ends.values())
+    unscored = {end: ends[end] for end in ("context_overflow", "backend_error")}
+    return OutcomeCount(
+        model=model,
+        variant=variant,
+        condition=condition,
+        recorded=recorded,
+        scored=recorded - sum(unscored.values()),
+        **unscored,
     )
 
 
