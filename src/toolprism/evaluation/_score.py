@@ -4,6 +4,9 @@ state against the gold's."""
 
 from __future__ import annotations
 
+import functools
+
+from toolprism.domains import Domain
 from toolprism.perturb import expected_gold as perturbed_gold
 from toolprism.perturb import rereads
 from toolprism.run import EpisodeResult, EpisodeSpec, Trace
@@ -60,8 +63,14 @@ def score_episode(spec: EpisodeSpec, trace: Trace) -> EpisodeResult:
 
 
 def gold_state_hash(spec: EpisodeSpec) -> str:
-    """State hash after the expected gold runs in order on a fresh world of the task."""
-    env = spec.domain.environment(spec.task.world_seed)
-    for action in expected_gold(spec):
+    """State hash after the expected gold runs in order on a fresh world of the task (computed once
+    per domain, world and gold in a process: every episode of a task under every variant shares it)."""
+    return _gold_state_hash(spec.domain, spec.task.world_seed, tuple(expected_gold(spec)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _gold_state_hash(domain: Domain, world_seed: int, gold: tuple[Action, ...]) -> str:
+    env = domain.environment(world_seed)
+    for action in gold:
         env.execute(action)
     return env.state_hash()

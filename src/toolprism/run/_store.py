@@ -202,6 +202,9 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.header = header
         self._db = sqlite3.connect(self.run_dir / DATABASE)
+        # a commit survives a crash or kill of this process without waiting for the disk (only a
+        # power loss or OS crash could lose the last episodes); the journal stays a rollback journal
+        self._db.execute("PRAGMA synchronous = NORMAL")
         try:
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
