@@ -202,10 +202,10 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.header = header
         self._db = sqlite3.connect(self.run_dir / DATABASE)
-        # a commit survives a crash or kill of this process without waiting for the disk (only a
-        # power loss or OS crash could lose the last episodes); the journal stays a rollback journal
-        self._db.execute("PRAGMA synchronous = NORMAL")
         try:
+            # a commit survives a crash or kill of this process without waiting for the disk (only a
+            # power loss or OS crash could lose the last episodes)
+            self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
             self._db.close()
@@ -256,7 +256,11 @@ class RunStore:
             update={"store_version": STORE_VERSION, "toolprism_version": __version__, "git_revision": git_revision()}
         )
         (run_dir / HEADER).write_text(json.dumps(header.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
-        return cls(run_dir, header)
+        store = cls(run_dir, header)
+        # a new run writes ahead (a commit appends to run.db-wal, no disk wait per episode; the log is
+        # folded into the database when the store closes, and read back after a kill)
+        store._db.execute("PRAGMA journal_mode = WAL")
+        return store
 
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:
