@@ -395,9 +395,19 @@ class Domain:
         action the domain refuses is a bug in the generator. Easy forms come first (in template
         order), then the hard forms in the same order; ``limit`` keeps the first ``limit``.
 
+        Generated once per domain object and seed (planning, pinning and scoring ask again; tasks
+        are immutable, and each call gets its own list).
+
         Raises:
             ConfigError: if a draft's gold action is invalid or refused by the domain.
         """
+        made = self.__dict__.setdefault("_tasks_by_seed", {})
+        if seed not in made:
+            made[seed] = tuple(self._generate_tasks(seed))
+        tasks = list(made[seed])
+        return tasks[:limit] if limit is not None else tasks
+
+    def _generate_tasks(self, seed: int) -> list[Task]:
         space = self.action_space()
         easy: list[Task] = []
         hard: list[Task] = []
@@ -429,5 +439,4 @@ class Domain:
                 hard.append(Task(hard_id, query=draft.hard, form="hard", version=self.version, spans=spans, **common))
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
-        tasks = easy + hard
-        return tasks[:limit] if limit is not None else tasks
+        return easy + hard
