@@ -361,24 +361,56 @@ def test_bad_retry_settings_are_config_errors():
 
 
 def test_one_client_per_event_loop_closed_by_aclose():
-    backend = make(lambda r: reply({"role": "assistant", "content": "ok"}), max_connections=20)
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.05)  # keeps requests in flight together
+        return reply({"role": "assistant", "content": "ok"})
+
+    backend = make(slow, max_connections=20)
     assert backend._clients == []  # nothing made outside an event loop
 
     async def session():
         agent = backend.agent(Ctx(seed=0))
         await agent.respond(MESSAGES, TOOLS)
         first = list(backend._clients)
-        assert len(first) == 3  # 20 connections: 3 clients of at most 8
+        assert len(first) == 1  # one request needs one client: more are made only when it is full
         await asyncio.gather(*(agent.respond(MESSAGES, TOOLS) for _ in range(5)))
-        assert backend._clients == first and not any(c.is_closed for c in first)
-        assert backend._busy == [0, 0, 0]
+        assert backend._clients == first  # 5 in flight fit the first client (7 connections)
+        await asyncio.gather(*(agent.respond(MESSAGES, TOOLS) for _ in range(20)))
+        made = list(backend._clients)
+        assert made[0] is first[0] and len(made) == 3  # 20 connections: 3 clients of at most 7
+        assert not any(c.is_closed for c in made) and backend._busy == [0, 0, 0]
+        await asyncio.gather(*(agent.respond(MESSAGES, TOOLS) for _ in range(40)))
+        assert backend._clients == made  # never more than the pool's clients
         await backend.aclose()
-        assert all(c.is_closed for c in first) and backend._clients == []
-        return first
+        assert all(c.is_closed for c in made) and backend._clients == []
+        return made
 
     first = asyncio.run(session())
     second = asyncio.run(session())  # a new loop (a second run) gets new clients
     assert not set(map(id, second)) & set(map(id, first))
+
+
+def test_an_unwritable_cache_directory_is_a_config_error(tmp_path):
+    from toolprism.backends._cache import ResponseCache
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ConfigError, match="cannot be written"):
+        ResponseCache(blocker)
+    with pytest.raises(ConfigError, match="cannot be written"):
+        ResponseCache(blocker / "below")
+
+
+def test_usage_counts_that_are_not_whole_numbers_are_unknown():
+    for usage, expected in (
+        ({"prompt_tokens": 12.5, "completion_tokens": "a lot"}, (None, None)),
+        ({"prompt_tokens": -5, "completion_tokens": True}, (None, None)),
+        ({"prompt_tokens": 12, "completion_tokens": 3}, (12, 3)),
+        ("usage", (None, None)),
+    ):
+        backend = make(lambda r, u=usage: reply({"role": "assistant", "content": "ok"}, usage=u))
+        turn = asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, TOOLS))
+        assert (turn.prompt_tokens, turn.completion_tokens) == expected
 
 
 def test_create_backend_sizes_the_pool_to_the_concurrency():

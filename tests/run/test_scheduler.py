@@ -153,6 +153,9 @@ def test_limits_are_checked_with_the_rest_of_the_configuration() -> None:
     with pytest.raises(ConfigError) as info:
         evaluate(bad)
     assert len(info.value.problems) == 3
+    assert any("--max-wall" in p for p in info.value.problems)  # the option a CLI user gave, named
+    with pytest.raises(ConfigError, match="--max-wall"):
+        evaluate(SMALL.model_copy(update={"max_wall_s": float("nan")}))  # nan is no budget at all
 
 
 def test_limits_are_not_stored_in_the_run_header(tmp_path: Path) -> None:
@@ -180,7 +183,7 @@ def _failing_after(good: int, pattern: str = "") -> tuple:
         if trace.end != "backend_error":
             return score_episode(spec, trace)
         result = score_episode(spec, trace.model_copy(update={"end": "answered"}))
-        return result.model_copy(update={"end": "backend_error", "success": False})
+        return result.model_copy(update={"end": "backend_error", "success": False, "error": f"HTTP 401 on {spec.seed}"})
 
     return backend, runner, scorer
 
@@ -192,6 +195,7 @@ def test_the_breaker_stops_after_consecutive_backend_errors_with_a_clear_message
         asyncio.run(run_episodes(_specs(30), backend, store, scorer, runner=runner, limits=RunLimits()))
     stop = info.value
     assert stop.reason == "backend_errors" and "10 episodes in a row failed with a backend error" in str(stop)
+    assert "the last one: HTTP 401 on" in str(stop)  # the cause is shown, not only "looks down"
     assert stop.progress.backend_errors == 10 and stop.progress.done == 13 and stop.progress.failed == 0
     store.close()
     assert _count(tmp_path / "r") == 13  # every finished episode recorded (resume runs the backend errors again)

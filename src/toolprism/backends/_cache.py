@@ -17,6 +17,8 @@ from typing import Any
 
 import platformdirs
 
+from toolprism.errors import ConfigError
+
 
 def default_cache_dir() -> Path:
     """``platformdirs.user_cache_dir("toolprism")/responses``."""
@@ -27,16 +29,29 @@ class ResponseCache:
     """Responses keyed by request.
 
     Args:
-        directory: where entries live; default :func:`default_cache_dir`. Created on first put.
+        directory: where entries live; default :func:`default_cache_dir`. Created here.
 
     Attributes:
         hits / misses: lookups answered / not answered since creation.
+
+    Raises:
+        ConfigError: the directory cannot be created or written (checked before the run, so a
+            cache asked for is never silently a cache of nothing).
     """
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.hits = 0
         self.misses = 0
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=self.directory):
+                pass
+        except OSError as e:
+            raise ConfigError(
+                f"response cache directory {str(self.directory)!r} cannot be written: {e.strerror or e}",
+                what="cache",
+            ) from None
 
     @staticmethod
     def key(endpoint: str, body: Any) -> str:

@@ -123,9 +123,15 @@ def _message_of(body: Any) -> dict[str, Any]:
 
 
 def _usage(body: Any) -> tuple[int | None, int | None]:
+    """The token counts of ``usage``; a count that is not a whole number >= 0 is unknown (None)."""
     usage = body.get("usage") if isinstance(body, dict) else None
     usage = usage if isinstance(usage, dict) else {}
-    return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+    def count(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+    return count("prompt_tokens"), count("completion_tokens")
 
 
 def _wire(messages: Sequence[Message]) -> list[Message]:
@@ -327,33 +333,43 @@ class OpenAIBackend:
         return body
 
     def _http(self) -> tuple[list[httpx.AsyncClient], list[int]]:
-        """The backend's clients and their requests in flight, made on first use inside the
-        running event loop (a client is bound to its loop: a later ``asyncio.run`` gets new ones).
+        """The backend's clients and their requests in flight, bound to the running event loop (a
+        client is bound to its loop: a later ``asyncio.run`` starts with none).
 
-        ``max_connections`` is split over ``ceil(max_connections / SHARD_CONNECTIONS)`` clients:
-        httpcore's pool does work quadratic in its connections on every request (its
-        ``_assign_requests_to_connections``; encode/httpx#3215), which on the loopback mock cut
-        one 64-connection client to a few percent of the ideal throughput.
+        ``max_connections`` is split over up to ``ceil(max_connections / SHARD_CONNECTIONS)``
+        clients, each made only when every existing one is full (a large ``--concurrency`` over
+        a few episodes makes one): httpcore's pool does work quadratic in its connections on every
+        request (its ``_assign_requests_to_connections``; encode/httpx#3215), which on the loopback
+        mock cut one 64-connection client to a few percent of the ideal throughput.
         """
         loop = asyncio.get_running_loop()
-        if not self._clients or self._clients[0].is_closed or self._client_loop is not loop:
-            headers = {"Content-Type": "application/json"}
-            if self._api_key:
-                headers["Authorization"] = f"Bearer {self._api_key}"
-            shards = -(-self.max_connections // SHARD_CONNECTIONS)
-            size = -(-self.max_connections // shards)
-            self._clients = [
-                httpx.AsyncClient(
-                    transport=self.transport,
-                    headers=headers,
-                    timeout=httpx.Timeout(self.timeout_s, pool=None),
-                    limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
-                )
-                for _ in range(shards)
-            ]
-            self._busy = [0] * shards
-            self._client_loop = loop
+        if self._clients and (self._clients[0].is_closed or self._client_loop is not loop):
+            self._clients, self._busy = [], []
+        self._client_loop = loop
         return self._clients, self._busy
+
+    def _client(self) -> int:
+        """The index of the least busy client, a new one if every client is full and the pool has room."""
+        clients, busy = self._http()
+        shards = -(-self.max_connections // SHARD_CONNECTIONS)
+        size = -(-self.max_connections // shards)
+        if clients:
+            shard = min(range(len(clients)), key=busy.__getitem__)
+            if busy[shard] < size or len(clients) >= shards:
+                return shard
+        headers = {"Content-Type": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        clients.append(
+            httpx.AsyncClient(
+                transport=self.transport,
+                headers=headers,
+                timeout=httpx.Timeout(self.timeout_s, pool=None),
+                limits=httpx.Limits(max_connections=size, max_keepalive_connections=size),
+            )
+        )
+        busy.append(0)
+        return len(clients) - 1
 
     async def aclose(self) -> None:
         """Close the clients and their connections (call it at the end of a run, in its event
@@ -380,8 +396,8 @@ class OpenAIBackend:
             ContextOverflow: a 400 saying the prompt exceeds the context.
             BackendError: any other HTTP error.
         """
-        clients, busy = self._http()
-        shard = min(range(len(clients)), key=busy.__getitem__)  # the least busy client
+        shard = self._client()
+        clients, busy = self._clients, self._busy
         busy[shard] += 1
         try:
             response = await clients[shard].post(url, json=body)

@@ -99,7 +99,13 @@ def run(
     ] = None,
     seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = MAX_TURNS,
-    concurrency: Annotated[int, typer.Option(help="Episodes in flight at once.")] = 1,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            help="Episodes in flight at once, against the one endpoint (its connection pool is sized to this; "
+            "with --executor ray, 1 means one per cluster CPU)."
+        ),
+    ] = 1,
     base_url: Annotated[
         str | None,
         typer.Option(envvar="TOOLPRISM_BASE_URL", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)."),
@@ -178,7 +184,7 @@ def run(
         ExecutorChoice,
         typer.Option(
             envvar="TOOLPRISM_EXECUTOR",
-            help="Where episodes run: 'local' (this process) or 'ray' (Ray workers; the extra toolprism[ray]; "
+            help="Where episodes run: 'local' (this process) or 'ray' (Ray workers; the extra toolprism\\[ray]; "
             "with --concurrency 1, one episode per cluster CPU in flight). May differ on --resume.",
         ),
     ] = ExecutorChoice.local,

@@ -71,12 +71,12 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     if not config.domains or config.variants == []:
         problems.append("at least one domain and one variant are needed")
     if config.concurrency < 1:
-        problems.append(f"concurrency must be at least 1, got {config.concurrency}")
-    for name in ("max_tokens_total", "max_wall_s"):
-        if (limit := getattr(config, name)) is not None and limit <= 0:
-            problems.append(f"{name} must be positive, got {limit}")
+        problems.append(f"concurrency (--concurrency) must be at least 1, got {config.concurrency}")
+    for name, option in (("max_tokens_total", "--max-tokens-total"), ("max_wall_s", "--max-wall")):
+        if (limit := getattr(config, name)) is not None and not 0 < limit < float("inf"):  # nan fails too
+            problems.append(f"{name} ({option}) must be a positive number, got {limit}")
     if (breaker := config.max_consecutive_backend_errors) < 0:
-        problems.append(f"max_consecutive_backend_errors must be at least 0, got {breaker}")
+        problems.append(f"max_consecutive_backend_errors (--max-backend-errors) must be at least 0, got {breaker}")
     for kind, names in (("domain", config.domains), ("variant", config.variants or [])):
         problems += [f"{kind} {n!r} is listed more than once" for n in sorted(set(names)) if names.count(n) > 1]
     defaults = dict.fromkeys(n for d in domains.values() for n in _variants(config, d))

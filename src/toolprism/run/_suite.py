@@ -61,6 +61,7 @@ class RunProgress:
         backend_errors: recorded episodes that ended ``backend_error``; ``consecutive_backend_errors``
             the current streak (the breaker's count).
         tokens: prompt + completion tokens of the recorded episodes (where the backend reports them).
+        last_backend_error: the cause recorded for the latest backend-error episode (None: none yet).
         elapsed_s: seconds since the scheduler started.
         stopped: why the run stopped early, once it has.
     """
@@ -72,6 +73,7 @@ class RunProgress:
     backend_errors: int = 0
     consecutive_backend_errors: int = 0
     tokens: int = 0
+    last_backend_error: str | None = None
     elapsed_s: float = 0.0
     stopped: StopReason | None = None
 
@@ -220,6 +222,7 @@ def _count(progress: RunProgress, result: EpisodeResult, trace: Trace) -> None:
     if result.end == "backend_error":
         progress.backend_errors += 1
         progress.consecutive_backend_errors += 1
+        progress.last_backend_error = result.error
     else:
         progress.consecutive_backend_errors = 0
         progress.failed += not result.success
@@ -241,8 +244,9 @@ def _stop_message(reason: StopReason, limits: RunLimits, progress: RunProgress) 
     if reason == "backend_errors":
         return (
             f"the last {progress.consecutive_backend_errors} episodes in a row failed with a backend error "
-            f"(--max-backend-errors {limits.max_consecutive_backend_errors}): the model endpoint looks down; "
-            "check it, then resume (backend-error episodes are run again)"
+            f"(--max-backend-errors {limits.max_consecutive_backend_errors}); the last one: "
+            f"{progress.last_backend_error or 'no cause recorded'}. Check the endpoint (address, model name, "
+            "API key), then resume (backend-error episodes are run again)"
         )
     if reason == "max_tokens_total":
         return f"token budget spent: {progress.tokens:,} tokens used (--max-tokens-total {limits.max_tokens_total:,})"
