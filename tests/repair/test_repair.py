@@ -211,3 +211,49 @@ def test_the_repair_of_an_underspecified_request_restores_it_and_hints_at_its_wh
     assert description == "right tools named"
     assert repaired.perturbations == () and repaired.task.query.startswith(task.query)
     assert all(a.op in repaired.task.query[len(task.query) :] for a in task.gold)
+
+
+class FlakyEndpoint:
+    """The hint follower behind an endpoint that fails the re-runs of the episodes named in ``down``."""
+
+    name = "flaky-endpoint"
+
+    def __init__(self, down: set[int]) -> None:
+        self.down, self.follower = down, HintFollower("Tools to use")
+
+    def settings(self) -> dict:
+        return {"backend": self.name}
+
+    def agent(self, context: EpisodeContext):  # noqa: ANN201
+        from toolprism.errors import BackendError
+
+        agent, down = self.follower.agent(context), context.task.id in self.down
+
+        class Agent:
+            async def respond(self, messages, tools):  # noqa: ANN001, ANN202
+                if down:
+                    raise BackendError("HTTP 503: overloaded")
+                return await agent.respond(messages, tools)
+
+        return Agent()
+
+
+def test_a_repair_the_backend_cannot_serve_is_recorded_apart_and_the_others_go_on(tmp_path: Path) -> None:
+    run_dir = run(tmp_path)
+    first = diagnose_run(run_dir, backend=HintFollower(None)).repairs[0].episode_id.split("@")[0]
+    report = diagnose_run(run_dir, backend=FlakyEndpoint({first}))
+    assert [m["episode_id"].split("@")[0] for m in report.not_repaired] == [first]
+    assert report.not_repaired[0]["end"] == "backend_error" and "503" in report.not_repaired[0]["error"]
+    assert report.failures == len(report.repairs) == 2 and all(r.recovered for r in report.repairs)
+    assert report.overall.failures == 2  # the unserved repair is in no rate
+
+
+def test_diagnose_stops_when_the_endpoint_is_plainly_down(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    import toolprism.repair._repair as repair_module
+    from toolprism.errors import BackendError
+
+    monkeypatch.setattr(repair_module, "MAX_CONSECUTIVE_BACKEND_ERRORS", 2)
+    run_dir = run(tmp_path)
+    ids = {r.episode_id.split("@")[0] for r in diagnose_run(run_dir, backend=HintFollower(None)).repairs}
+    with pytest.raises(BackendError, match="2 repairs in a row failed with a backend error"):
+        diagnose_run(run_dir, backend=FlakyEndpoint(ids))

@@ -29,7 +29,7 @@ and its reason read from the scored trace, and the report gives recovery per tie
 When context overflows and backend errors became outcomes of their own (issue 14, trace version
 4), the fixtures stayed as recorded: neither run has such an episode, and the new ``outcomes``
 rows (per variant and condition: recorded, scored, context overflow, backend error) are checked
-to count every episode as scored.
+to count every episode as scored, and the repair report's new ``not_repaired`` list is checked empty.
 """
 
 from __future__ import annotations
@@ -149,4 +149,5 @@ def test_repairing_a_version_1_run_gives_the_recorded_report(name: str, tmp_path
     before = _expected(name, "repair.json")
     assert now.pop("run_dir") == str(run_dir)
     before.pop("run_dir")
+    assert now.pop("not_repaired") == []  # issue 14: repairs the backend could not serve; none here
     assert now == before

@@ -44,8 +44,12 @@ def diagnose(
     if json_output:
         print_json(report.model_dump())
         return
+    for missed in report.not_repaired:
+        Console(stderr=True).print(
+            f"not repaired ({missed['end']}): {missed['episode_id']}: {missed['error']}", markup=False, soft_wrap=True
+        )
     if not report.repairs:
-        Console().print(f"no failed episodes to repair in {run_dir}", markup=False)
+        Console().print(f"no failed episodes repaired in {run_dir}", markup=False)
         return
     table = Table(title=f"repair of {report.failures} failed episode(s), tiers assigned before repair: {run_dir}")
     for column in ("tier", "", "failures", "recovered", "rate", "95% interval"):

@@ -28,7 +28,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.backends import Backend, OracleBackend, create_backend
 from toolprism.domains import Domain, Task, get_domain
@@ -39,6 +39,9 @@ from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_
 from toolprism.schema import canonical_json
 from toolprism.score import PrimaryError, run_domains, score_stages
 from toolprism.shaping import Variant
+
+MAX_CONSECUTIVE_BACKEND_ERRORS = 10
+"""``diagnose`` stops once this many repairs in a row could not be served (as ``run``'s breaker)."""
 
 
 class Repair(BaseModel):
@@ -96,6 +99,9 @@ class RepairReport(BaseModel):
         tiers: one :class:`Recovery` row per tier, 1 to 3 (tiers assigned before the repair).
         overall: recovery over every failure.
         repairs: one :class:`Repair` per failed episode, in recording order.
+        not_repaired: failed episodes whose repaired re-run the backend could not serve (ended
+            ``backend_error`` or ``context_overflow``), with that end and its cause: left out of
+            every recovery rate, as a run leaves such episodes out of its scores.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -105,6 +111,7 @@ class RepairReport(BaseModel):
     tiers: list[Recovery]
     overall: Recovery
     repairs: list[Repair]
+    not_repaired: list[dict[str, str]] = Field(default_factory=list)
 
 
 def recovery(outcomes: list[bool], *, tier: Tier | None = None, confidence: float = 0.95) -> Recovery:
@@ -207,7 +214,8 @@ def diagnose_run(
     Raises:
         ConfigError: ``run_dir`` is not a run directory, ``limit`` is below 1, or the code no longer
             generates a task the run posed as it was (pinned task hashes).
-        BackendError: the model failed.
+        BackendError: the backend failed :data:`MAX_CONSECUTIVE_BACKEND_ERRORS` repairs in a row
+            (the endpoint looks down); a single failure is recorded in ``not_repaired`` instead.
     """
     if limit is not None and limit < 1:
         raise ConfigError(f"limit must be at least 1, got {limit}", what="options")
@@ -232,7 +240,9 @@ def diagnose_run(
                 "pass the same backend: diagnose_run(run_dir, backend=...)",
                 what="model",
             ) from None
-    repairs = []
+    repairs: list[Repair] = []
+    not_repaired: list[dict[str, str]] = []
+    streak = 0
     if progress is not None:
         progress(0, len(failed), "")
     for trace in failed:
@@ -244,8 +254,18 @@ def diagnose_run(
         description, apply = intervention(spec, source, turn_limit=trace.end == "turn_limit")
         repaired, turns = apply(spec, max_turns)
         outcome = asyncio.run(run_episode(repaired, backend, max_turns=turns))
-        if outcome.end == "backend_error":  # the backend failed, not the repair: stop as before
-            raise BackendError(f"repairing {trace.episode_id}: {outcome.error}")
+        if not outcome.scored:  # the backend failed, not the repair: recorded apart, the others go on
+            not_repaired.append({"episode_id": trace.episode_id, "end": outcome.end, "error": outcome.error or ""})
+            streak = streak + 1 if outcome.end == "backend_error" else 0
+            if streak >= MAX_CONSECUTIVE_BACKEND_ERRORS:
+                raise BackendError(
+                    f"the last {streak} repairs in a row failed with a backend error; the last one, "
+                    f"{trace.episode_id}: {outcome.error}. Check the endpoint, then run diagnose again"
+                )
+            if progress is not None:
+                progress(len(repairs) + len(not_repaired), len(failed), trace.episode_id)
+            continue
+        streak = 0
         repairs.append(
             Repair(
                 episode_id=trace.episode_id,
@@ -260,11 +280,12 @@ def diagnose_run(
             )
         )
         if progress is not None:
-            progress(len(repairs), len(failed), trace.episode_id)
+            progress(len(repairs) + len(not_repaired), len(failed), trace.episode_id)
     return RepairReport(
         run_dir=str(run_dir),
         failures=len(repairs),
         tiers=[recovery([r.recovered for r in repairs if r.tier == t], tier=t) for t in TIERS],
         overall=recovery([r.recovered for r in repairs]),
         repairs=repairs,
+        not_repaired=not_repaired,
     )
