@@ -88,6 +88,27 @@ def test_resume_refuses_options_it_would_ignore(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "drop --tasks, --seed" in result.output
 
 
+def test_resume_may_change_the_concurrency_and_keeps_the_runs_otherwise(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    from toolprism.evaluation import RunConfig, evaluate
+
+    run_dir = tmp_path / "r"
+    config = RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=4, concurrency=3)
+    evaluate(config, run_dir=run_dir)
+    seen: list[int] = []
+    import toolprism.evaluation._evaluate as evaluate_module
+
+    real = evaluate_module.run_episodes
+
+    async def spy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        seen.append(kwargs["concurrency"])
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "run_episodes", spy)
+    assert runner.invoke(app, ["run", "--resume", str(run_dir), "--concurrency", "1", "--json"]).exit_code == 0
+    assert runner.invoke(app, ["run", "--resume", str(run_dir), "--json"]).exit_code == 0
+    assert seen == [1, 3]  # told: 1; not told: the run's own 3
+
+
 def test_error_text_is_shown_verbatim() -> None:
     result = runner.invoke(app, ["run", "--model", "oracle", "-d", "[bold]x"])
     assert result.exit_code == 2 and "unknown domain '[bold]x'" in result.output

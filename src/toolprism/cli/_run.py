@@ -253,6 +253,8 @@ def run(
     }
     if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
         values["control"] = control.value
+    if resume is not None and not _given(ctx, "concurrency"):  # a resumed run keeps its own unless told
+        del values["concurrency"]
     config = RunConfig(
         **apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}),
         cache=cache or cache_dir is not None,
@@ -380,7 +382,6 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "tasks",
             "seed",
             "max_turns",
-            "concurrency",
             "base_url",
             "run_dir",
             "perturb",

@@ -86,7 +86,7 @@ def evaluate(
         config: what to run; ignored when resuming (the header's config is used), except that a
             ``control`` it sets explicitly must be the header's, and that this session's fields
             (:data:`~toolprism.evaluation._config.SESSION_FIELDS`: limits, executor) and the
-            response cache are taken from it.
+            response cache are taken from it, and its ``concurrency`` when it sets one.
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (a custom or scripted agent); default built from
@@ -118,6 +118,8 @@ def evaluate(
             )
         given = config or RunConfig()
         session = {f: getattr(given, f) for f in (*SESSION_FIELDS, "cache", "cache_dir")}
+        if "concurrency" in given.model_fields_set:  # e.g. fewer in flight after the endpoint rate-limited
+            session["concurrency"] = given.concurrency
         config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
         specs, skips = plan_run(config)
         verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
