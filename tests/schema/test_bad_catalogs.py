@@ -261,6 +261,13 @@ def test_split_disambiguates_enum_values_with_one_suffix(tmp_path: Path) -> None
     assert report.passed and report.checks > 3, report.failures[:1]
 
 
+def test_split_names_fold_non_ascii_values_as_tool_names_do() -> None:
+    tools = [_tool("s", {"m": {"type": "string", "enum": ["ä b", "b", "été", "天气"]}})]
+    names = [t["function"]["name"] for t in Variant.build("split", ActionSpace.from_openai_tools(tools)).openai_tools]
+    assert names[:3] == ["s__a_b", "s__b", "s__ete"]  # no letter dropped: "ä b" is not "b"
+    assert names[3].startswith("s__v") and len(set(names)) == 4  # nothing left to fold: a short hash
+
+
 def test_a_named_variant_that_cannot_be_built_fails_validate(tmp_path: Path) -> None:
     tools = [_tool("s", {"m": {"type": "string", "enum": ["x", "y"]}}), _tool("s__x", {})]
     path = _write(tmp_path, tools)

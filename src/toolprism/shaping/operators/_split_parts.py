@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -190,7 +191,10 @@ def _suffixes(values: list[JSON]) -> list[str]:
 
 
 def _suffix(value: JSON) -> str:
-    text = re.sub(r"[^A-Za-z0-9]+", "_", str(value)).strip("_")
+    """The value as a name suffix: folded to ASCII first (``été`` -> ``ete``, as tool names are),
+    other characters as ``_``; a value with nothing left is a short hash."""
+    folded = unicodedata.normalize("NFKD", str(value)).encode("ascii", "ignore").decode()
+    text = re.sub(r"[^A-Za-z0-9]+", "_", folded).strip("_")
     return text or "v" + hashlib.sha256(canonical_json(value).encode()).hexdigest()[:6]
 
 
