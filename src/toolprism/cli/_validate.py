@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -11,8 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from toolprism.cli._common import ProgressReport, friendly_errors, print_json
-from toolprism.cli._run import ControlChoice, _split
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json, stderr
+from toolprism.cli._run import ControlChoice, _install_stop_handlers, _restore_handlers, _split
 from toolprism.errors import ConfigError
 from toolprism.validate import ValidationReport, VariantSummary
 from toolprism.validate import validate as run_validation
@@ -94,13 +95,23 @@ def validate(
         note = f"{summary.suite}/{summary.variant}; {totals['checks']} checks, {totals['failures']} failures"
         progress.update(done=done, total=total, note=note)
 
+    # Ctrl-C or SIGTERM: the first stops within seconds (the workers are terminated), a second exits at once
+    signals: list[int] = []
+    previous = _install_stop_handlers(signals, [])
     try:
         report = run_validation(
             _split(domains), _split(variants), catalog=catalog, group=group,
             entry=int(entry) if entry and entry.isdigit() else entry,
             seeds=_seeds(seeds), limit=limit, negative=negative, jobs=jobs, progress=advance, control=control.value,
         )  # fmt: skip
+    except KeyboardInterrupt:
+        progress.stop()
+        done = f"{progress.done} of {progress.total}" if progress.total else "0"
+        stderr.print(f"interrupted: {done} variants done ({totals['checks']} checks, {totals['failures']} failures)",
+                     markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+        raise typer.Exit(128 + (signals[0] if signals else signal.SIGINT)) from None
     finally:
+        _restore_handlers(previous)
         progress.stop()
     if json_output:
         print_json(report.model_dump(mode="json"))

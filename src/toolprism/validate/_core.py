@@ -18,8 +18,12 @@ execute (the world is then reset for the next case).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
+import os
+import signal
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -137,10 +141,17 @@ def validate(
                 collect(item[:2], _one(*item))
         else:
             context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            pool = ProcessPoolExecutor(
+                max_workers=jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+            )
+            try:
                 futures = {pool.submit(_one, *item): item[:2] for item in work}
                 for future in as_completed(futures):
                     collect(futures[future], future.result())
+            except BaseException:  # Ctrl-C, SIGTERM (as the CLI raises it), a crash: stop now, not after all
+                _stop_pool(pool)
+                raise
+            pool.shutdown()
     finally:
         _SUITES = []
     ordered = [results[item[:2]] for item in work]
@@ -167,6 +178,36 @@ def validate(
 
 _SUITES: list[Suite] = []
 """The suites of the running :func:`validate` (inherited by forked workers)."""
+
+
+def _worker_init(parent: int) -> None:
+    """A worker ignores Ctrl-C (a terminal sends it to the whole process group: the parent decides,
+    and stops the pool), dies of SIGTERM (not the parent's handler, inherited by the fork), and dies
+    with the parent (Linux), so that no worker outlives it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no prctl: the parent still terminates its workers on a stop
+            pass
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel the work not started and terminate the workers (a variant in progress is dropped).
+    Then wait for the pool's manager thread: one still closing its pipe at exit races the exit
+    hook of :mod:`concurrent.futures` (a "Bad file descriptor" traceback, Python < 3.12)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(5)
+    if manager is not None:
+        manager.join(5)
 
 
 def _one(
