@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -249,3 +250,159 @@ def test_whole_catalog_is_one_pack_over_every_group(release: Path, tmp_path: Pat
     for spec in ["native", "rename(style=flat)", "rename(style=namespaced)", "merge(by=class,args=flat)", "discovery"]:
         outcomes = asyncio.run(run_all(spec))
         assert outcomes and all(o[1:] == (True, 0, "answered") for o in outcomes), (spec, outcomes[:3])
+
+
+# ---------------------------------------------------------------------------------------------
+# QA reproductions on small files written here (no release sample needed)
+
+_SYSTEM = "You are a smart-home assistant."
+
+
+def _tool(group: str, name: str, properties: dict, required: list[str]) -> dict:
+    return {
+        "uid": f"{group}::{name}",
+        "group": group,
+        "name": name,
+        "description": f"{name} tool.",
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    }
+
+
+def _query(group: str, template: str, index: int, kind: str, gold: list[dict], system: str = _SYSTEM) -> dict:
+    return {
+        "id": f"{group}__{template}__{index}",
+        "domain": group,
+        "system": system,
+        "type": kind,
+        "query": f"hard {template} {index}",
+        "query_easy": f"easy {template} {index}",
+        "gold_calls": gold,
+    }
+
+
+@pytest.fixture
+def renamed_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A tools file holding only ``smart_home``, with a dotted and a non-ASCII tool name, and queries
+    of ``smart_home`` (gold in the original names) and of two groups the tools file lacks."""
+    tools = [
+        _tool("smart_home", "set.room_light", {"room": {"type": "string"}, "on": {"type": "boolean"}}, ["room", "on"]),
+        _tool("smart_home", "réglér_brightness", {"level": {"type": "integer"}}, ["level"]),
+        _tool("smart_home", "get_status", {}, []),
+    ]
+    light = {"name": "set.room_light", "arguments": {"room": "kitchen", "on": True}}
+    queries = [
+        _query("smart_home", "light", 0, "single", [light]),
+        _query(
+            "smart_home", "bright", 0, "compound", [{"name": "réglér_brightness", "arguments": {"level": 5}}, light]
+        ),  # noqa: E501
+        _query("smart_home", "status", 0, "single", [{"name": "get_status", "arguments": {}}]),
+        *[_query("calendar", "meet", i, "single", [{"name": "add_event", "arguments": {}}], "cal") for i in range(3)],
+        _query("tv", "volume", 0, "single", [{"name": "set_volume", "arguments": {"level": 3}}], "tv"),
+    ]
+    (tmp_path / "tools.json").write_text(json.dumps(tools, ensure_ascii=False), encoding="utf-8")
+    lines = [json.dumps(q, ensure_ascii=False) for q in queries]
+    (tmp_path / "queries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path / "tools.json", tmp_path / "queries.jsonl"
+
+
+def _import(files: tuple[Path, Path], out: Path, *extra: str) -> Any:
+    tools, queries = files
+    return runner.invoke(
+        app, ["import", "toolschemaspace", "--tools", str(tools), "--queries", str(queries), "--out", str(out), *extra]
+    )
+
+
+def test_renamed_tools_map_the_gold_calls_and_the_pack_runs(renamed_files: tuple[Path, Path], tmp_path: Path) -> None:
+    """QA: dotted / non-ASCII tool names were renamed in the pack's tools but not in its gold calls,
+    so every run of the pack failed ("gold call 0 réglér_brightness: unknown_tool")."""
+    result = _import(renamed_files, tmp_path / "out", "-d", "smart_home")
+    assert result.exit_code == 0, result.output
+    assert "note: tss_smart_home: tool 'set.room_light': renamed 'set_room_light'" in result.stderr
+    assert "note: tss_smart_home: tool 'réglér_brightness': renamed 'regler_brightness_" in result.stderr
+    pack_path = tmp_path / "out" / "tss_smart_home.json"
+    pack = json.loads(pack_path.read_text(encoding="utf-8"))
+    tool_names = [t["name"] for t in pack["tools"]]
+    assert tool_names[0] == "set_room_light" and tool_names[1].startswith("regler_brightness_")
+    assert [[c["name"] for c in t["gold"]] for t in pack["tasks"]] == [
+        ["set_room_light"],
+        [tool_names[1], "set_room_light"],
+        ["get_status"],
+    ]
+    domain = get_domain(str(pack_path))
+    assert len(domain.tasks(0)) == 6
+    run = runner.invoke(
+        app, ["run", "--model", "oracle", "-d", str(pack_path), "-n", "6", "-v", "native,split", "--json",
+              "--run-dir", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    summary = json.loads(run.stdout)
+    assert summary["episodes"] == 12 and all(v["success_rate"] == 1.0 for v in summary["variants"])
+
+
+def test_renamed_tools_in_the_whole_catalog_and_the_json_notes(
+    renamed_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    result = _import(renamed_files, tmp_path / "out", "-d", "smart_home", "--whole-catalog", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    notes = summary["notes"]
+    assert len(notes) == 2 and all(n.startswith("tss_whole_catalog: group 'smart_home'") for n in notes)
+    domain = get_domain(summary["domains"][0]["path"])
+    assert [a.op for a in domain.tasks(0)[0].gold] == ["smart_home__set_room_light"]
+    run = runner.invoke(
+        app, ["run", "--model", "oracle", "-d", summary["domains"][0]["path"], "--json",
+              "--run-dir", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert all(v["success_rate"] == 1.0 for v in json.loads(run.stdout)["variants"])
+
+
+def test_a_pack_that_would_not_load_is_never_written(
+    renamed_files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import reads each pack back as ``toolprism run`` does before writing: with the gold calls
+    left in the catalog's original names (the QA bug), it is an error and nothing is written."""
+    from toolprism.interop import _toolschemaspace as tss
+
+    real = tss._gold
+
+    def unmapped(calls: Any, space: Any, found: list[str]) -> list:
+        gold = real(calls, space, found)
+        return [c.model_copy(update={"name": raw["name"]}) for c, raw in zip(gold, calls, strict=True)]
+
+    monkeypatch.setattr(tss, "_gold", unmapped)
+    out = tmp_path / "out"
+    result = _import(renamed_files, out, "-d", "smart_home")
+    assert result.exit_code == 2, result.output
+    text = " ".join(result.output.split())
+    assert "does not load back" in text and "pack tss_smart_home:" in text and "réglér_brightness" in text
+    assert not out.exists()
+
+
+def test_domains_skip_the_tasks_of_other_groups(renamed_files: tuple[Path, Path], tmp_path: Path) -> None:
+    """QA: ``-d smart_home`` with a tools file of smart_home only and the full queries file failed
+    with one problem per task of every other group."""
+    result = _import(renamed_files, tmp_path / "out", "-d", "smart_home", "--json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["domains"]
+    assert row["domain"] == "tss_smart_home" and row["tasks"] == 3
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["tss_smart_home.json"]
+
+
+def test_without_domains_absent_groups_are_one_problem_each(renamed_files: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = _import(renamed_files, out)
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "2 problem(s)" in text
+    assert "3 task(s) of domain 'calendar' (first at" in text and "queries.jsonl:4)" in text
+    assert "1 task(s) of domain 'tv'" in text and "pass --domains" in text
+    assert text.count("calendar") == 1 and "calendar__meet__1" not in text
+    assert not out.exists()
+
+
+def test_import_help_documents_the_task_selection() -> None:
+    result = CliRunner().invoke(app, ["import", "toolschemaspace", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.split())
+    assert "the tasks of other groups are skipped" in text and "one line per such domain" in text
+    assert "note:" in text

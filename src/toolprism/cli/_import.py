@@ -27,7 +27,12 @@ def toolschemaspace(
     out: Annotated[Path, typer.Option(help="Directory for the packs (one <domain>.json each).")] = DEFAULT_OUT,
     domains: Annotated[
         list[str] | None,
-        typer.Option("--domains", "-d", help="Tool groups to import (comma list or repeated). Default: all."),
+        typer.Option(
+            "--domains",
+            "-d",
+            help="Tool groups to import (comma list or repeated); the tasks of other groups are skipped. "
+            "Default: every group of the tools file.",
+        ),
     ] = None,
     whole_catalog: Annotated[
         bool,
@@ -44,10 +49,18 @@ def toolschemaspace(
     named tss_<group>, with an action-log environment (writes are recorded, replies acknowledge);
     with --whole-catalog, one pack tss_whole_catalog over every group instead.
 
-    Everything is checked before anything is written. Run a pack with
+    Tasks: with --domains, only those groups' tasks are read; without, a task whose domain is not a
+    group of the tools file is an error (one line per such domain; pass --domains to import the
+    groups the tools file has). Tool names that are not valid tool names (dotted, non-ASCII) are
+    renamed reversibly, gold calls with them; each rename is a 'note:' line on stderr.
+
+    Everything is checked before anything is written, down to each pack loading back as
+    'toolprism run' reads it. Run a pack with
     'toolprism run -d <pack>.json' or validate it with 'toolprism validate -d <pack>.json'."""
     started = time.perf_counter()
     imported = import_toolschemaspace(tools, queries, domains=_split(domains), whole_catalog=whole_catalog)
+    for note in imported.notes:
+        stderr.print(f"note: {note}", markup=False, soft_wrap=True)
     paths = write_packs(imported.packs, out)
     rows = []
     for pack, path in zip(imported.packs, paths, strict=True):
@@ -65,7 +78,8 @@ def toolschemaspace(
     seconds = round(time.perf_counter() - started, 2)
     if json_output:
         skipped = list(imported.without_tasks)
-        print_json({"out": str(out), "domains": rows, "without_tasks": skipped, "seconds": seconds})
+        notes = list(imported.notes)
+        print_json({"out": str(out), "domains": rows, "without_tasks": skipped, "notes": notes, "seconds": seconds})
         return
     _print_summary(rows, imported.without_tasks, out, seconds)
 

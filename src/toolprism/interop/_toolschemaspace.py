@@ -6,7 +6,10 @@ Mapping (the release's fields are documented in its README, ``benchmarks/synthet
 - domain ``<group>`` → pack ``tss_<group>`` (prefixed so it never shadows a built-in domain);
   policy = the tasks' ``system`` prompt; tools = the group's tools with their plain names;
   read/write from the name (:func:`toolprism.domains.kind_from_name`; the release has no
-  tags).
+  tags). A tool name that is not a valid tool name (``set.room_light``, ``réglér_brightness``) is
+  renamed reversibly by :func:`toolprism.schema.safe_tool_name` (the original kept in the tool's
+  description); the gold calls are mapped through the same rename, and every rename is a note
+  (:attr:`Imported.notes`).
 - task → id ``<template>/<index>`` from the release id ``<group>__<template>__<index>`` (the whole
   id as template, index 0, when it has another shape); kind = ``type``; hard form = ``query``
   (the released request); easy form = ``query_easy``, else ``query_llm``, else ``query_base``;
@@ -20,8 +23,13 @@ identity; five names repeat across groups), ``group`` = the class; task ids
 (``smart home: ...``) and the policy gives every class's ``system`` prompt: the paper sends each
 task with its own domain's system prompt, a pack has one policy.
 
+Which tasks: with ``domains``, only the tasks of those groups (the other lines are skipped unread
+beyond their ``domain``); without, every group of the tools file, and tasks of a domain the tools file
+does not have are one problem per such domain (count and first line), since they cannot be imported.
+
 Everything is checked before anything is written: every bad line (file:line, task id, problem)
-is reported together.
+is reported together, and each pack is read back from its own text as a reader would (tools load,
+tasks build, gold calls decode), so a pack that would not load is never returned.
 """
 
 from __future__ import annotations
@@ -36,7 +44,6 @@ from typing import Any
 
 from toolprism.domains import (
     TASK_KINDS,
-    CatalogDomain,
     DomainPack,
     PackCall,
     PackSource,
@@ -75,10 +82,12 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 @dataclass(frozen=True)
 class Imported:
-    """The result of an import: packs in group order, and the groups left out (no tasks)."""
+    """The result of an import: packs in group order, the groups left out (no tasks), and what
+    reading the catalog rewrote (renamed tools), one line each, ``<pack>: <note>``."""
 
     packs: tuple[DomainPack, ...]
     without_tasks: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def import_toolschemaspace(
@@ -92,13 +101,16 @@ def import_toolschemaspace(
     Args:
         tools: the release's ``tools.json`` (``[{uid, group, name, description, parameters}]``).
         queries: its ``queries.jsonl`` (one task per line; a head of it works too).
-        domains: groups to import (default: every group that has tasks).
+        domains: groups to import (default: every group that has tasks); tasks of other groups
+            are skipped.
         whole_catalog: one pack :data:`WHOLE_CATALOG` over every imported group (the tools of
             ``domains``, or of every group; see the module docstring) instead of one pack per group.
 
     Raises:
-        ConfigError: unreadable or malformed files, unknown groups, or any task line whose fields
-            or gold calls do not fit the catalog; every problem listed, tasks as ``file:line``.
+        ConfigError: unreadable or malformed files, unknown groups, tasks of a domain the tools
+            file lacks (without ``domains``; one problem per domain), any task line whose fields or
+            gold calls do not fit the catalog, or a pack that does not load back; every problem
+            listed, tasks as ``file:line``.
     """
     tools, queries = Path(tools), Path(queries)
     catalog = _catalog(tools)
@@ -115,10 +127,14 @@ def import_toolschemaspace(
     tasks: dict[str, list[PackTask]] = {g: [] for g in wanted}
     policies: dict[str, str] = {}
     seen: dict[str, str] = {}
+    absent: dict[str, list[str]] = {}  # domain the tools file lacks -> where its tasks are
     for where, row in rows:
         group = row.get("domain")
-        if group not in groups:
-            problems.append(f"{where}: task {row.get('id')!r}: domain {group!r} is not a tool group of {tools.name}")
+        if not isinstance(group, str) or not group:
+            problems.append(f"{where}: task {row.get('id')!r}: 'domain' is missing or not a string")
+            continue
+        if group not in groups and not domains:
+            absent.setdefault(group, []).append(where)
             continue
         if group not in spaces:
             continue
@@ -135,6 +151,11 @@ def import_toolschemaspace(
         elif policies.setdefault(group, policy) != policy:
             problems.append(f"{where}: task {row['id']!r}: 'system' differs from the first task of {group!r}")
         tasks[group].append(task)
+    problems += [
+        f"{queries}: {len(lines)} task(s) of domain {g!r} (first at {lines[0]}), which is not a tool group of "
+        f"{tools.name} (groups: {', '.join(groups)}); pass --domains to import only the groups it has"
+        for g, lines in absent.items()
+    ]
     if domains:
         problems += [f"{queries}: no task of domain {g!r}" for g in wanted if not tasks[g]]
     if problems:
@@ -155,14 +176,32 @@ def import_toolschemaspace(
         for group in wanted
         if tasks[group]
     )
-    for pack in packs:  # the checks a reader makes, before anything is written
-        CatalogDomain(spaces[pack.name.removeprefix(PREFIX)], pack.policy, pack.tasks)
     without = tuple(g for g in wanted if not tasks[g])
+    notes = tuple(f"{domain_name(g)}: {note}" for g in wanted if tasks[g] for note in spaces[g].notes)
     if whole_catalog and packs:
-        whole = _whole_catalog(spaces, tasks, policies, source)
-        whole.domain()  # the checks a reader makes
-        return Imported((whole,), without)
-    return Imported(packs, without)
+        packs = (_whole_catalog(spaces, tasks, policies, source),)
+        notes = tuple(f"{WHOLE_CATALOG}: group {g!r}: {note}" for g in spaces for note in spaces[g].notes)
+    _check_loads(packs)
+    return Imported(packs, without, notes)
+
+
+def _check_loads(packs: Sequence[DomainPack]) -> None:
+    """Read every pack back from its own text, as ``toolprism run -d <pack>.json`` does: the tools
+    load, the tasks build and every gold call decodes against the pack's own tools (not the
+    catalog's, which also know the original names of renamed tools).
+
+    Raises:
+        ConfigError: every problem of every pack that would not load.
+    """
+    problems: list[str] = []
+    for pack in packs:
+        try:
+            DomainPack.model_validate_json(pack.dumps()).domain().tasks(0)
+        except ToolprismError as e:
+            found = e.problems if isinstance(e, ConfigError) else [str(e)]
+            problems += [f"pack {pack.name}: {p}" for p in found]
+    if problems:
+        raise ConfigError(problems, what="ToolSchemaSpace import (a pack does not load back)")
 
 
 def _whole_catalog(
@@ -340,7 +379,8 @@ def _gold(calls: Any, space: ActionSpace, found: list[str]) -> list[PackCall]:
         except ToolprismError as e:
             found.append(f"gold call {i} {call['name']}: {e}")
             continue
-        gold.append(PackCall(name=call["name"], arguments=dict(arguments)))
+        # the tool's name in the pack: a renamed tool's original name maps to its safe name
+        gold.append(PackCall(name=space.get(call["name"]).name, arguments=dict(arguments)))
     return gold
 
 
