@@ -92,3 +92,15 @@ def test_a_header_written_before_controls_reads_as_strict(tmp_path: Path) -> Non
     assert _controls(tmp_path / "r")[0] == "strict"
     with pytest.raises(ConfigError, match="was run under control 'strict'"):
         evaluate(RunConfig(control="paper"), resume=tmp_path / "r")
+
+
+def test_options_that_change_nothing_are_said(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["run", "--model", "oracle", "-d", "smart_home", "-v", "native", "-n", "1", "--ray-address", "ray://x:1",
+         "--cache", "--cache-dir", str(tmp_path / "c"), "--base-url", "http://127.0.0.1:9/v1",
+         "--run-dir", str(tmp_path / "r"), "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for option in ("--ray-address is used only with --executor ray", "--cache applies to", "--base-url is ignored"):
+        assert option in result.stderr

@@ -260,6 +260,8 @@ def run(
         cache=cache or cache_dir is not None,
         cache_dir=None if cache_dir is None else str(cache_dir.resolve()),
     )
+    for note in _unused_options(config, resume is not None):
+        stderr.print(f"note: {note}", markup=False, soft_wrap=True)
     progress = ProgressReport("episodes", transient=json_output)
     where: list[Path] = []
 
@@ -369,6 +371,20 @@ def _given(ctx: typer.Context, name: str) -> bool:
     if name == "perturbations":
         return _given(ctx, "perturb") or _given(ctx, "perturb_suite")
     return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _unused_options(config: RunConfig, resuming: bool) -> list[str]:
+    """Options given that change nothing in this run (said, not refused: the run is still right)."""
+    notes = []
+    if config.ray_address and config.executor != "ray":
+        notes.append("--ray-address is used only with --executor ray; episodes run here")
+    own = config.model == "oracle" or config.model.partition(":")[0] == "embedded"  # never an endpoint
+    endpoint = not own and (config.model.startswith("openai:") or config.base_url is not None)
+    if config.cache and not endpoint and not resuming:
+        notes.append(f"--cache applies to OpenAI-compatible endpoints; {config.model!r} is not one (nothing is cached)")
+    if config.base_url and own:
+        notes.append(f"--base-url is ignored by {config.model!r}")
+    return notes
 
 
 def _refuse_options_with_resume(ctx: typer.Context) -> None:
