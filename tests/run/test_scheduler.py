@@ -219,7 +219,16 @@ def test_an_episode_without_backend_error_resets_the_breaker_and_zero_disables_i
 # --- progress ------------------------------------------------------------------------------------
 
 
-def test_progress_in_a_log_is_one_line_with_every_count() -> None:
+def test_progress_in_a_log_is_one_line_with_every_count(monkeypatch) -> None:  # noqa: ANN001
+    import toolprism.cli._common as common
+
+    early = io.StringIO()
+    progress = ProgressReport("variants", interval_s=0, console=Console(file=early, force_terminal=False))
+    progress.start(1024)
+    progress.update(done=1)
+    progress.stop()
+    assert "/s" not in early.getvalue() and "ETA" not in early.getvalue()  # no rate over a few milliseconds
+    monkeypatch.setattr(common, "MIN_RATE_S", 0.0)
     out = io.StringIO()
     progress = ProgressReport("episodes", interval_s=0, console=Console(file=out, force_terminal=False))
     progress.start(10)

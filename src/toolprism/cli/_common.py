@@ -20,6 +20,9 @@ from toolprism.score import PerturbationSummary
 
 stderr = Console(stderr=True)
 
+MIN_RATE_S = 1.0
+"""Rates and the ETA are shown once a progress report has run this long (seconds)."""
+
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Show a ToolprismError, or an OSError on a path the user gave, as a clear message on stderr
@@ -198,9 +201,11 @@ class ProgressReport:
         parts = [f"{c['running']} running"] if c["running"] is not None else []
         parts += [f"{c['failed']} failed"] if c["failed"] is not None else []
         parts += [f"{c['backend_errors']} backend errors"] if c["backend_errors"] is not None else []
+        if elapsed < MIN_RATE_S:  # a rate over a few milliseconds says nothing (24,354 variants/s after one)
+            return parts
         parts.append(f"{rate:.1f} {self.label}/s")
         if c["tokens"] is not None:
-            parts.append(f"{c['tokens'] / elapsed if elapsed > 0 else 0:.0f} tokens/s")
+            parts.append(f"{c['tokens'] / elapsed:.0f} tokens/s")
         if self.total is not None and self.done and rate > 0:
             parts.append(f"ETA {_duration(max(0, self.total - self.done) / rate)}")
         return parts
