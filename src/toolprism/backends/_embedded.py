@@ -348,7 +348,7 @@ def _turn(role: str, text: str) -> str:
     return f"<|im_start|>{role}\n{text}<|im_end|>\n"
 
 
-def render_prompt(messages: Sequence[Message], tools: Sequence[JSON]) -> str:
+def render_prompt(messages: Sequence[Message], tools: Sequence[JSON], *, generation_prompt: bool = True) -> str:
     """The exact ChatML prompt for ``messages`` (OpenAI format) and ``tools``.
 
     Layout: one system turn (the format instruction and the worked example, which never change;
@@ -357,7 +357,8 @@ def render_prompt(messages: Sequence[Message], tools: Sequence[JSON]) -> str:
     assistant turns rendered as the JSON the model writes and tool results as user turns
     ``Tool result for <name>: <content>``, ending with an open assistant turn. Everything
     before the first user message depends only on the system message and the tools, so its KV
-    cache is shared by episodes with the same tools.
+    cache is shared by episodes with the same tools. Without ``generation_prompt`` the open
+    assistant turn is left off (probes use it to find a turn's text).
     """
     messages = list(messages)
     system_parts = [FORMAT_INSTRUCTION, EXAMPLE]
@@ -387,7 +388,8 @@ def render_prompt(messages: Sequence[Message], tools: Sequence[JSON]) -> str:
         else:  # user, and any later system message
             text = _content_text(message.get("content"))
             out.append(_turn("user" if role == "user" else "system", text))
-    out.append("<|im_start|>assistant\n")
+    if generation_prompt:
+        out.append("<|im_start|>assistant\n")
     return "".join(out)
 
 
