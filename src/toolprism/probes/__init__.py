@@ -15,6 +15,7 @@ from toolprism.probes._channels import (
     schema_only_messages,
     surprisal,
 )
+from toolprism.probes._factory import create_scorer
 from toolprism.probes._scorer import (
     SENTINEL,
     CallSyntax,
@@ -40,6 +41,7 @@ __all__ = [
     "ProbeError",
     "TokenLogprobs",
     "assistant_text",
+    "create_scorer",
     "call_syntax",
     "scored_tokens",
     "turn_span",
