@@ -23,27 +23,26 @@ def create_scorer(
         ConfigError: a model with no log-probabilities (``oracle``), an unknown name, or a
             missing optional dependency (with its install hint).
     """
-    from toolprism.backends import _is_model_dir
+    from toolprism.backends import create_backend
 
     kind, _, name = model.partition(":")
-    if kind == "embedded":
-        from toolprism.backends._embedded import EmbeddedBackend
-        from toolprism.probes._llama import LlamaScorer
-
-        return LlamaScorer(EmbeddedBackend(name or "smollm2"))
+    if model == "oracle":
+        raise ConfigError("the oracle is scripted and has no log-probabilities: probe a model", what="model")
     if kind == "openai" or base_url:
         from toolprism.probes._server import ServerScorer
 
         return ServerScorer(name if kind == "openai" else model, base_url=base_url, api_key_env=api_key_env)
-    if kind == "hf" or _is_model_dir(model):
-        from toolprism.backends._hf import HFBackend
+    backend = create_backend(model)  # an unknown name is a ConfigError listing the known ones
+    if backend.name == "embedded":
+        from toolprism.probes._llama import LlamaScorer
+
+        return LlamaScorer(backend)
+    if backend.name == "hf":
         from toolprism.probes._hf import HFScorer
 
-        return HFScorer(HFBackend.from_env(name if kind == "hf" else model))
-    if model == "oracle":
-        raise ConfigError("the oracle is scripted and has no log-probabilities: probe a model", what="model")
+        return HFScorer(backend)
     raise ConfigError(
-        f"unknown model {model!r}: probes need 'embedded[:<name>]', 'hf:<model directory>' or "
+        f"{model!r} has no log-probabilities: probes need 'embedded[:<name>]', 'hf:<model directory>' or "
         "'openai:<model>' with --base-url (a server returning prompt log-probabilities, e.g. vLLM)",
         what="model",
     )
