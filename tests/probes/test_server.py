@@ -244,3 +244,15 @@ def test_same_inputs_same_numbers(mock):
         with ServerScorer("mock", base_url=mock.base_url) as s:
             runs.append((surprisal(s, MESSAGES, TOOLS, 3), action_distribution(s, MESSAGES, TOOLS).probs))
     assert runs[0] == runs[1]
+
+
+def test_a_server_ignoring_tools_in_tokenize_is_refused():
+    class NoTools(TinyLM):
+        def render(self, messages, tools, *, add_generation_prompt):
+            return super().render(messages, [], add_generation_prompt=add_generation_prompt)
+
+    with MockOpenAIServer(lm=NoTools()) as server:
+        s = ServerScorer("mock", base_url=server.base_url)
+        assert s.render(MESSAGES, []) == NoTools().render(MESSAGES, [], add_generation_prompt=True)
+        with pytest.raises(ProbeError, match="ignores 'tools'"):
+            s.render(MESSAGES, TOOLS)

@@ -161,6 +161,7 @@ class ServerScorer:
         self._renders: _LRU = _LRU(CACHE_SIZE)
         self.max_model_len: int | None = None
         self._checked = False
+        self._tools_rendered = False
         self.requests = 0
         """HTTP requests sent (retries included)."""
 
@@ -307,7 +308,7 @@ class ServerScorer:
 
         return self._texts.get_or(text, make)
 
-    def _render(self, messages: Sequence[Message], tools: Sequence[JSON], generation_prompt: bool) -> str:
+    def _chat_ids(self, messages: Sequence[Message], tools: Sequence[JSON], generation_prompt: bool) -> list[int]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": _wire(messages),
@@ -316,7 +317,17 @@ class ServerScorer:
         }
         if tools:
             body["tools"] = list(tools)
-        ids = self._ids(self._request(f"{self.root}/tokenize", body), "the messages")
+        return self._ids(self._request(f"{self.root}/tokenize", body), "the messages")
+
+    def _render(self, messages: Sequence[Message], tools: Sequence[JSON], generation_prompt: bool) -> str:
+        ids = self._chat_ids(messages, tools, generation_prompt)
+        if tools and not self._tools_rendered:  # once: a server ignoring 'tools' renders the same without them
+            if self._chat_ids(messages, [], generation_prompt) == ids:
+                raise ProbeError(
+                    f"{self.root}/tokenize ignores 'tools' (older vLLM releases do), so its rendering "
+                    "is not the episode's prompt; update the server or probe with embedded or hf:<dir>"
+                )
+            self._tools_rendered = True
         answer = self._request(f"{self.root}/detokenize", {"model": self.model, "tokens": ids})
         text = answer.get("prompt") if isinstance(answer, dict) else None
         if not isinstance(text, str):
