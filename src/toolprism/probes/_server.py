@@ -164,6 +164,8 @@ class ServerScorer:
         self._tools_rendered = False
         self.requests = 0
         """HTTP requests sent (retries included)."""
+        self.prompt_tokens = 0
+        """Tokens sent for scoring (the server's prefill work; vLLM reuses no prefix cache for them)."""
 
     # --- the protocol ----------------------------------------------------------------------------
 
@@ -370,6 +372,7 @@ class ServerScorer:
             "prompt_logprobs": 0,
         }
         answer = self._request(f"{self.base_url}/completions", body)
+        self.prompt_tokens += sum(len(u) for u in unique)
         rows = {}
         try:
             for choice in answer["choices"]:
