@@ -256,3 +256,11 @@ def test_a_server_ignoring_tools_in_tokenize_is_refused():
         assert s.render(MESSAGES, []) == NoTools().render(MESSAGES, [], add_generation_prompt=True)
         with pytest.raises(ProbeError, match="ignores 'tools'"):
             s.render(MESSAGES, TOOLS)
+
+
+def test_the_servers_404_text_is_shown(mock):
+    """vLLM answers 404 for an unknown model too: the user sees the server's words."""
+    transport = httpx.MockTransport(lambda r: httpx.Response(404, json={"message": "The model `x` does not exist."}))
+    s = ServerScorer("x", base_url="http://127.0.0.1:9/v1", transport=transport)
+    with pytest.raises(ProbeError, match="does not exist"):
+        s.settings()

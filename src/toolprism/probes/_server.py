@@ -282,7 +282,7 @@ class ServerScorer:
                 f"HTTP {status}: {response.text[:300]}", _retry_after_s(response.headers.get("retry-after"))
             )
         if status in (404, 405):
-            raise _Missing(f"{url} answered HTTP {status}")
+            raise _Missing(f"{url} answered HTTP {status}: {response.text[:300]}")
         if status >= 400:
             if _OVERFLOW.search(response.text):
                 raise ProbeError(f"the prompt does not fit the server's context: {response.text[:500]}")
