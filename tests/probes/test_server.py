@@ -9,6 +9,8 @@ import math
 import httpx
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from toolprism.errors import BackendError, ConfigError
 from toolprism.probes import (
@@ -264,3 +266,21 @@ def test_the_servers_404_text_is_shown(mock):
     s = ServerScorer("x", base_url="http://127.0.0.1:9/v1", transport=transport)
     with pytest.raises(ProbeError, match="does not exist"):
         s.settings()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    context=st.text(alphabet='ab {}":,\nü<|>nme', min_size=1, max_size=12),
+    continuation=st.text(alphabet='ab {}":,\nü<|>nme', max_size=12),
+)
+@example(context="{", continuation='"a')  # the whole context merges into the continuation's first token
+def test_any_boundary_scores_as_the_direct_recomputation(scorer: ServerScorer, mock, context, continuation):
+    ctx, full = mock.lm.tokenize(context), mock.lm.tokenize(context + continuation)
+    if ctx[0] != full[0]:  # nothing of the context survives: the token rule refuses
+        with pytest.raises(ProbeError, match="no common prefix"):
+            scorer.score(context, [continuation])
+        return
+    (got,) = scorer.score(context, [continuation])
+    want = direct(mock.lm, context, continuation)
+    assert len(got.logprobs) == len(want)
+    np.testing.assert_allclose(got.logprobs, want, atol=1e-9)

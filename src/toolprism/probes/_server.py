@@ -326,8 +326,9 @@ class ServerScorer:
         if tools and not self._tools_rendered:  # once: a server ignoring 'tools' renders the same without them
             if self._chat_ids(messages, [], generation_prompt) == ids:
                 raise ProbeError(
-                    f"{self.root}/tokenize ignores 'tools' (older vLLM releases do), so its rendering "
-                    "is not the episode's prompt; update the server or probe with embedded or hf:<dir>"
+                    f"{self.root}/tokenize ignores 'tools' (older vLLM releases do; or the model's chat "
+                    "template does not render tools), so its rendering is not the episode's prompt; update the server "
+                    "or probe with embedded or hf:<dir>"
                 )
             self._tools_rendered = True
         answer = self._request(f"{self.root}/detokenize", {"model": self.model, "tokens": ids})
