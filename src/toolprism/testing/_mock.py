@@ -131,7 +131,9 @@ class MockOpenAIServer:
         script: maps a request body to the assistant message (default :func:`scripted_reply`).
         port: the port on 127.0.0.1; 0 (default) picks a free one.
         scoring: which scoring endpoints it serves (:data:`SCORING_MODES`).
-        lm: the model behind them (default ``TinyLM()``).
+        lm: the model behind them (default ``TinyLM()``); any object with TinyLM's
+            ``tokenize``, ``detokenize``, ``token_str``, ``render``, ``logits``, ``logprobs``,
+            ``vocab_size`` and ``max_model_len`` (tests plug in a transformers model).
 
     Besides ``POST /v1/chat/completions`` it answers ``GET /v1/models``, ``GET /v1/stats``
     (``served``, ``max_in_flight`` and a count per fault kind) and ``DELETE /v1/stats`` (reset).
