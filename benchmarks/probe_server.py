@@ -33,13 +33,16 @@ def main() -> None:
         {"role": "assistant", "content": None, "tool_calls": [call]},
         {"role": "tool", "tool_call_id": "call_1", "content": json.dumps(reply, sort_keys=True, separators=(",", ":"))},
     ]
+    faults = [{"error": "order not found"}, {}, {**reply, "order_id": "#W9"}]
+    arms = [messages] + [[*messages[:3], {**messages[3], "content": json.dumps(f, sort_keys=True)}] for f in faults]
     with MockOpenAIServer() as mock, ServerScorer("mock", base_url=mock.base_url) as scorer:
         scorer.settings()  # the one-time capability check
         rows = []
         for what, probe in [
             ("surprisal (S0, S1)", lambda: surprisal(scorer, messages, tools, 3)),
             ("action distribution (17 actions)", lambda: action_distribution(scorer, messages, tools)),
-            ("surprisal again (renderings cached)", lambda: surprisal(scorer, messages, tools, 3)),
+            ("surprisal again (all cached)", lambda: surprisal(scorer, messages, tools, 3)),
+            ("surprisal of 4 arms (3 new returns)", lambda: [surprisal(scorer, m, tools, 3) for m in arms]),
         ]:
             mock.reset_stats()
             before, tokens, t0 = scorer.requests, scorer.prompt_tokens, time.perf_counter()

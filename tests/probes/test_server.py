@@ -284,3 +284,14 @@ def test_any_boundary_scores_as_the_direct_recomputation(scorer: ServerScorer, m
     want = direct(mock.lm, context, continuation)
     assert len(got.logprobs) == len(want)
     np.testing.assert_allclose(got.logprobs, want, atol=1e-9)
+
+
+def test_a_sequence_scored_before_is_not_sent_again(mock):
+    with ServerScorer("mock", base_url=mock.base_url) as s:
+        first = surprisal(s, MESSAGES, TOOLS, 3)
+        sent, tokens = s.requests, s.prompt_tokens
+        assert surprisal(s, MESSAGES, TOOLS, 3) == first
+        assert (s.requests, s.prompt_tokens) == (sent, tokens)  # renderings, tokens and scores all cached
+        other = [*MESSAGES[:3], {**MESSAGES[3], "content": '{"error":"not found"}'}]
+        surprisal(s, other, TOOLS, 3)
+        assert s.prompt_tokens > tokens

@@ -19,8 +19,9 @@ What it sends (vLLM's API; any server offering the same endpoints works):
 ``/v1``), as vLLM serves them. The first use checks the server can do this (one tokenisation and
 one scored token) and raises a ProbeError saying what is missing when it cannot. Requests retry
 like the ``openai`` backend's (tenacity: 429, 5xx, timeouts, connection errors, non-JSON bodies;
-``Retry-After`` honoured). Texts' tokenisations and renderings are cached (LRU), so a context
-rendered for several probes is sent once.
+``Retry-After`` honoured). Texts' tokenisations, renderings and scored sequences are cached
+(LRU), so a context rendered for several probes is sent once, and a sequence scored before (the
+S0 of a later return that is byte-identical across fault arms) is not scored again.
 
 Cost: vLLM (V1) does not read its prefix cache for a request asking for prompt log-probabilities,
 so every sequence is a full prefill on the server; the sequences of one :meth:`score` call go in
@@ -29,6 +30,7 @@ one request, which the server batches.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -38,6 +40,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import httpx
+import numpy as np
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
 from toolprism.backends import Message
@@ -45,8 +48,11 @@ from toolprism.errors import BackendError, ConfigError
 from toolprism.probes._scorer import ProbeError, TokenLogprobs, scored_tokens
 from toolprism.schema import JSON
 
-CACHE_SIZE = 512
-"""Texts (and renderings) whose tokenisation is kept."""
+CACHE_SIZE = 256
+"""Texts (and renderings) whose tokenisation is kept (about 30 MB at retail's prompt length)."""
+SCORED_CACHE_SIZE = 64
+"""Scored token sequences whose log-probabilities are kept (a later return byte-identical across
+fault arms has the same S0 sequence: it is sent once)."""
 BASE_URL_ENV = "TOOLPRISM_BASE_URL"
 """Where the base URL is read when none is given (as the ``openai`` backend reads it)."""
 MAX_BACKOFF_S = 60.0
@@ -159,6 +165,7 @@ class ServerScorer:
         self._client: httpx.Client | None = None
         self._texts: _LRU = _LRU(CACHE_SIZE)
         self._renders: _LRU = _LRU(CACHE_SIZE)
+        self._scored: _LRU = _LRU(SCORED_CACHE_SIZE)
         self.max_model_len: int | None = None
         self._checked = False
         self._tools_rendered = False
@@ -360,6 +367,23 @@ class ServerScorer:
         for seq in sorted({tuple(s) for s in sequences}, key=len, reverse=True):
             if not any(u[: len(seq)] == seq for u in unique):
                 unique.append(seq)
+        rows = {u: hit for u in unique if (hit := self._scored.get(_key(u))) is not None}
+        todo = [u for u in unique if u not in rows]
+        if todo:
+            rows.update(self._request_logprobs(todo))
+        for u in todo:
+            self._scored.get_or(_key(u), lambda u=u: rows[u])
+        out = []
+        for s in sequences:
+            s = tuple(s)
+            source = next((u for u in unique if u[: len(s)] == s), None)
+            if source is None or source not in rows:
+                raise ProbeError("the completions answer lacks a choice for a scored prompt")
+            out.append([float(x) for x in rows[source][: len(s)]])
+        return out
+
+    def _request_logprobs(self, unique: Sequence[tuple[int, ...]]) -> dict[tuple[int, ...], np.ndarray]:
+        """One ``/v1/completions`` request scoring ``unique``: sequence → per-token log-probabilities."""
         longest = max(len(u) for u in unique)
         if self.max_model_len is not None and longest + 1 > self.max_model_len:
             raise ProbeError(
@@ -383,19 +407,18 @@ class ServerScorer:
                     raise self._cannot("its completions answer has no prompt_logprobs")
                 if len(entries) != len(seq):
                     raise ProbeError(f"prompt_logprobs has {len(entries)} entries for {len(seq)} prompt tokens")
-                rows[seq] = [float("nan")] + [
+                values = [float("nan")] + [
                     float(e[str(t)]["logprob"]) for e, t in zip(entries[1:], seq[1:], strict=True)
                 ]
+                rows[seq] = np.array(values, dtype=np.float64)
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise ProbeError(f"malformed prompt_logprobs in the completions answer ({exc!r})") from None
-        out = []
-        for s in sequences:
-            s = tuple(s)
-            source = next((u for u in unique if u[: len(s)] == s), None)
-            if source is None or source not in rows:
-                raise ProbeError("the completions answer lacks a choice for a scored prompt")
-            out.append(rows[source][: len(s)])
-        return out
+        return rows
+
+
+def _key(ids: Sequence[int]) -> str:
+    """A compact cache key of a token sequence."""
+    return hashlib.sha256(np.asarray(ids, dtype=np.int64).tobytes()).hexdigest()
 
 
 __all__ = ["ServerScorer"]
