@@ -34,8 +34,10 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlparse
 
@@ -50,6 +52,8 @@ from toolprism.schema import JSON
 
 CACHE_SIZE = 256
 """Texts (and renderings) whose tokenisation is kept (about 30 MB at retail's prompt length)."""
+TOKENIZE_THREADS = 8
+"""Concurrent ``/tokenize`` requests of one :meth:`ServerScorer.score` call."""
 SCORED_CACHE_SIZE = 64
 """Scored token sequences whose log-probabilities are kept (a later return byte-identical across
 fault arms has the same S0 sequence: it is sent once)."""
@@ -166,6 +170,7 @@ class ServerScorer:
         self._texts: _LRU = _LRU(CACHE_SIZE)
         self._renders: _LRU = _LRU(CACHE_SIZE)
         self._scored: _LRU = _LRU(SCORED_CACHE_SIZE)
+        self._lock = threading.Lock()
         self.max_model_len: int | None = None
         self._checked = False
         self._tools_rendered = False
@@ -209,8 +214,7 @@ class ServerScorer:
         self._check()
         if not continuations:
             return []
-        context_ids = self._tokenize(context)
-        fulls = [self._tokenize(context + c) for c in continuations]
+        context_ids, *fulls = self._tokenize_all([context, *(context + c for c in continuations)])
         starts = [scored_tokens(context_ids, f) for f in fulls]
         if starts and min(starts) == 0:
             raise ProbeError("an empty context gives the first token nothing to condition on")
@@ -276,11 +280,13 @@ class ServerScorer:
         return answer
 
     def _post_once(self, url: str, body: dict[str, Any]) -> Any:
-        if self._client is None:
-            self._client = httpx.Client(transport=self._transport, headers=self._headers, timeout=self.timeout_s)
-        self.requests += 1
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(transport=self._transport, headers=self._headers, timeout=self.timeout_s)
+            self.requests += 1
+            client = self._client
         try:
-            response = self._client.post(url, json=body)
+            response = client.post(url, json=body)
         except httpx.TransportError as exc:
             raise _Retryable(f"{type(exc).__name__}: {exc}") from exc
         status = response.status_code
@@ -308,14 +314,24 @@ class ServerScorer:
             self.max_model_len = answer["max_model_len"]
         return ids
 
+    def _fetch_ids(self, text: str) -> list[int]:
+        body = {"model": self.model, "prompt": text, "add_special_tokens": False}
+        return self._ids(self._request(f"{self.root}/tokenize", body), "a text")
+
     def _tokenize(self, text: str) -> list[int]:
         """Token ids of ``text`` as a whole (no special tokens added), cached."""
+        return self._texts.get_or(text, lambda: self._fetch_ids(text))
 
-        def make() -> list[int]:
-            body = {"model": self.model, "prompt": text, "add_special_tokens": False}
-            return self._ids(self._request(f"{self.root}/tokenize", body), "a text")
-
-        return self._texts.get_or(text, make)
+    def _tokenize_all(self, texts: Sequence[str]) -> list[list[int]]:
+        """:meth:`_tokenize` of each text; those not cached are requested concurrently (up to
+        :data:`TOKENIZE_THREADS` at once: one round trip instead of one per continuation)."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._texts]
+        if len(missing) > 1:
+            with ThreadPoolExecutor(min(TOKENIZE_THREADS, len(missing))) as pool:
+                fetched = list(pool.map(self._fetch_ids, missing))
+            for text, ids in zip(missing, fetched, strict=True):
+                self._texts.get_or(text, lambda ids=ids: ids)
+        return [self._tokenize(t) for t in texts]
 
     def _chat_ids(self, messages: Sequence[Message], tools: Sequence[JSON], generation_prompt: bool) -> list[int]:
         body: dict[str, Any] = {
