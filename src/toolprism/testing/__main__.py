@@ -8,7 +8,7 @@ import argparse
 import sys
 import time
 
-from toolprism.testing._mock import FAULTS, MockOpenAIServer
+from toolprism.testing._mock import FAULTS, SCORING_MODES, MockOpenAIServer
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-after", default="0", help="Retry-After of a 429, seconds")
     parser.add_argument("--hang-s", type=float, default=1.0, help="how long a timeout fault holds a request")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scoring", choices=SCORING_MODES, default="vllm", help="vLLM scoring endpoints served")
     parser.add_argument("--stats-every", type=float, default=0.0, help="print stats every S seconds (0: never)")
     args = parser.parse_args(argv)
     try:
@@ -40,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             hang_s=args.hang_s,
             seed=args.seed,
             port=args.port,
+            scoring=args.scoring,
         )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,5 +1,9 @@
 """A fault-injecting OpenAI-compatible mock server: a real HTTP/1.1 server (keep-alive) on
-127.0.0.1, in a background thread, answering ``POST /v1/chat/completions`` with scripted replies.
+127.0.0.1, in a background thread, answering ``POST /v1/chat/completions`` with scripted replies,
+and (unless ``scoring="off"``) vLLM's scoring endpoints driven by a tiny deterministic model
+(:class:`~toolprism.testing.TinyLM`): ``POST /tokenize`` (a prompt, or messages + tools with
+``add_generation_prompt``), ``POST /detokenize`` and ``POST /v1/completions`` (text or token-id
+prompts, ``prompt_logprobs``, greedy generation).
 
 The default script lets a toolprism episode complete in two requests: the first answer calls the
 first tool offered, with arguments made from its parameter schema; once the conversation ends
@@ -19,7 +23,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+from toolprism.testing._tinylm import TinyLM
 
 FAULTS = ("429", "500", "503", "timeout", "truncated", "invalid_arguments")
 """Fault kinds: ``429`` (with ``Retry-After``), ``500``, ``503``, ``timeout`` (the request is
@@ -30,6 +36,11 @@ TRANSPORT_FAULTS = frozenset(FAULTS) - {"invalid_arguments"}
 """The faults a client should retry (all but ``invalid_arguments``)."""
 INVALID_ARGUMENTS = '{"room": "kitchen", '
 """The arguments text of an ``invalid_arguments`` fault (cut-off JSON)."""
+
+SCORING_MODES = ("vllm", "no-prompt-logprobs", "off")
+"""What the mock offers for scoring: ``vllm`` (``/tokenize``, ``/detokenize`` and
+``/v1/completions`` with ``prompt_logprobs``), ``no-prompt-logprobs`` (the same, but completions
+ignore ``prompt_logprobs``, as servers without it do) and ``off`` (chat completions only)."""
 
 Script = Callable[[dict[str, Any]], dict[str, Any]]
 """Maps a request body to the assistant message to answer with."""
@@ -119,6 +130,10 @@ class MockOpenAIServer:
         seed: the seed of the fault choice.
         script: maps a request body to the assistant message (default :func:`scripted_reply`).
         port: the port on 127.0.0.1; 0 (default) picks a free one.
+        scoring: which scoring endpoints it serves (:data:`SCORING_MODES`).
+        lm: the model behind them (default ``TinyLM()``); any object with TinyLM's
+            ``tokenize``, ``detokenize``, ``token_str``, ``render``, ``logits``, ``logprobs``,
+            ``vocab_size`` and ``max_model_len`` (tests plug in a transformers model).
 
     Besides ``POST /v1/chat/completions`` it answers ``GET /v1/models``, ``GET /v1/stats``
     (``served``, ``max_in_flight`` and a count per fault kind) and ``DELETE /v1/stats`` (reset).
@@ -146,11 +161,17 @@ class MockOpenAIServer:
         seed: int = 0,
         script: Script = scripted_reply,
         port: int = 0,
+        scoring: Literal["vllm", "no-prompt-logprobs", "off"] = "vllm",
+        lm: TinyLM | None = None,
     ) -> None:
         mix = dict(fault_mix) if fault_mix is not None else dict.fromkeys(FAULTS, 1.0)
         unknown = sorted(set(mix) - set(FAULTS))
         if unknown or not 0 <= fault_rate <= 1 or (fault_rate and sum(mix.values()) <= 0):
             raise ValueError(f"fault_rate must be in [0, 1] and fault_mix weigh kinds of {FAULTS}; got {unknown}")
+        if scoring not in SCORING_MODES:
+            raise ValueError(f"scoring must be one of {SCORING_MODES}, got {scoring!r}")
+        self.scoring = scoring
+        self.lm = lm if lm is not None else TinyLM()
         self.latency_s = latency_s
         self.fault_rate = fault_rate
         self.fault_mix = mix
@@ -269,17 +290,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        path = self.path.rstrip("/")
+        route = next((r for r in _ROUTES if path.endswith(r)), None)
+        if route is None or (route != "/chat/completions" and self.mock.scoring == "off"):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return
         mock = self.mock
         served = mock._admit(raw)
         try:
-            self._answer(raw, served)
+            self._answer(raw, served, route)
         finally:
             mock._leave()
 
-    def _answer(self, raw: bytes, served: Served) -> None:
+    def _answer(self, raw: bytes, served: Served, route: str) -> None:
         mock = self.mock
         try:
             body = json.loads(raw)
@@ -298,13 +321,28 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"Retry-After": mock.retry_after} if served.fault == "429" else {}
             self._json(int(served.fault), {"error": {"message": f"injected {served.fault}"}}, headers)
             return
+        if route == "/chat/completions":
+            reply = self._chat(body, raw, served)
+        else:
+            try:
+                reply = _SCORING[route](mock, body)
+            except _BadRequest as exc:
+                self._json(400, {"object": "error", "message": str(exc), "type": "BadRequestError", "code": 400})
+                return
+        data = json.dumps(reply).encode()
+        if served.fault == "truncated":
+            data = data[: len(data) // 2]
+        self._send(200, data)
+
+    def _chat(self, body: dict[str, Any], raw: bytes, served: Served) -> dict[str, Any]:
+        mock = self.mock
         message = mock.script(body)
         if served.fault == "invalid_arguments" and message.get("tool_calls"):
             message = json.loads(json.dumps(message))
             message["tool_calls"][0]["function"]["arguments"] = INVALID_ARGUMENTS
             with mock._lock:
                 mock.invalid_sent += 1
-        reply = {
+        return {
             "id": f"chatcmpl-{served.key[:12]}-{served.attempt}",
             "object": "chat.completion",
             "created": 0,
@@ -314,10 +352,6 @@ class _Handler(BaseHTTPRequestHandler):
             ],
             "usage": {"prompt_tokens": len(raw) // 4, "completion_tokens": 8, "total_tokens": len(raw) // 4 + 8},
         }
-        data = json.dumps(reply).encode()
-        if served.fault == "truncated":
-            data = data[: len(data) // 2]
-        self._send(200, data)
 
     def _json(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send(status, json.dumps(body).encode(), headers)
@@ -330,6 +364,108 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+class _BadRequest(ValueError):
+    """A scoring request the mock answers with HTTP 400 (vLLM's error body)."""
+
+
+def _tokenize(mock: MockOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's ``POST /tokenize``: ``messages`` (+ ``tools``, ``add_generation_prompt``, default
+    true; ``add_special_tokens`` default false) or ``prompt`` (``add_special_tokens`` default true)."""
+    lm = mock.lm
+    if "messages" in body:
+        text = lm.render(
+            body["messages"], body.get("tools") or [], add_generation_prompt=body.get("add_generation_prompt", True)
+        )
+        ids = lm.tokenize(text, add_special_tokens=bool(body.get("add_special_tokens", False)))
+    elif isinstance(body.get("prompt"), str):
+        ids = lm.tokenize(body["prompt"], add_special_tokens=bool(body.get("add_special_tokens", True)))
+    else:
+        raise _BadRequest("tokenize needs 'messages' or a 'prompt' string")
+    strs = [lm.token_str(i) for i in ids] if body.get("return_token_strs") else None
+    return {"count": len(ids), "max_model_len": lm.max_model_len, "tokens": ids, "token_strs": strs}
+
+
+def _detokenize(mock: MockOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's ``POST /detokenize``: ``tokens`` to ``prompt``."""
+    tokens = body.get("tokens")
+    if not isinstance(tokens, list) or not all(isinstance(t, int) and 0 <= t < mock.lm.vocab_size for t in tokens):
+        raise _BadRequest("detokenize needs 'tokens', a list of token ids in the vocabulary")
+    return {"prompt": mock.lm.detokenize(tokens)}
+
+
+def _prompts(mock: MockOpenAIServer, prompt: Any) -> list[list[int]]:
+    """A completions ``prompt`` (a string, token ids, or a list of either) as token-id lists."""
+    lm = mock.lm
+    if isinstance(prompt, str):
+        return [lm.tokenize(prompt, add_special_tokens=True)]
+    if isinstance(prompt, list) and prompt and all(isinstance(t, int) for t in prompt):
+        return [prompt]
+    if isinstance(prompt, list) and prompt:
+        return [p for item in prompt for p in _prompts(mock, item)]
+    raise _BadRequest("prompt must be a string, a list of token ids, or a non-empty list of either")
+
+
+def _completions(mock: MockOpenAIServer, body: dict[str, Any]) -> dict[str, Any]:
+    """vLLM's ``POST /v1/completions``: greedy generation of ``max_tokens`` (default 16, at most
+    64) and, when asked, ``prompt_logprobs`` (None for the first token, then each prompt token's
+    log-probability with its rank, plus the top ``prompt_logprobs`` tokens)."""
+    lm = mock.lm
+    prompts = _prompts(mock, body.get("prompt"))
+    max_tokens = int(body.get("max_tokens") or 16)
+    k = body.get("prompt_logprobs")
+    choices = []
+    for index, ids in enumerate(prompts):
+        if any(not 0 <= t < lm.vocab_size for t in ids):
+            raise _BadRequest("token id out of vocabulary")
+        if len(ids) + max_tokens > lm.max_model_len:
+            raise _BadRequest(
+                f"This model's maximum context length is {lm.max_model_len} tokens. However, you requested "
+                f"{len(ids) + max_tokens} tokens ({len(ids)} in the messages, {max_tokens} in the completion). "
+                "Please reduce the length of the messages or completion."
+            )
+        generated = list(ids)
+        for _ in range(min(max_tokens, 64)):
+            generated.append(int(lm.logits(generated)[-1].argmax()))
+        choice: dict[str, Any] = {
+            "index": index,
+            "text": lm.detokenize(generated[len(ids) :]),
+            "logprobs": None,
+            "finish_reason": "length",
+        }
+        if k is not None and mock.scoring == "vllm":
+            rows = lm.logprobs(ids)
+            entries: list[Any] = [None]
+            for position in range(1, len(ids)):
+                row = rows[position - 1]
+                order = [int(t) for t in row.argsort()[::-1][: int(k)]]
+                entry = {}
+                for t in [ids[position], *order]:
+                    rank = int((row > row[t]).sum()) + 1
+                    entry[str(t)] = {"logprob": float(row[t]), "rank": rank, "decoded_token": lm.token_str(t)}
+                entries.append(entry)
+            choice["prompt_logprobs"] = entries
+        choices.append(choice)
+    n_prompt = sum(len(p) for p in prompts)
+    return {
+        "id": "cmpl-mock",
+        "object": "text_completion",
+        "created": 0,
+        "model": body.get("model", "mock"),
+        "choices": choices,
+        "usage": {"prompt_tokens": n_prompt, "completion_tokens": max_tokens * len(prompts)},
+    }
+
+
+_SCORING: dict[str, Callable[[MockOpenAIServer, dict[str, Any]], dict[str, Any]]] = {
+    "/detokenize": _detokenize,
+    "/tokenize": _tokenize,
+    "/completions": _completions,
+}
+_ROUTES = ("/chat/completions", *_SCORING)
+"""Matched by suffix, in this order (``/chat/completions`` before ``/completions``,
+``/detokenize`` before ``/tokenize``)."""
 
 
 class _Server(ThreadingHTTPServer):
