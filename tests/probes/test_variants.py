@@ -111,6 +111,16 @@ def test_run_success_reads_the_clean_condition_of_the_stored_run(saboteur: Path)
     assert table.rates() == pytest.approx([clean[v] for v in table.variants])
 
 
+def test_select_keeps_the_named_variants_and_refuses_unknown_ones(saboteur: Path) -> None:
+    from toolprism.errors import ConfigError
+
+    table = run_success(saboteur)
+    merge, native = table.select(["merge", "native"]).rates()
+    assert [merge, native] == [table.rates()[2], table.rates()[0]]
+    with pytest.raises(ConfigError, match="no variant 'nope'"):
+        table.select(["native", "nope"])
+
+
 def test_spearman_matches_scipy_and_is_none_where_undefined() -> None:
     x, y = [0.1, 0.4, 0.2, 0.9], [0.3, 0.5, 0.1, 0.8]
     assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic)
@@ -234,7 +244,7 @@ def test_the_oracle_complies_under_every_encoding(variant: str) -> None:
     action = spec.task.gold[0]
     row = comply(OracleBackend(), spec, action)
     assert row.compliant and row.actions[0] == ActionRecord.of(action) and row.rejected == 0
-    assert action.op in row.instruction and row.instruction.startswith(f"Call {action.op} (")
+    assert action.op in row.instruction and row.instruction.startswith(f"Please call the tool {action.op} (")
     for value in action.arguments.values():
         assert canonical_json(value) in row.instruction
 
@@ -319,9 +329,11 @@ def test_cli_needs_a_model_when_the_runs_is_not_local(saboteur: Path) -> None:
     assert "'saboteur' is not a local model" in result.output and "Traceback" not in result.output
 
 
-def test_cli_rejects_bad_sizes(saboteur: Path) -> None:
+def test_cli_rejects_bad_sizes_and_unknown_variants(saboteur: Path) -> None:
     result = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", "--sizes", "10,x"])
     assert result.exit_code == 2 and "--sizes" in result.output
+    result = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", "-v", "native,nope"])
+    assert result.exit_code == 2 and "no variant 'nope'" in result.output and "Traceback" not in result.output
 
 
 def test_cli_runs_both_probes_with_the_model_it_names(
@@ -334,7 +346,21 @@ def test_cli_runs_both_probes_with_the_model_it_names(
     monkeypatch.setattr(toolprism.probes, "create_scorer", lambda model, **kw: made.append(model) or CharScorer())
     monkeypatch.setattr(toolprism.backends, "create_backend", lambda model, **kw: made.append(model) or NativeNames())
     out = tmp_path / "out"
-    args = ["probe", "variants", str(saboteur), "-m", "embedded", "-n", "1", "--sizes", "3", "-B", "20"]
+    args = [
+        "probe",
+        "variants",
+        str(saboteur),
+        "-m",
+        "embedded",
+        "-n",
+        "1",
+        "--sizes",
+        "3",
+        "-B",
+        "20",
+        "-v",
+        "native,transaction,merge",
+    ]
     result = runner.invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert made == ["embedded", "embedded"]

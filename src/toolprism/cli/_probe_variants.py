@@ -16,9 +16,9 @@ from toolprism.cli._common import ProgressReport, friendly_errors, print_json
 from toolprism.errors import ConfigError
 from toolprism.run import RunStore
 
-DEFAULT_LIMIT = 3
-"""Tasks the probes use by default: one variant costs about this many gold conversations plus a
-compliance episode per distinct operation, which the embedded model does in minutes on 2 cores."""
+DEFAULT_LIMIT = 2
+"""Tasks the probes use by default: per variant, this many gold conversations to score plus one
+compliance episode (up to ``--compliance-turns`` generations) per distinct operation of their gold."""
 
 
 def _local(model: str | None) -> bool:
@@ -59,6 +59,9 @@ def variants_command(
     ] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of an openai:<model> (vLLM).")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the endpoint's key.")] = None,
+    variants: Annotated[
+        str | None, typer.Option("--variants", "-v", help="The run's variants to use, comma-separated (default: all).")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Tasks the probes use (the run's first).")] = (
         DEFAULT_LIMIT
     ),
@@ -92,6 +95,8 @@ def variants_command(
     Stores settings.json, success.json, loglik.jsonl, compliance.jsonl and summary.json."""
     curve_sizes = _sizes(sizes)
     table = probes.run_success(run_dir)
+    if variants:
+        table = table.select([v.strip() for v in variants.split(",") if v.strip()])
     setup = probes.run_setup(run_dir)
     plan = probes.plan_variant_probes(table, None if all_tasks else limit)
     loglik = loglik and not curve_only

@@ -10,7 +10,8 @@ Per variant of a stored run, two probes that need no task run:
   the conversation before it (:func:`toolprism.probes.assistant_text`: the turn as the model
   would write it, end-of-turn marker included). Pooled over tokens: sum of log-probabilities over
   sum of tokens, over every call turn of every sampled task.
-- **compliance**: short schema-derived instructions ("call <operation> with ..."), one per
+- **compliance**: short schema-derived instructions ("Please call the tool <operation> (<its
+  description>) with <argument> = <value>, ... Do only that."), one per
   distinct native operation among the sampled tasks' gold actions (its first occurrence gives the
   argument values), each run as an isolated one-instruction episode under the variant with the
   model generating; compliant when the adapter decodes the first executed call to exactly the
@@ -50,8 +51,10 @@ SAMPLE_SIZES = (10, 36, 100, 316, 1000, 3162, 10000)
 """Query counts of the sampling curve (the paper's 36 and ~100, on a half-decade grid); sizes at
 or above the number of tasks are dropped and the number of tasks itself is the last point."""
 
-COMPLIANCE_TURNS = 10
-"""Model turns of one compliance episode (a transaction of a three-argument write needs 5 calls)."""
+COMPLIANCE_TURNS = 6
+"""Model turns of one compliance episode: a transaction of a two-argument write made one call per
+turn needs 4 (begin, two writes, commit), then the answer. Each turn is a generation, the probe's
+main cost on a small machine."""
 
 
 class SuccessTable(BaseModel):
@@ -74,6 +77,25 @@ class SuccessTable(BaseModel):
     domains: dict[str, str]
     success: list[list[float]]
     dropped: list[str] = Field(default_factory=list)
+
+    def select(self, names: Sequence[str]) -> SuccessTable:
+        """The table restricted to the variants ``names`` (in that order).
+
+        Raises:
+            ConfigError: a name the run does not hold (every one listed, with the run's variants).
+        """
+        unknown = [n for n in names if n not in self.variants]
+        if unknown:
+            known = ", ".join(self.variants)
+            raise ConfigError([f"the run has no variant {n!r} (it has {known})" for n in unknown], what="variants")
+        columns = [self.variants.index(n) for n in names]
+        return self.model_copy(
+            update={
+                "variants": list(names),
+                "specs": {n: self.specs[n] for n in names},
+                "success": [[row[j] for j in columns] for row in self.success],
+            }
+        )
 
     def rates(self) -> list[float]:
         """Success rate per variant over all tasks (order of :attr:`variants`)."""
@@ -296,7 +318,7 @@ def compliance_instruction(domain: Domain, action: Action) -> str:
     operation = next(o for o in domain.action_space().operations if o.name == action.op)
     what = operation.description.strip().rstrip(".") or operation.name
     values = ", ".join(f"{k} = {canonical_json(v)}" for k, v in action.arguments.items())
-    return f"Call {operation.name} ({what}) with {values or 'no arguments'}. Do only that."
+    return f"Please call the tool {operation.name} ({what}) with {values or 'no arguments'}. Do only that."
 
 
 def comply(backend: Backend, spec: EpisodeSpec, action: Action, *, max_turns: int = COMPLIANCE_TURNS) -> ComplianceRow:
