@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from toolprism.backends import EpisodeContext, OracleBackend, ScriptedTurns
 from toolprism.cli import app
 from toolprism.domains import get_domain
-from toolprism.probes import TokenLogprobs, _variants
+from toolprism.errors import BackendError
+from toolprism.probes import ProbeError, TokenLogprobs, _variants
 from toolprism.probes._variants import (
     ComplianceRow,
     LoglikRow,
@@ -286,6 +287,47 @@ def test_run_probes_summarise_store_and_resummarise(saboteur: Path, tmp_path: Pa
     assert len((out / "loglik.jsonl").read_text().splitlines()) == len(rows)
     assert LoglikRow.model_validate_json((out / "loglik.jsonl").read_text().splitlines()[0]) == rows[0]
     assert ComplianceRow.model_validate_json((out / "compliance.jsonl").read_text().splitlines()[0]) == checks[0]
+
+
+class Failing(CharScorer):
+    """Cannot score any conversation under the transaction variant (as a prompt that does not fit)."""
+
+    def score(self, context: str, continuations: Sequence[str]) -> list[TokenLogprobs]:
+        if "begin_" in context:
+            raise ProbeError("the prompt does not fit the context window")
+        return super().score(context, continuations)
+
+
+class Broken:
+    """A backend whose every request fails (after its retries)."""
+
+    name = "broken"
+
+    def settings(self) -> dict:
+        return {"backend": self.name}
+
+    def agent(self, context: EpisodeContext):  # noqa: ANN201
+        class Agent:
+            async def respond(self, messages, tools):  # noqa: ANN001, ANN202
+                raise BackendError("connection refused")
+
+        return Agent()
+
+
+def test_failures_are_recorded_and_left_out_never_silent_values(saboteur: Path) -> None:
+    table = run_success(saboteur)
+    plan = plan_variant_probes(table, 2)
+    setup = _variants.run_setup(saboteur)
+    rows, checks = run_variant_probes(plan, setup, scorer=Failing(), backend=Broken())
+    failed = [r for r in rows if r.error is not None]
+    assert {(r.variant, r.message, r.tokens) for r in failed} == {("transaction", -1, 0)}
+    assert "does not fit" in failed[0].error
+    assert checks and all(c.end == "backend_error" and not c.compliant for c in checks)
+    summary = summarise_variants(str(saboteur), "fake", table, plan, rows, checks, sizes=[2], bootstrap=5)
+    by_name = {v.variant: v for v in summary.variants}
+    assert by_name["transaction"].loglik_failures == len(failed) >= 1
+    assert by_name["native"].loglik_failures == 0 and by_name["native"].loglik is not None
+    assert all(v.compliance is None and v.compliance_n == 0 and v.compliance_unscored > 0 for v in summary.variants)
 
 
 def test_summarise_without_probes_leaves_them_empty() -> None:

@@ -185,6 +185,13 @@ def _print(summary: probes.VariantProbeSummary, target: Path) -> None:
             _number(v.compliance, ".0%"), str(v.compliance_n),
         )  # fmt: skip
     console.print(table)
+    for v in summary.variants:
+        if v.loglik_failures:
+            console.print(f"{v.variant}: {v.loglik_failures} task(s) could not be scored, left out of its "
+                          f"log-likelihood (the errors are in {target / 'loglik.jsonl'})", markup=False)  # fmt: skip
+        if v.compliance_unscored:
+            console.print(f"{v.variant}: {v.compliance_unscored} compliance episode(s) failed in the backend, "
+                          "left out of its compliance", markup=False)  # fmt: skip
     console.print(
         f"Spearman rho with success across variants: log-likelihood {_number(summary.rho_loglik, '.2f')}, "
         f"compliance {_number(summary.rho_compliance, '.2f')} (—: undefined or not probed; the paper: 0.52, 0.57)",

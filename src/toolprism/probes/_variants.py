@@ -42,7 +42,7 @@ from toolprism.backends import Backend, OracleBackend
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.probes._scorer import LogprobScorer, ProbeError, assistant_text
-from toolprism.run import EpisodeSpec, RunStore, run_episode
+from toolprism.run import UNSCORED_ENDS, EpisodeSpec, RunStore, run_episode
 from toolprism.schema import Action, ActionRecord, canonical_json
 from toolprism.score import episode_outcomes
 from toolprism.shaping import Variant
@@ -242,6 +242,9 @@ class LoglikRow(BaseModel):
     Attributes:
         variant / task: the cell; ``message``: the turn's index in the conversation.
         tokens: scored tokens; ``logprob``: their summed log-probability (nats).
+        error: why the task's conversation could not be scored (a :class:`ProbeError`: the prompt
+            does not fit, the template rewrites the turn); such a row (``message`` -1, no tokens)
+            stands for the whole task and is left out of the mean.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -251,6 +254,7 @@ class LoglikRow(BaseModel):
     message: int
     tokens: int
     logprob: float
+    error: str | None = None
 
 
 class ComplianceRow(BaseModel):
@@ -375,7 +379,10 @@ def run_variant_probes(
 
     Raises:
         ConfigError: a task of the plan is no longer generated at the run's seed.
-        ProbeError: see :func:`gold_loglik`.
+
+    A task whose gold conversation cannot be scored under a variant gets one row with its
+    ``error`` (:class:`LoglikRow`); a compliance episode the backend failed keeps its ``end``
+    (``backend_error``, ``context_overflow``) and is left out of the rate.
     """
     domains = {name: get_domain(name) for name in dict.fromkeys(plan.domains.values())}
     generated = {t.id: t for d in domains.values() for t in d.tasks(setup.seed)}
@@ -390,7 +397,10 @@ def run_variant_probes(
             d: dataclasses.replace(Variant.build(spec_text, domains[d].action_space()), name=name) for d in domains
         }
         for task in tasks if scorer is not None else ():
-            loglik += gold_loglik(scorer, _spec(domains[task.domain], task, built[task.domain], setup))
+            try:
+                loglik += gold_loglik(scorer, _spec(domains[task.domain], task, built[task.domain], setup))
+            except ProbeError as e:  # recorded, never a silent value
+                loglik.append(LoglikRow(variant=name, task=task.id, message=-1, tokens=0, logprob=0.0, error=str(e)))
             progress(f"{name}: log-likelihood {task.id}")
         for task, action in compliance_targets(tasks) if backend is not None else ():
             spec = _spec(domains[task.domain], task, built[task.domain], setup)
@@ -421,7 +431,10 @@ class VariantProbe(BaseModel):
         success_rate: clean full-episode success over all paired tasks of the run.
         loglik: mean per-token log-likelihood of the gold call turns (nats/token; None when not
             probed); ``loglik_tokens``: tokens it pools.
-        compliance: share of compliant instructions (None when not probed); ``compliance_n``: instructions.
+        loglik_failures: tasks whose conversation could not be scored (left out of ``loglik``).
+        compliance: share of compliant instructions (None when not probed); ``compliance_n``:
+            instructions counted; ``compliance_unscored``: episodes the backend failed (context
+            overflow, backend error), left out as :func:`toolprism.score.score_run` leaves them out.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -431,8 +444,10 @@ class VariantProbe(BaseModel):
     success_rate: float
     loglik: float | None = None
     loglik_tokens: int = 0
+    loglik_failures: int = 0
     compliance: float | None = None
     compliance_n: int = 0
+    compliance_unscored: int = 0
 
 
 class VariantProbeSummary(BaseModel):
@@ -476,9 +491,10 @@ def summarise_variants(
     compliance rate; rho of each against success over the variants that have the probe; the curve."""
     rows = []
     for name, rate in zip(table.variants, table.rates(), strict=True):
-        mine = [r for r in loglik if r.variant == name]
+        mine = [r for r in loglik if r.variant == name and r.error is None]
         tokens = sum(r.tokens for r in mine)
-        checks = [r.compliant for r in compliance if r.variant == name]
+        episodes = [r for r in compliance if r.variant == name]
+        checks = [r.compliant for r in episodes if r.end not in UNSCORED_ENDS]
         rows.append(
             VariantProbe(
                 variant=name,
@@ -486,8 +502,10 @@ def summarise_variants(
                 success_rate=rate,
                 loglik=math.fsum(r.logprob for r in mine) / tokens if tokens else None,
                 loglik_tokens=tokens,
+                loglik_failures=len({r.task for r in loglik if r.variant == name and r.error is not None}),
                 compliance=sum(checks) / len(checks) if checks else None,
                 compliance_n=len(checks),
+                compliance_unscored=len(episodes) - len(checks),
             )
         )
 
