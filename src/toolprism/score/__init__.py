@@ -14,6 +14,7 @@ from toolprism.score._report import (
     VariantScore,
     attribution_summary,
     by_condition,
+    episode_outcomes,
     score_run,
 )
 from toolprism.score._runtime import (
@@ -136,6 +137,7 @@ __all__ = [
     "VariantScore",
     "attribution_summary",
     "by_condition",
+    "episode_outcomes",
     "diagnose",
     "is_class_arm",
     "normalize_failure_type",

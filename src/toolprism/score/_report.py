@@ -367,6 +367,34 @@ def score_run(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> RunScor
     )
 
 
+def episode_outcomes(run_dir: Path, *, livelock_turns: int = LIVELOCK_TURNS) -> list[EpisodeOutcome]:
+    """Each scored episode of a stored run, in recording order: (domain, task id, variant,
+    condition, success), success as :func:`score_run` judges it (:func:`succeeded`). Episodes
+    left out of every score (context overflow, backend error) are left out here too.
+
+    Raises:
+        ConfigError: as :func:`score_run`.
+    """
+    check_livelock_turns(livelock_turns)
+    store = RunStore.open(run_dir)
+    try:
+        verify_run_tasks(store, "re-scoring")
+        domains = run_domains(store)
+        outcomes = []
+        for result in store.results():
+            trace = store.trace(result.episode_id)
+            if not trace.scored:
+                continue
+            domain = domains.get(result.domain)
+            diagnosis = diagnose(trace, domain, livelock_turns=livelock_turns)
+            stages = score_stages(trace, domain, livelock_turns=livelock_turns)
+            key = (result.domain, result.task_id, result.variant, result.condition or "")
+            outcomes.append(EpisodeOutcome(*key, succeeded(diagnosis, stages)))
+    finally:
+        store.close()
+    return outcomes
+
+
 def _outcome(model: str, variant: str, condition: str, ends: Counter) -> OutcomeCount:
     recorded = sum(ends.values())
     unscored = {end: ends[end] for end in ("context_overflow", "backend_error")}
