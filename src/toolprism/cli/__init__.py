@@ -8,7 +8,18 @@ import sys
 
 import typer
 
-from toolprism.cli import _diagnose, _domains, _export, _import, _perturbations, _run, _score, _validate, _variants
+from toolprism.cli import (
+    _diagnose,
+    _domains,
+    _export,
+    _import,
+    _perturbations,
+    _probe,
+    _run,
+    _score,
+    _validate,
+    _variants,
+)
 
 app = typer.Typer(
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
@@ -26,6 +37,7 @@ app.command("perturbations")(_perturbations.perturbations)
 app.command("fault-arms")(_perturbations.fault_arms_command)
 app.add_typer(_import.app, name="import")
 app.add_typer(_export.app, name="export")
+app.add_typer(_probe.app, name="probe")
 
 
 def _reflow(text: str) -> str:

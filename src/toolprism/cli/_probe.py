@@ -1,0 +1,10 @@
+"""``toolprism probe``: log-probability probes (one module per probe command)."""
+
+from __future__ import annotations
+
+import typer
+
+from toolprism.cli import _probe_faults
+
+app = typer.Typer(help="Log-probability probes: Xu et al.'s fault arms, Action-Space Shaping's variant probes.")
+app.command("faults")(_probe_faults.faults_command)
