@@ -71,6 +71,9 @@ def faults_command(
         list[str] | None,
         typer.Option(help="State-rereading tools (comma list or repeated). Default: the domain's two."),
     ] = None,
+    max_k: Annotated[
+        int, typer.Option(min=0, help="Read rows at k = 0 (the injected return) up to this many calls later.")
+    ] = 3,
     floor: Annotated[
         float, typer.Option(min=0.0, help="Clean entropy (nats) above which a row has room to move.")
     ] = FLOOR_NATS,
@@ -106,7 +109,7 @@ def faults_command(
     )
     if not sites:
         raise ConfigError(f"no {domain} task has a {tool} call at position 2 or later", what="tool")
-    config = study_config(target, sites, seed=seed, tool=tool, reread=_split(reread))
+    config = study_config(target, sites, seed=seed, tool=tool, reread=_split(reread), steps=range(max_k + 1))
     scorer = create_scorer(model, base_url=base_url, api_key_env=api_key_env)
     directory = out or _default_out(model)
     stored = StoredStudy(
