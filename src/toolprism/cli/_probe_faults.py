@@ -14,16 +14,18 @@ from toolprism._version import __version__
 from toolprism.cli._common import ProgressReport, friendly_errors, print_json
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
-from toolprism.probes import create_scorer
-from toolprism.probes._faults import (
+from toolprism.probes import (
     FLAT,
     FLOOR_NATS,
     SITE_TOOL,
+    Directions,
     FaultRow,
     FaultSummary,
+    PairedStats,
     SkippedTask,
     StoredStudy,
     append_rows,
+    create_scorer,
     fault_study,
     finish_study,
     read_study,
@@ -32,8 +34,7 @@ from toolprism.probes._faults import (
     summarise,
     write_study,
 )
-from toolprism.probes._stats import Directions, PairedStats
-from toolprism.run._store import git_revision
+from toolprism.run import git_revision
 
 DEFAULT_LIMIT = 3
 """Tasks a study scores without ``--limit`` or ``--all``: a few minutes with the embedded model on 2 cores."""

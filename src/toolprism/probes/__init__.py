@@ -16,6 +16,29 @@ from toolprism.probes._channels import (
     surprisal,
 )
 from toolprism.probes._factory import create_scorer
+from toolprism.probes._faults import (
+    FLAT,
+    FLOOR_NATS,
+    SITE_TOOL,
+    STEPS,
+    ArmStepSummary,
+    CleanStepSummary,
+    FaultRow,
+    FaultStudyConfig,
+    FaultSummary,
+    SkippedTask,
+    StoredStudy,
+    append_rows,
+    fault_study,
+    finish_study,
+    read_study,
+    reference_messages,
+    study_config,
+    study_sites,
+    summarise,
+    task_rows,
+    write_study,
+)
 from toolprism.probes._scorer import (
     SENTINEL,
     CallSyntax,
@@ -27,6 +50,7 @@ from toolprism.probes._scorer import (
     scored_tokens,
     turn_span,
 )
+from toolprism.probes._stats import Directions, PairedStats, directions, paired_stats
 
 __all__ = [
     "REPLY",
@@ -45,4 +69,29 @@ __all__ = [
     "call_syntax",
     "scored_tokens",
     "turn_span",
+    "FLAT",
+    "FLOOR_NATS",
+    "SITE_TOOL",
+    "STEPS",
+    "ArmStepSummary",
+    "CleanStepSummary",
+    "FaultRow",
+    "FaultStudyConfig",
+    "FaultSummary",
+    "SkippedTask",
+    "StoredStudy",
+    "append_rows",
+    "fault_study",
+    "finish_study",
+    "read_study",
+    "reference_messages",
+    "study_config",
+    "study_sites",
+    "summarise",
+    "task_rows",
+    "write_study",
+    "Directions",
+    "PairedStats",
+    "directions",
+    "paired_stats",
 ]
