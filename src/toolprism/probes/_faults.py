@@ -213,6 +213,8 @@ def task_rows(
             payload differ (the byte-identical-prefix control fails).
     """
     ks = [k for k in config.steps if site.position + k < len(task.reference)]
+    if not ks:
+        return []
     last = site.position + max(ks)
     arms = [a for a in ARMS if a in site.arms]
     tools = Variant.build("native", domain.action_space()).openai_tools
