@@ -223,3 +223,13 @@ def test_the_sample_spans_templates_and_the_reread_tools_are_checked() -> None:
         study_config(RETAIL, four, reread=["cancel_order"])
     with pytest.raises(ConfigError, match="--limit must be at least 1"):
         study_sites(RETAIL, limit=0)
+
+
+def test_nm_falsifies_the_domains_identifier_field_and_records_whether_it_is_verbatim() -> None:
+    sites = study_sites(RETAIL)
+    assert RETAIL.identifier_field == "user_id"
+    for task, site in sites:
+        nm = site.arms["Nm"]
+        assert nm.field == "user_id" and nm.true == site.arms["C"].payload["user_id"] != nm.false
+        prefix = task.query + " " + " ".join(json.dumps(s["reply"]) for s in site.prefix)
+        assert nm.verbatim_in_prefix == (nm.true in prefix)
