@@ -330,6 +330,12 @@ class Domain:
     reply_values: ClassVar[dict[str, tuple[str, ...]]] = {}
     """Reply field → its legal values, for fields that are not (only) arguments (an order's
     ``status``); tool-output perturbations swap in another legal value (Xu et al.'s Ns arm)."""
+    rereading_tools: ClassVar[tuple[str, ...]] = ()
+    """The read operations that re-read the state a conversation is about (Xu et al.'s two
+    "state-rereading tools", section II.B): the legal-action distribution's reread mass."""
+    identifier_field: ClassVar[str | None] = None
+    """The reply field Xu et al.'s ``Nm`` arm falsifies (section II.C): an identifier the context
+    may already carry verbatim (None: any identifier field, chosen by seed)."""
     single_step: ClassVar[bool] = False
     """Whether every task is one call (ToolRobustBench's setting): perturbation levels that need two
     gold actions then adapt to one (see ``toolprism.perturb``)."""

@@ -6,7 +6,9 @@ reference trace (Xu et al. 2026, section C: "the first get_order_details call at
 later"). The prefix before it is replayed from the reference actions against the real
 environment, so it is byte-identical across arms; only the site's payload differs, and the
 database is never touched by the substitution. Arms enter independently: ``Ns`` needs a status
-field with another legal value, ``Nm`` an identifier field.
+field with another legal value, ``Nm`` an identifier field: the domain's
+:attr:`~toolprism.domains.Domain.identifier_field` where it names one (retail: the order's
+``user_id``, an identifier the context may already carry verbatim), else one drawn by seed.
 """
 
 from __future__ import annotations
@@ -132,6 +134,8 @@ def fault_arms(domain: Domain, task: Task, tool: str) -> InjectionSite | None:
             policy_only=not _verbatim(true, text),
         )
     named = [(p, k, v) for p, k, v in fields if (k == "id" or k.endswith("_id")) and _is_id(k, v) and _other_id(v) != v]
+    if domain.identifier_field is not None:  # the domain's documented Nm field, when the payload has it
+        named = [(p, k, v) for p, k, v in named if p == domain.identifier_field]
     if named:
         path, _, true = rng.choice(named)
         arms["Nm"] = FaultArm(

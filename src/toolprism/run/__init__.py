@@ -1,9 +1,17 @@
 """The episode loop, the asynchronous runner and the run store."""
 
-from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, run_episode
+from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, reply_content, run_episode
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
 from toolprism.run._ray import RayRunner
-from toolprism.run._store import STORE_VERSION, DomainPins, EpisodeResult, RunConfigRecord, RunHeader, RunStore
+from toolprism.run._store import (
+    STORE_VERSION,
+    DomainPins,
+    EpisodeResult,
+    RunConfigRecord,
+    RunHeader,
+    RunStore,
+    git_revision,
+)
 from toolprism.run._suite import RunLimits, Runner, RunProgress, RunStopped, Scorer, run_episodes, trace_tokens
 from toolprism.run._trace import (
     CALL_RECORD,
@@ -49,7 +57,9 @@ __all__ = [
     "Trace",
     "TurnRecord",
     "changed_tasks",
+    "git_revision",
     "initial_messages",
+    "reply_content",
     "pin_tasks",
     "run_episode",
     "run_episodes",

@@ -228,4 +228,10 @@ def _record(raw: RawCall, arguments: object, decision: Decision) -> CallRecord:
 
 
 def _content(record: CallRecord) -> str:
-    return json.dumps(record.reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return reply_content(record.reply)
+
+
+def reply_content(reply: object) -> str:
+    """A tool reply as the model is shown it in a ``tool`` message: compact JSON, keys sorted,
+    non-ASCII kept (probes rebuild episodes' messages with it)."""
+    return json.dumps(reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

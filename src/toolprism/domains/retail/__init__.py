@@ -39,6 +39,16 @@ class Retail(Domain):
     """Legal values of reply fields: an order's ``status`` (the ``status`` filter of
     ``list_user_orders`` also takes ``all``, which no order has); Xu et al.'s ``Ns`` arm draws
     the false status from these."""
+    rereading_tools: ClassVar[tuple[str, ...]] = ("get_order_details", "get_user_details")
+    """Xu et al.'s two state-rereading tools: the reads that fetch again the current state of the
+    order and of the user a request is about (status, items, payments; the user's orders, address
+    and payment methods). The other reads look identifiers up (``find_user_id_*``), list the
+    catalogue or one product, list orders by filter, track a shipment or calculate: none re-reads
+    what a falsified order record would contradict."""
+    identifier_field: ClassVar[str | None] = "user_id"
+    """Xu et al.'s ``Nm`` field: the order record's ``user_id``, the identifier the conversation
+    establishes before the site (the identification step returns it verbatim), so the context
+    may carry its true value verbatim; ``verbatim_in_prefix`` records whether it does."""
 
     def initial_state(self, world_seed: int) -> RetailState:
         """The world of ``world_seed``: 30 users, 15 products, 60 orders (deterministic)."""

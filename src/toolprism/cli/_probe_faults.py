@@ -1,0 +1,218 @@
+"""``toolprism probe faults``: Xu et al.'s fault-arm study on a scoring model, stored and summarised."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toolprism._version import __version__
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json
+from toolprism.domains import get_domain
+from toolprism.errors import ConfigError
+from toolprism.probes import (
+    FLAT,
+    FLOOR_NATS,
+    SITE_TOOL,
+    Directions,
+    FaultRow,
+    FaultSummary,
+    PairedStats,
+    SkippedTask,
+    StoredStudy,
+    append_rows,
+    create_scorer,
+    fault_study,
+    finish_study,
+    read_study,
+    study_config,
+    study_sites,
+    summarise,
+    write_study,
+)
+from toolprism.run import git_revision
+
+DEFAULT_LIMIT = 3
+"""Tasks a study scores without ``--limit`` or ``--all``: a few minutes with the embedded model on 2 cores."""
+
+
+def _default_out(model: str) -> Path:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return Path("toolprism-probes") / f"{stamp}-faults-{model.replace(':', '-').replace('/', '-')}"
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    return [v.strip() for item in values for v in item.split(",") if v.strip()] if values else None
+
+
+@friendly_errors
+def faults_command(
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Domain (the study is defined on retail).")] = "retail",
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="Scoring model: embedded[:<name>], hf:<dir>, openai:<model>.")
+    ] = "embedded",
+    base_url: Annotated[
+        str | None,
+        typer.Option(envvar="TOOLPRISM_BASE_URL", help="Server returning prompt log-probabilities (vLLM)."),
+    ] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Environment variable holding the server's API key.")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", "-n", help=f"Tasks to score, a sample spread over request kinds (default {DEFAULT_LIMIT})."
+        ),
+    ] = None,
+    all_tasks: Annotated[bool, typer.Option("--all", help="Score every task with an injection site.")] = False,
+    tool: Annotated[str, typer.Option(help="The read tool whose first call at position 2+ is the site.")] = SITE_TOOL,
+    reread: Annotated[
+        list[str] | None,
+        typer.Option(help="State-rereading tools (comma list or repeated). Default: the domain's two."),
+    ] = None,
+    max_k: Annotated[
+        int, typer.Option(min=0, help="Read rows at k = 0 (the injected return) up to this many calls later.")
+    ] = 3,
+    floor: Annotated[
+        float, typer.Option(min=0.0, help="Clean entropy (nats) above which a row has room to move.")
+    ] = FLOOR_NATS,
+    seed: Annotated[int, typer.Option(min=0, help="World and task seed.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Where to store the study (default toolprism-probes/<time>-faults-<model>).")
+    ] = None,
+    from_dir: Annotated[
+        Path | None,
+        typer.Option("--from", help="Re-summarise a stored study (with --floor), without the model."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
+) -> None:
+    """Xu et al.'s fault-arm study: surprisal channels and legal-action distributions at injected returns.
+
+    At each task's injection site (the first TOOL call at position 2 or later) the arms C (clean),
+    F (failed return), Ns (falsified status) and Nm (falsified identifier) share a byte-identical
+    prefix; after it the reference calls continue with byte-identical returns. At k = 0 (the
+    injected return) and k = 1, 2, 3 calls later the scoring model gives S0, S1, G = S1 - S0
+    (nats per token) and the distribution over every tool and replying; each is reported as the
+    arm's row minus the clean row of the same task and k. Writes rows.jsonl, study.json and
+    summary.json under --out, and prints the table."""
+    if from_dir is not None:
+        stored, rows = read_study(from_dir)
+        summary = summarise(rows, stored.config, skipped=stored.skipped, floor_nats=floor)
+        _show(summary, stored, from_dir, json_output)
+        return
+    if all_tasks and limit is not None:
+        raise ConfigError("give --limit or --all, not both", what="limit")
+    target = get_domain(domain)
+    sites = study_sites(
+        target, seed=seed, tool=tool, limit=None if all_tasks else (DEFAULT_LIMIT if limit is None else limit)
+    )
+    if not sites:
+        raise ConfigError(f"no {domain} task has a {tool} call at position 2 or later", what="tool")
+    config = study_config(target, sites, seed=seed, tool=tool, reread=_split(reread), steps=range(max_k + 1))
+    scorer = create_scorer(model, base_url=base_url, api_key_env=api_key_env)
+    directory = out or _default_out(model)
+    stored = StoredStudy(
+        config=config,
+        scorer=scorer.name,
+        scorer_settings=scorer.settings(),
+        toolprism_version=__version__,
+        git_revision=git_revision(),
+    )
+    write_study(directory, stored)
+    rows: list[FaultRow] = []
+    skipped: list[SkippedTask] = []
+    with ProgressReport("tasks", transient=json_output) as progress:
+        progress.start(total=len(sites))
+        for task_id, result in fault_study(scorer, target, sites, config):
+            if isinstance(result, SkippedTask):
+                skipped.append(result)
+            else:
+                rows += result
+                append_rows(directory, result)
+            progress.update(advance=1, note=task_id, failed=len(skipped))
+    stored = stored.model_copy(update={"skipped": skipped})
+    summary = summarise(rows, config, skipped=skipped, floor_nats=floor)
+    finish_study(directory, stored, summary)
+    _show(summary, stored, directory, json_output)
+
+
+def _show(summary: FaultSummary, stored: StoredStudy, directory: Path, json_output: bool) -> None:
+    if json_output:
+        print_json({"directory": str(directory), "scorer": stored.scorer, **summary.model_dump(mode="json")})
+        return
+    console = Console()
+    console.print(fault_table(summary, stored))
+    console.print(clean_table(summary))
+    checked = (
+        f"token-level prefix identical across arms on {summary.prefix_identical} of {summary.prefix_checked} tasks"
+        if summary.prefix_checked
+        else "prefix checked as text only (the scorer cannot tokenise)"
+    )
+    console.print(f"{summary.tasks} tasks scored, {len(summary.skipped)} skipped; {checked}; stored in {directory}")
+    for s in summary.skipped:
+        console.print(f"  skipped {s.task_id}: {s.reason}", markup=False, highlight=False)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:+.{digits}f}"
+
+
+def _median_iqr(s: PairedStats) -> str:
+    if s.median is None:
+        return "—"
+    return f"{_num(s.median)} [{_num(s.q1)}, {_num(s.q3)}]"
+
+
+def _signs(s: PairedStats) -> str:
+    p = "—" if s.sign_p is None else f"{s.sign_p:.2g}"
+    return f"{s.up}/{s.down} p={p}"
+
+
+def _dirs(d: Directions) -> str:
+    return f"{d.up}/{d.down}/{d.flat}"
+
+
+def fault_table(summary: FaultSummary, stored: StoredStudy) -> Table:
+    """Paired contrasts per arm and k (injected minus clean; medians with interquartile ranges)."""
+    table = Table(
+        title=f"fault arms vs clean, {stored.config.domain} ({stored.scorer}): injected minus clean, median [IQR]"
+    )
+    columns = (
+        "arm", "k", "rows", "dS0 nats/token", "dS1", "dG", "dG up/down, sign p", "dS0 1st token", "dH nats",
+        "room", "leader changes (room)", "pi(V) up/down/flat (room)", "d reread mass",
+    )  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="left" if column == "arm" else "right", overflow="fold")
+    for a in summary.arms:
+        table.add_row(
+            a.arm,
+            str(a.k),
+            str(a.rows),
+            _median_iqr(a.ds0),
+            _median_iqr(a.ds1),
+            _median_iqr(a.dg),
+            _signs(a.dg),
+            _num(a.ds0_first.median),
+            _num(a.dh.median, 4),
+            str(a.movable),
+            f"{a.leader_changes} ({a.leader_changes_movable})",
+            f"{_dirs(a.reply_direction)} ({_dirs(a.reply_direction_movable)})",
+            _num(a.dreread.median),
+        )
+    return table
+
+
+def clean_table(summary: FaultSummary) -> Table:
+    """The clean arm's levels per k: median entropy, rows under the floor, pi(V) at the ceiling and floor."""
+    table = Table(title=f"clean rows (floor {summary.floor_nats} nats)")
+    for column in ("k", "rows", "median H nats", "H <= floor", "pi(V) > 0.99", "pi(V) < 0.01"):
+        table.add_column(column, justify="right")
+    for c in summary.clean:
+        median = "—" if c.entropy_median is None else f"{c.entropy_median:.4f}"
+        table.add_row(str(c.k), str(c.rows), median, str(c.below_floor), str(c.reply_above_099), str(c.reply_below_001))
+    return table
+
+
+__all__ = ["DEFAULT_LIMIT", "FLAT", "faults_command"]

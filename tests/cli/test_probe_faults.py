@@ -1,0 +1,67 @@
+"""``toolprism probe faults``: stores a study, prints its table, re-summarises it without the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _fake_scorer import CharScorer  # tests/_fake_scorer.py (tests/ is on sys.path through its conftest)
+from typer.testing import CliRunner
+
+from toolprism.cli import _probe_faults, app
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    asked: list[str] = []
+
+    def create(model: str, **_: object) -> CharScorer:
+        asked.append(model)
+        return CharScorer()
+
+    monkeypatch.setattr(_probe_faults, "create_scorer", create)
+    return asked
+
+
+def test_a_study_is_stored_summarised_and_resummarised(tmp_path: Path, fake: list[str]) -> None:
+    out = tmp_path / "study"
+    result = CliRunner().invoke(app, ["probe", "faults", "-d", "retail", "-n", "1", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert fake == ["embedded"] and summary["tasks"] == 1 and summary["scorer"] == "fake:char"
+    assert {a["arm"] for a in summary["arms"]} == {"F", "Ns", "Nm"} and summary["prefix_identical"] == 1
+    assert sorted(p.name for p in out.iterdir()) == ["rows.jsonl", "study.json", "summary.json"]
+    study = json.loads((out / "study.json").read_text())
+    assert study["scorer_settings"] == {"id": "fake:char", "vocab": 97}
+    assert study["config"]["reread"] == ["get_order_details", "get_user_details"]
+    rows = (out / "rows.jsonl").read_text().splitlines()
+    assert len(rows) == 4 * sum(1 for a in summary["clean"])  # every arm at every k reached
+    again = CliRunner().invoke(app, ["probe", "faults", "--from", str(out), "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout) | {"directory": ""} == summary | {"directory": ""}
+    assert len(fake) == 1  # re-summarising needs no model
+    table = CliRunner().invoke(app, ["probe", "faults", "--from", str(out), "--floor", "0"])
+    assert (
+        table.exit_code == 0 and "fault arms vs clean" in table.output and "clean rows (floor 0.0 nats)" in table.output
+    )
+
+
+def test_mistakes_are_clear_errors_not_tracebacks(tmp_path: Path, fake: list[str]) -> None:
+    runner = CliRunner()
+    cases = [
+        (["--reread", "cancel_order"], "not read operations of retail: cancel_order"),
+        (["-d", "smart_home"], "'get_order_details' is not a read operation of smart_home"),
+        (["--all", "-n", "2"], "give --limit or --all, not both"),
+        (["--from", str(tmp_path)], "holds no fault-arm study"),
+        (["-n", "0"], "--limit must be at least 1"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, ["probe", "faults", *args, "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2, (args, result.output)
+        assert message in " ".join(result.output.split()), result.output
+    assert fake == []
+
+
+def test_an_unscoreable_model_is_refused() -> None:
+    result = CliRunner().invoke(app, ["probe", "faults", "-m", "oracle", "-n", "1"])
+    assert result.exit_code == 2 and "the oracle is scripted and has no log-probabilities" in result.output
