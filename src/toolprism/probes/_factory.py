@@ -36,7 +36,7 @@ def create_scorer(
 
         return ServerScorer(name if kind == "openai" else model, base_url=base_url, api_key_env=api_key_env)
     if kind == "hf" or _is_model_dir(model):
-        from toolprism.backends._hf import HFBackend
+        from toolprism.backends import HFBackend
         from toolprism.probes._hf import HFScorer
 
         return HFScorer(HFBackend.from_env(name if kind == "hf" else model))
