@@ -7,6 +7,7 @@ torch, transformers and tokenizers first.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,12 +47,13 @@ TOOL = {
 MESSAGES = [{"role": "system", "content": "You control a house."}, {"role": "user", "content": "Turn the light on."}]
 
 
-def _corpus() -> list[str]:
+@functools.cache
+def _corpus() -> tuple[str, ...]:
     """Text like the prompts the run shows (the domain's tools and policy), so prompts stay short."""
     from toolprism.domains import get_domain
 
     domain = get_domain("smart_home")
-    return [json.dumps(TOOL), domain.policy, CHAT_TEMPLATE] + [json.dumps(t) for t in _native_tools()] * 3
+    return (json.dumps(TOOL), domain.policy, CHAT_TEMPLATE, *[json.dumps(t) for t in _native_tools()] * 3)
 
 
 def _native_tools() -> list[dict]:
@@ -69,15 +71,11 @@ def build_model(
     seed: int = 0,
     sampling_defaults: bool = True,
     corpus: Sequence[str] = (),
-    train_on: Sequence[str] = (),
-    train_steps: int = 60,
 ) -> Path:
     """A 2-layer Llama with hidden size 32 and a byte-level BPE tokenizer (vocabulary 1,024,
-    trained on the smart_home tools and ``corpus``) with :data:`CHAT_TEMPLATE`, saved to ``path``.
-
-    Random weights (seeded by ``seed``) unless ``train_on`` gives texts: then ``train_steps`` Adam
-    steps of next-token training on them (seeded, about a second on 2 cores), so the model's
-    distributions are peaked where those texts are, e.g. a call opener after a tool return.
+    trained on the smart_home tools and ``corpus``: add the texts your prompts hold so they stay
+    short) with :data:`CHAT_TEMPLATE` and random weights seeded by ``seed``, saved to ``path``.
+    ``sampling_defaults`` writes a sampling generation config, as instruct models ship.
     Returns ``path``."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
@@ -106,25 +104,9 @@ def build_model(
         pad_token_id=tokenizer.pad_token_id,
     )
     model = transformers.LlamaForCausalLM(config)
-    if train_on:
-        _train(model, tokenizer, train_on, train_steps)
     if sampling_defaults:  # as instruct models ship: the backend must still decode greedily
         model.generation_config.do_sample = True
         model.generation_config.temperature = 0.7
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
-
-
-def _train(model, tokenizer, texts: Sequence[str], steps: int) -> None:
-    """``steps`` full-batch Adam steps of next-token loss on ``texts`` (seeded by the caller's
-    ``torch.manual_seed``; deterministic on CPU)."""
-    batch = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
-    optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
-    model.train()
-    for _ in range(steps):
-        optimiser.zero_grad()
-        loss = sum(model(input_ids=torch.tensor([ids]), labels=torch.tensor([ids])).loss for ids in batch)
-        loss.backward()
-        optimiser.step()
-    model.eval()

@@ -59,6 +59,14 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+@dataclass
+class _Slot:
+    """A kept cache and the token ids it holds."""
+
+    cache: Any
+    ids: list[int]
+
+
 class HFScorer:
     """:class:`~toolprism.probes.LogprobScorer` on an :class:`~toolprism.backends.HFBackend`.
 
@@ -67,20 +75,30 @@ class HFScorer:
             under the backend's lock: generation works unchanged after scoring).
         reuse: keep and crop ``past_key_values`` between sequences (module docstring); False
             evaluates every sequence from its first token (the reference for tests and benchmarks).
+        slots: how many sequences' caches are kept (least recently used dropped first). Two
+            serve the surprisal channels, which alternate an S0 context (schema and call only)
+            with an S1 context (the whole prefix): each reuses its own across arms. Memory: one
+            cache per slot, ``2 x layers x kv_heads x head_dim x tokens`` values (SmolLM2-135M,
+            3,500 tokens, float32: 161 MB).
 
     Attributes:
         name: ``hf:<resolved directory>``, as runs record the model.
         stats: :class:`ScoringStats` (tokens evaluated and reused).
+
+    Raises:
+        ProbeError: ``slots`` below 1.
     """
 
-    def __init__(self, backend: HFBackend, *, reuse: bool = True) -> None:
+    def __init__(self, backend: HFBackend, *, reuse: bool = True, slots: int = 2) -> None:
+        if slots < 1:
+            raise ProbeError(f"slots must be at least 1, got {slots}")
         self.backend = backend
         self.reuse = reuse
+        self.slots = slots
         self.name = f"hf:{backend.path.resolve()}"
         self.stats = ScoringStats()
-        self._cache: Any = None
-        self._cached_ids: list[int] = []
-        self._keep_arg = _logits_to_keep_arg(backend.model)
+        self._kept: list[_Slot] = []  # most recently used last
+        self._keep_arg, self._cache_arg = _forward_args(backend.model)
 
     def settings(self) -> dict[str, JSON]:
         """The backend's model identity (directory, hashes of config, tokenizer and weights,
@@ -104,8 +122,8 @@ class HFScorer:
             raise ProbeError(str(exc)) from None
 
     def reset(self) -> None:
-        """Drop the kept cache and zero :attr:`stats`."""
-        self._cache, self._cached_ids = None, []
+        """Drop the kept caches and zero :attr:`stats`."""
+        self._kept = []
         self.stats = ScoringStats()
 
     def score(self, context: str, continuations: Sequence[str]) -> list[TokenLogprobs]:
@@ -138,62 +156,65 @@ class HFScorer:
 
     def _score_ids(self, ids: list[int], start: int) -> TokenLogprobs:
         """Log-probabilities of ``ids[start:]`` given ``ids[:start]`` (``start >= 1``): evaluates
-        ``ids[:-1]`` from the kept cache's common prefix on, keeping the logits of the positions
-        ``start - 1 ... len(ids) - 2`` only."""
+        ``ids[:-1]`` from the best kept cache's common prefix on, keeping the logits of the
+        positions ``start - 1 ... len(ids) - 2`` only."""
         import torch
 
         backend = self.backend
         model = backend.model
         with backend.lock, torch.inference_mode():
-            keep = self._crop(min(_common_prefix(self._cached_ids, ids), start - 1))
+            cache, keep = self._take(ids, start - 1)
             fed = ids[keep:-1]
             n_scored = len(ids) - start
-            kwargs: dict[str, Any] = {self._keep_arg: n_scored} if self._keep_arg else {}
-            input_ids = torch.tensor([fed], device=model.device)
+            kwargs: dict[str, Any] = {self._cache_arg: cache, "use_cache": True}
+            if self._keep_arg:
+                kwargs[self._keep_arg] = n_scored
             try:
-                output = model(input_ids=input_ids, past_key_values=self._cache, use_cache=True, **kwargs)
+                output = model(input_ids=torch.tensor([fed], device=model.device), **kwargs)
             except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
-                self._cache, self._cached_ids = None, []
                 raise ProbeError(f"forward pass failed on {backend.path}: {exc}") from None
             self.stats.sequences += 1
             self.stats.evaluated_tokens += len(fed)
             self.stats.reused_tokens += keep
             if self.reuse:
-                self._cache, self._cached_ids = output.past_key_values, ids[:-1]
+                others = self._kept[len(self._kept) - (self.slots - 1) :] if self.slots > 1 else []
+                self._kept = [*others, _Slot(output[self._cache_arg], ids[:-1])]
             logits = output.logits[0, -n_scored:].float()
             target = torch.tensor(ids[start:], device=logits.device)
             values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0]
         return TokenLogprobs(tuple(ids[start:]), tuple(float(v) for v in values.tolist()))
 
-    def _crop(self, keep: int) -> int:
-        """Crop the kept cache to its first ``keep`` tokens; the number of tokens it then holds
-        (0 with no cache, without reuse, or when the cache refuses to be cropped)."""
-        if self._cache is None or keep <= 0 or not self.reuse:
-            self._cache, self._cached_ids = None, []
-            return 0
-        remove = len(self._cached_ids) - keep
+    def _take(self, ids: list[int], at_most: int) -> tuple[Any, int]:
+        """``(cache, n)``: the kept cache sharing the longest prefix with ``ids``, taken out of the
+        pool and cropped to its first ``n <= at_most`` tokens; ``(None, 0)`` without reuse, when
+        the best shares less than half of its tokens (it stays for a sequence that shares more),
+        or when it refuses to be cropped (it is dropped)."""
+        if not self.reuse or not self._kept:
+            return None, 0
+        shared = [min(_common_prefix(slot.ids, ids), at_most) for slot in self._kept]
+        best = max(range(len(shared)), key=shared.__getitem__)
+        if shared[best] * 2 < len(self._kept[best].ids):
+            return None, 0  # a short common prefix: keep that cache for a sequence that shares more
+        slot, keep = self._kept.pop(best), shared[best]
+        remove = len(slot.ids) - keep
         try:
             if remove > 0:
                 # a negative argument removes that many tokens in transformers 4.x and 5.x alike
-                self._cache.crop(-remove)
-            held = self._cache.get_seq_length()
+                slot.cache.crop(-remove)
+            held = slot.cache.get_seq_length()
         except Exception:  # noqa: BLE001 - sliding-window and recurrent caches refuse (RuntimeError, ValueError)
             held = -1
-        if held != keep:
-            self._cache, self._cached_ids = None, []
-            return 0
-        self._cached_ids = self._cached_ids[:keep]
-        return keep
+        return (slot.cache, keep) if held == keep else (None, 0)
 
 
-def _logits_to_keep_arg(model: Any) -> str | None:
-    """The forward argument that limits logits to the last positions (``logits_to_keep`` in
-    transformers >= 4.50, ``num_logits_to_keep`` before), or None when the model has neither."""
+def _forward_args(model: Any) -> tuple[str | None, str]:
+    """``(logits_to_keep, cache)``: the forward arguments that limit the logits to the last
+    positions (``logits_to_keep`` since transformers 4.50, ``num_logits_to_keep`` before, None when
+    the model has neither) and that pass the kept cache (``cache`` since transformers 5.2x,
+    ``past_key_values`` before; the output field has the same name)."""
     parameters = inspect.signature(model.forward).parameters
-    for name in ("logits_to_keep", "num_logits_to_keep"):
-        if name in parameters:
-            return name
-    return None
+    keep = next((n for n in ("logits_to_keep", "num_logits_to_keep") if n in parameters), None)
+    return keep, "cache" if "cache" in parameters else "past_key_values"
 
 
 __all__ = ["HFScorer", "ScoringStats"]
