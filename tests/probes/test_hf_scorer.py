@@ -229,9 +229,12 @@ def test_prefix_reuse_gives_the_numbers_of_no_reuse_and_evaluates_the_prefix_onc
 
 
 def test_a_cache_that_refuses_to_crop_is_dropped_and_the_numbers_stay(backend, monkeypatch):
-    expected = _score_arms(HFScorer(backend, reuse=False))
+    reference = HFScorer(backend, reuse=False)
+    expected = _score_arms(reference)
+    refused = []
 
     def refuse(self, tokens_to_remove):
+        refused.append(tokens_to_remove)
         raise RuntimeError("this cache cannot be cropped")
 
     monkeypatch.setattr(transformers.DynamicCache, "crop", refuse)
@@ -240,7 +243,22 @@ def test_a_cache_that_refuses_to_crop_is_dropped_and_the_numbers_stay(backend, m
     for (s_a, d_a), (s_b, d_b) in zip(got, expected, strict=True):
         np.testing.assert_allclose(s_a, s_b, atol=1e-5)
         np.testing.assert_allclose([p for _, p in d_a], [p for _, p in d_b], atol=1e-6)
-    assert scorer.stats.reused_tokens == 0  # every crop refused: every sequence evaluated from its start
+    assert refused  # crops were tried and refused: those sequences ran from their start
+    total = scorer.stats.evaluated_tokens + scorer.stats.reused_tokens
+    assert total == reference.stats.evaluated_tokens  # every sequence accounted for
+
+
+def test_known_log_probabilities_are_not_computed_again(backend, scorer):
+    context = scorer.render(MESSAGES[:4], TOOLS)
+    opener = '<tool_call>{"name": "'
+    (first,) = scorer.score(context, [opener])
+    evaluated = scorer.stats.evaluated_tokens
+    assert scorer.score(context, [opener]) == [first]  # the same sequence: nothing evaluated
+    assert scorer.stats.evaluated_tokens == evaluated
+    (call,) = scorer.score(context, [opener + 'get_order"'])
+    assert call.logprobs[: len(first.logprobs)] == first.logprobs  # the opener's read from the kept sequence
+    assert scorer.stats.evaluated_tokens - evaluated <= len(call.logprobs) - len(first.logprobs) + 1
+    np.testing.assert_allclose(call.logprobs, _direct_logprobs(backend, context, opener + 'get_order"'), atol=1e-4)
 
 
 def test_scoring_leaves_generation_unchanged(backend, scorer):

@@ -9,11 +9,13 @@ One forward pass per continuation, float32 log-softmax over the logits of the po
 predict scored tokens only (``logits_to_keep``, so a 3,500-token prefix never allocates
 3,500 x vocabulary logits).
 
-Prefix reuse (issue item 6): the scorer keeps the ``past_key_values`` of the last sequence it
-evaluated and the token ids they hold. A new sequence crops that cache to the longest common
-prefix (at most up to the token before the first scored one, whose logits are needed) and
-evaluates only the rest. So the continuations of one context evaluate the context once, and four
-fault arms that share a 3,500-token prefix evaluate it once. A cache that cannot be cropped
+Prefix reuse (issue item 6): the scorer keeps, for the last two sequences it evaluated, the
+``past_key_values``, the token ids and the log-probabilities it computed on them. A new sequence
+takes the kept one sharing the longest prefix: log-probabilities of positions inside that prefix
+are read back (the same tokens after the same tokens), its cache is cropped to just before the
+first position still to compute, and only the rest is evaluated. So the continuations of one
+context evaluate the context once (and the 17 of an action distribution share the call opener's
+tokens), and four fault arms that share a 3,500-token prefix evaluate it once. A cache that cannot be cropped
 (sliding-window or recurrent layers past their window) is dropped and the sequence evaluated from
 the start: the numbers are the same either way (float32 on CPU: within 1e-5 nats, tested), only
 the cost differs.
@@ -61,10 +63,12 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 @dataclass
 class _Slot:
-    """A kept cache and the token ids it holds."""
+    """A kept cache: the sequence it was computed for (the cache holds all but its last token)
+    and the log-probabilities computed on it, position -> ``log p(tokens[p] | tokens[:p])``."""
 
     cache: Any
-    ids: list[int]
+    tokens: list[int]
+    known: dict[int, float]
 
 
 class HFScorer:
@@ -155,56 +159,75 @@ class HFScorer:
         return out
 
     def _score_ids(self, ids: list[int], start: int) -> TokenLogprobs:
-        """Log-probabilities of ``ids[start:]`` given ``ids[:start]`` (``start >= 1``): evaluates
-        ``ids[:-1]`` from the best kept cache's common prefix on, keeping the logits of the
-        positions ``start - 1 ... len(ids) - 2`` only."""
+        """Log-probabilities of ``ids[start:]`` given ``ids[:start]`` (``start >= 1``).
+
+        From the kept sequence sharing the longest prefix with ``ids``: the log-probabilities it
+        already has for positions inside the shared prefix (the same tokens after the same
+        tokens: the same numbers), and its cache cropped to just before the first position still
+        to compute; the model then evaluates the rest of ``ids[:-1]``, keeping the logits of the
+        positions that predict a wanted token only."""
         import torch
 
         backend = self.backend
         model = backend.model
+        n = len(ids)
         with backend.lock, torch.inference_mode():
-            cache, keep = self._take(ids, start - 1)
+            best, shared = self._closest(ids)
+            known = {p: v for p, v in self._kept[best].known.items() if p < shared} if best is not None else {}
+            first = start  # the first position whose log-probability is not known yet
+            while first < n and first in known:
+                first += 1
+            cache, keep = self._take(best, min(first - 1, shared)) if first < n else (None, n - 1)
             fed = ids[keep:-1]
-            n_scored = len(ids) - start
-            kwargs: dict[str, Any] = {self._cache_arg: cache, "use_cache": True}
-            if self._keep_arg:
-                kwargs[self._keep_arg] = n_scored
-            try:
-                output = model(input_ids=torch.tensor([fed], device=model.device), **kwargs)
-            except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
-                raise ProbeError(f"forward pass failed on {backend.path}: {exc}") from None
             self.stats.sequences += 1
             self.stats.evaluated_tokens += len(fed)
-            self.stats.reused_tokens += keep
-            if self.reuse:
-                others = self._kept[len(self._kept) - (self.slots - 1) :] if self.slots > 1 else []
-                self._kept = [*others, _Slot(output[self._cache_arg], ids[:-1])]
-            logits = output.logits[0, -n_scored:].float()
-            target = torch.tensor(ids[start:], device=logits.device)
-            values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0]
-        return TokenLogprobs(tuple(ids[start:]), tuple(float(v) for v in values.tolist()))
+            self.stats.reused_tokens += n - 1 - len(fed)
+            if first < n:
+                kwargs: dict[str, Any] = {self._cache_arg: cache, "use_cache": True}
+                if self._keep_arg:
+                    kwargs[self._keep_arg] = n - first
+                try:
+                    output = model(input_ids=torch.tensor([fed], device=model.device), **kwargs)
+                except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
+                    raise ProbeError(f"forward pass failed on {backend.path}: {exc}") from None
+                logits = output.logits[0, -(n - first) :].float()
+                target = torch.tensor(ids[first:], device=logits.device)
+                values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0].tolist()
+                known.update(zip(range(first, n), (float(v) for v in values), strict=True))
+                if self.reuse:
+                    others = self._kept[len(self._kept) - (self.slots - 1) :] if self.slots > 1 else []
+                    self._kept = [*others, _Slot(output[self._cache_arg], ids, known)]
+        return TokenLogprobs(tuple(ids[start:]), tuple(known[p] for p in range(start, n)))
 
-    def _take(self, ids: list[int], at_most: int) -> tuple[Any, int]:
-        """``(cache, n)``: the kept cache sharing the longest prefix with ``ids``, taken out of the
-        pool and cropped to its first ``n <= at_most`` tokens; ``(None, 0)`` without reuse, when
-        the best shares less than half of its tokens (it stays for a sequence that shares more),
-        or when it refuses to be cropped (it is dropped)."""
+    def _closest(self, ids: list[int]) -> tuple[int | None, int]:
+        """``(index, n)``: the kept sequence sharing the longest prefix with ``ids``, and its length
+        (``(None, 0)`` with none kept)."""
         if not self.reuse or not self._kept:
             return None, 0
-        shared = [min(_common_prefix(slot.ids, ids), at_most) for slot in self._kept]
+        shared = [_common_prefix(slot.tokens, ids) for slot in self._kept]
         best = max(range(len(shared)), key=shared.__getitem__)
-        if shared[best] * 2 < len(self._kept[best].ids):
-            return None, 0  # a short common prefix: keep that cache for a sequence that shares more
-        slot, keep = self._kept.pop(best), shared[best]
-        remove = len(slot.ids) - keep
+        return best, shared[best]
+
+    def _take(self, best: int | None, keep: int) -> tuple[Any, int]:
+        """``(cache, keep)``: kept sequence ``best``'s cache taken out of the pool and cropped to its
+        first ``keep`` tokens (at most all it holds); ``(None, 0)`` when there is none, when ``keep`` is under half of
+        what it holds (it stays for a sequence that shares more), or when it refuses to be
+        cropped (it is dropped)."""
+        if best is None or keep <= 0:
+            return None, 0
+        held = len(self._kept[best].tokens) - 1
+        keep = min(keep, held)
+        if keep * 2 < held:
+            return None, 0
+        cache = self._kept.pop(best).cache
         try:
-            if remove > 0:
+            if held > keep:
                 # a negative argument removes that many tokens in transformers 4.x and 5.x alike
-                slot.cache.crop(-remove)
-            held = slot.cache.get_seq_length()
+                cache.crop(keep - held)
+            ok = cache.get_seq_length() == keep
         except Exception:  # noqa: BLE001 - sliding-window and recurrent caches refuse (RuntimeError, ValueError)
-            held = -1
-        return (slot.cache, keep) if held == keep else (None, 0)
+            ok = False
+        return (cache, keep) if ok else (None, 0)
 
 
 def _forward_args(model: Any) -> tuple[str | None, str]:
