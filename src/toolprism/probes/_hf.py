@@ -194,9 +194,10 @@ class HFScorer:
                 target = torch.tensor(ids[first:], device=logits.device)
                 values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0].tolist()
                 known.update(zip(range(first, n), (float(v) for v in values), strict=True))
-                if self.reuse:
+                kept = getattr(output, self._cache_arg, None)
+                if self.reuse and kept is not None:  # a model returning no cache object is scored without reuse
                     others = self._kept[len(self._kept) - (self.slots - 1) :] if self.slots > 1 else []
-                    self._kept = [*others, _Slot(output[self._cache_arg], ids, known)]
+                    self._kept = [*others, _Slot(kept, ids, known)]
         return TokenLogprobs(tuple(ids[start:]), tuple(known[p] for p in range(start, n)))
 
     def _closest(self, ids: list[int]) -> tuple[int | None, int]:
