@@ -1,5 +1,6 @@
 """The ``hf`` backend on a tiny random model built here (nothing downloaded): loading, a run,
-determinism, greedy decoding, context overflow, log-probabilities, interruption, bad input."""
+determinism, greedy decoding, context overflow, interruption, bad input (log-probabilities:
+tests/probes/test_hf_scorer.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
+from _tiny_hf import MESSAGES, TOOL, build_model  # noqa: E402  (tests/_tiny_hf.py)
+
 from toolprism.backends import _hf as hf  # noqa: E402
 from toolprism.backends import create_backend  # noqa: E402
 from toolprism.backends._hf import HFBackend, template_messages  # noqa: E402
@@ -21,89 +24,6 @@ from toolprism.evaluation import RunConfig, evaluate  # noqa: E402
 from toolprism.run import RunStore  # noqa: E402
 
 pytestmark = pytest.mark.hf
-
-CHAT_TEMPLATE = """\
-{%- if messages[0].role == 'system' or tools %}<|im_start|>system
-{% if messages[0].role == 'system' %}{{ messages[0].content }}
-{% endif %}{% if tools %}# Tools
-{% for tool in tools %}{{ tool | tojson }}
-{% endfor %}{% endif %}<|im_end|>
-{% endif %}
-{%- for message in messages %}
-{%- if message.role == 'system' and loop.first %}
-{%- elif message.role == 'assistant' %}<|im_start|>assistant
-{{ message.content }}{% for call in message.tool_calls or [] %}<tool_call>\
-{{ {"name": call.function.name, "arguments": call.function.arguments} | tojson }}</tool_call>{% endfor %}<|im_end|>
-{% elif message.role == 'tool' %}<|im_start|>user
-<tool_response name="{{ message.name }}">{{ message.content }}</tool_response><|im_end|>
-{% else %}<|im_start|>{{ message.role }}
-{{ message.content }}<|im_end|>
-{% endif %}
-{%- endfor %}
-{%- if add_generation_prompt %}<|im_start|>assistant
-{% endif %}"""
-
-TOOL = {
-    "type": "function",
-    "function": {
-        "name": "set_light",
-        "description": "Switch a light.",
-        "parameters": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"]},
-    },
-}
-MESSAGES = [{"role": "system", "content": "You control a house."}, {"role": "user", "content": "Turn the light on."}]
-
-
-def _corpus() -> list[str]:
-    """Text like the prompts the run shows (the domain's tools and policy), so prompts stay short."""
-    from toolprism.domains import get_domain
-
-    domain = get_domain("smart_home")
-    return [json.dumps(TOOL), domain.policy, CHAT_TEMPLATE] + [json.dumps(t) for t in _native_tools()] * 3
-
-
-def _native_tools() -> list[dict]:
-    from toolprism.evaluation._evaluate import plan_run
-
-    specs, _ = plan_run(RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=1))
-    return list(specs[0].variant.openai_tools)
-
-
-def build_model(path, *, max_positions: int = 8192, seed: int = 0, sampling_defaults: bool = True):
-    """A 2-layer Llama with hidden size 32 and a byte-level BPE tokenizer with a tool chat template."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1024, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    tok.train_from_iterator(_corpus(), trainer)
-    tokenizer = transformers.PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>"
-    )
-    tokenizer.chat_template = CHAT_TEMPLATE
-    torch.manual_seed(seed)
-    config = transformers.LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=max_positions,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    model = transformers.LlamaForCausalLM(config)
-    if sampling_defaults:  # as instruct models ship: the backend must still decode greedily
-        model.generation_config.do_sample = True
-        model.generation_config.temperature = 0.7
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -256,8 +176,6 @@ def test_overflow_raises_context_overflow(tmp_path):
         small.generate(long, [TOOL])
     with pytest.raises(ContextOverflow):
         asyncio.run(hf.HFAgent(small, seed=0).respond(long, [TOOL]))
-    with pytest.raises(ContextOverflow):
-        small.logprobs(long, [TOOL], "yes")
     assert issubclass(ContextOverflow, BackendError)
 
 
@@ -268,22 +186,6 @@ def test_generation_is_capped_at_the_position_limit(tmp_path):
     assert n < 64
     _, prompt_tokens, completion_tokens = small.generate(short, [])
     assert prompt_tokens + completion_tokens <= 64
-
-
-def test_logprobs_match_the_models_own_loss(backend):
-    continuation = '<tool_call>{"name": "set_light", "arguments": {"on": true}}</tool_call>'
-    result = backend.logprobs(MESSAGES, [TOOL], continuation)
-    prompt = backend.prompt_ids(MESSAGES, [TOOL])
-    cont = backend.tokenizer(continuation, add_special_tokens=False)["input_ids"]
-    assert result.token_ids == tuple(cont) and len(result.logprobs_nats) == len(cont) > 1
-    assert all(v < 0 for v in result.logprobs_nats)
-    ids = torch.tensor([prompt + cont])
-    labels = ids.clone()
-    labels[0, : len(prompt)] = -100
-    with torch.no_grad():
-        loss = backend.model(input_ids=ids, labels=labels).loss  # mean NLL over the continuation's tokens
-    assert sum(result.logprobs_nats) == pytest.approx(-float(loss) * len(cont), rel=1e-4)
-    assert backend.logprobs(MESSAGES, [TOOL], "") == ((), ())
 
 
 def test_stop_flag_ends_generation(backend):

@@ -98,12 +98,23 @@ def create_backend(
     )
 
 
+def __getattr__(name: str) -> Any:
+    """``HFBackend``, imported on first use (its module imports neither torch nor transformers,
+    but the hf backend is optional and most runs never touch it)."""
+    if name == "HFBackend":
+        from toolprism.backends._hf import HFBackend
+
+        return HFBackend
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_MODEL",
     "TOOL_FORMATS",
     "Agent",
     "Backend",
     "EpisodeContext",
+    "HFBackend",
     "Message",
     "ModelTurn",
     "OracleAgent",

@@ -15,8 +15,9 @@ by a lock. A prompt longer than the model's position limit raises
 :class:`~toolprism.errors.ContextOverflow`. Cancelling a turn (Ctrl-C, a budget) stops the
 generation at the next token.
 
-:meth:`HFBackend.logprobs` scores a continuation token by token (the basis of log-probability
-probes).
+Log-probabilities (teacher-forced scoring on the same rendering, with ``past_key_values`` reuse)
+are ``toolprism.probes.HFScorer``'s: :meth:`HFBackend.render` and :meth:`HFBackend.token_ids`
+are the rendering and tokenisation both share.
 
 Options come from the constructor or, for ``create_backend``, the environment:
 ``TOOLPRISM_HF_DEVICE`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``...), ``TOOLPRISM_HF_DTYPE``
@@ -34,7 +35,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
 from toolprism.backends._formats import parse_output
@@ -190,18 +191,6 @@ def _style(tool_format: str) -> str:
     """The parser style for a run's ``tool_format``: the chat template renders the tools whatever
     it is, so ``native`` (the default) reads every convention."""
     return "auto" if tool_format == "native" else tool_format
-
-
-class Continuation(NamedTuple):
-    """Per-token log-probabilities of a continuation.
-
-    Attributes:
-        token_ids: the continuation's token ids, length n.
-        logprobs_nats: ``log p(token_i | prompt, token_<i)`` for each, natural log, length n.
-    """
-
-    token_ids: tuple[int, ...]
-    logprobs_nats: tuple[float, ...]
 
 
 class _StopFlag:
@@ -401,20 +390,44 @@ class HFBackend:
         """Stop every generation in progress at its next token (they raise BackendError)."""
         self._interrupt.set()
 
-    def prompt_ids(self, messages: Sequence[Message], tools: Sequence[JSON]) -> list[int]:
-        """The token ids of the chat template rendered with ``tools`` and the generation prompt.
+    def render(self, messages: Sequence[Message], tools: Sequence[JSON], *, generation_prompt: bool = True) -> str:
+        """The prompt text: the model's chat template over :func:`template_messages` with ``tools``
+        (none: ``tools=None``), with the open assistant turn when ``generation_prompt`` is true.
 
         Raises:
             BackendError: the template failed on these messages (e.g. it forbids a role order).
         """
-        tokenizer = self.tokenizer
         try:
-            text = tokenizer.apply_chat_template(
-                template_messages(messages), tools=list(tools) or None, add_generation_prompt=True, tokenize=False
+            return self.tokenizer.apply_chat_template(
+                template_messages(messages),
+                tools=list(tools) or None,
+                add_generation_prompt=generation_prompt,
+                tokenize=False,
             )
         except Exception as exc:  # noqa: BLE001 - jinja raises TemplateError and anything a template raises
             raise BackendError(f"the chat template of {self.path} failed: {exc}") from exc
-        return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def token_ids(self, text: str) -> list[int]:
+        """``text`` tokenised as a rendered prompt is (no special tokens added: the template writes them)."""
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    @property
+    def max_positions(self) -> int | None:
+        """The model's position limit (tokens), or None when its config gives none."""
+        return self._loaded.max_positions
+
+    @property
+    def lock(self) -> threading.Lock:
+        """The lock serialising every use of the shared model (generation, scoring)."""
+        return self._loaded.lock
+
+    def prompt_ids(self, messages: Sequence[Message], tools: Sequence[JSON]) -> list[int]:
+        """The token ids of :meth:`render` with the generation prompt.
+
+        Raises:
+            BackendError: the template failed on these messages (e.g. it forbids a role order).
+        """
+        return self.token_ids(self.render(messages, tools))
 
     def _check_fits(self, n_tokens: int) -> None:
         limit = self._loaded.max_positions
@@ -480,36 +493,5 @@ class HFBackend:
         text = loaded.tokenizer.decode(new, skip_special_tokens=False)
         return text, len(ids), len(out[0]) - len(ids)
 
-    def logprobs(self, messages: Sequence[Message], tools: Sequence[JSON], continuation: str) -> Continuation:
-        """Log-probabilities of ``continuation`` as the assistant's reply to ``messages``.
 
-        The prompt is the chat template with ``tools`` and the generation prompt (as in
-        :meth:`generate`); ``continuation`` is tokenised on its own (no special tokens added)
-        and appended. One forward pass, float32 log-softmax. Blocking; serialised with generation.
-
-        Returns:
-            :class:`Continuation`: n token ids and n log-probabilities in nats (n may be 0).
-
-        Raises:
-            ContextOverflow: prompt and continuation together exceed the model's positions.
-            BackendError: the template or the model failed.
-        """
-        torch, _ = _import_hf()
-        prompt = self.prompt_ids(messages, tools)
-        loaded = self._loaded
-        cont = list(loaded.tokenizer(continuation, add_special_tokens=False)["input_ids"])
-        self._check_fits(len(prompt) + len(cont) - 1)
-        if not cont:
-            return Continuation((), ())
-        with loaded.lock, torch.inference_mode():
-            ids = torch.tensor([prompt + cont], device=loaded.model.device)
-            try:
-                logits = loaded.model(input_ids=ids).logits[0, len(prompt) - 1 : -1].float()
-            except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
-                raise BackendError(f"forward pass failed on {self.path}: {exc}") from exc
-            target = ids[0, len(prompt) :]
-            values = torch.log_softmax(logits, dim=-1).gather(1, target[:, None])[:, 0]
-        return Continuation(tuple(cont), tuple(values.tolist()))
-
-
-__all__ = ["Continuation", "HFAgent", "HFBackend", "INSTALL_HINT", "is_model_dir", "template_messages"]
+__all__ = ["HFAgent", "HFBackend", "INSTALL_HINT", "is_model_dir", "template_messages"]
