@@ -109,9 +109,10 @@ def test_action_distribution_is_exact_and_sums_to_one() -> None:
     dist = action_distribution(scorer, MESSAGES, TOOLS)
     context = render_prompt(MESSAGES, TOOLS)
     opener = '{"name": "'
-    assert call_syntax(scorer, MESSAGES, TOOLS) == (opener, '"')
+    end = '", "arguments":'
+    assert call_syntax(scorer, MESSAGES, TOOLS) == (opener, end)
     p_open = math.exp(by_hand(context, opener))
-    joint = {t["function"]["name"]: math.exp(by_hand(context, opener + t["function"]["name"] + '"')) for t in TOOLS}
+    joint = {t["function"]["name"]: math.exp(by_hand(context, opener + t["function"]["name"] + end)) for t in TOOLS}
     z = sum(joint.values())
     assert set(dist.probs) == {"get_order", "get_order_details", "cancel_order", REPLY}
     assert math.fsum(dist.probs.values()) == pytest.approx(1.0, abs=1e-12)

@@ -162,11 +162,26 @@ def test_surprisal_matches_a_direct_forward_pass(backend, scorer, index):
 def test_action_distribution_matches_a_direct_forward_pass(backend, scorer):
     messages = MESSAGES[:4]  # after get_order's return: cancel, read again, or reply
     opener = '<tool_call>{"name": "'  # CHAT_TEMPLATE's call, read off the template by hand
-    assert tuple(call_syntax(scorer, messages, TOOLS)) == (opener, '"')
+    end = '", "arguments":'
+    assert tuple(call_syntax(scorer, messages, TOOLS)) == (opener, end)
     context = _template(backend, messages, TOOLS, generation_prompt=True)
-    log_open = _direct_logprobs(backend, context, opener).sum()
     names = [t["function"]["name"] for t in TOOLS]
-    log_joint = np.array([_direct_logprobs(backend, context, f'{opener}{n}"').sum() for n in names])
+    log_joint = np.array([_direct_logprobs(backend, context, f"{opener}{n}{end}").sum() for n in names])
+
+    def tail_ids(continuation: str) -> list[int]:
+        n = len(_direct_logprobs(backend, context, continuation))
+        return backend.token_ids(context + continuation)[-n:]
+
+    opener_ids = tail_ids(opener)
+    shared = min(
+        next(
+            (i for i, (a, b) in enumerate(zip(opener_ids, tail_ids(f"{opener}{n}{end}"), strict=False)) if a != b),
+            len(opener_ids),
+        )
+        for n in names
+    )
+    assert shared > 0
+    log_open = _direct_logprobs(backend, context, opener)[:shared].sum()
     p_open = math.exp(log_open)
     shares = np.exp(log_joint - log_joint.max()) / np.exp(log_joint - log_joint.max()).sum()
     expected = {REPLY: 1 - p_open, **{n: p_open * s for n, s in zip(names, shares, strict=True)}}

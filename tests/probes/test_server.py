@@ -125,7 +125,7 @@ def test_render_is_the_servers_template(scorer: ServerScorer, mock: MockOpenAISe
         assert scorer.render(MESSAGES, TOOLS, generation_prompt=prompt) == mock.lm.render(
             MESSAGES, TOOLS, add_generation_prompt=prompt
         )
-    assert call_syntax(scorer, MESSAGES, TOOLS) == ('<tool_call>\n{"name": "', '"')
+    assert call_syntax(scorer, MESSAGES, TOOLS) == ('<tool_call>\n{"name": "', '", "arguments":')
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,8 @@ def test_surprisal_and_action_distribution_match_direct_forward_passes(scorer: S
     context = lm.render(MESSAGES, TOOLS, add_generation_prompt=True)
     opener = '<tool_call>\n{"name": "'
     log_open = sum(direct(lm, context, opener))
-    joint = {t["function"]["name"]: sum(direct(lm, context, opener + t["function"]["name"] + '"')) for t in TOOLS}
+    end = '", "arguments":'
+    joint = {t["function"]["name"]: sum(direct(lm, context, opener + t["function"]["name"] + end)) for t in TOOLS}
     log_z = max(joint.values()) + math.log(sum(math.exp(v - max(joint.values())) for v in joint.values()))
     dist = action_distribution(scorer, MESSAGES, TOOLS)
     assert set(dist.probs) == {*joint, REPLY}

@@ -8,11 +8,21 @@ Surprisal (nats per token, :class:`Surprisal`):
 - ``S1``: the same given the whole prefix (policy, user turns, earlier calls and returns);
 - ``G = S1 - S0``; ``*_first`` are the same quantities on the first scored token only.
 
-Legal-action distribution (:class:`ActionDistribution`), computed exactly, not sampled:
-``P(reply) = 1 - P(opener)``, the "reply remainder" (every continuation that does not start a
-tool call); each tool ``t`` gets the call mass in proportion to the joint probability of
-``opener + t + name_end``, so the n + 1 probabilities sum to 1. ``name_mass`` records how much of
-the opener's mass went to legal names (the rest, renormalised away, is on names no tool has).
+Legal-action distribution (:class:`ActionDistribution`), computed exactly, not sampled, from
+the tool-name continuations ``opener + t + name_end`` (:func:`toolprism.probes.call_syntax`):
+
+- the call mass ``P(call)`` is the probability of the opener's tokens that every tool's
+  continuation starts with (tokens where the opener merges with a name are left to the names);
+- ``P(reply) = 1 - P(call)``, the "reply remainder" (every continuation that does not start a
+  tool call);
+- each tool ``t`` gets the call mass in proportion to the joint probability of its continuation,
+  so the n + 1 probabilities sum to 1. ``name_mass`` records how much of the call mass the legal
+  names' continuations carry (the rest, renormalised away, is on names no tool has).
+
+Deviation: Xu et al. read the call mass off one next-token distribution (a single call token);
+an opener of several tokens (``{"name": "``) generalises it to the product of their
+probabilities. When no opener token is shared (an empty opener), ``P(call)`` is the sum of the
+joints.
 """
 
 from __future__ import annotations
@@ -102,8 +112,8 @@ class ActionDistribution(BaseModel):
 
     Attributes:
         probs: action → probability, for every tool name and :data:`REPLY`; sums to 1.
-        opener_prob: probability of the call opener (the mass on calling any tool).
-        name_mass: share of the opener's mass on legal tool names (before renormalising).
+        opener_prob: the call mass ``P(call)`` (module docstring), ``1 - probs[REPLY]``.
+        name_mass: share of the call mass on legal tool names (before renormalising).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -144,10 +154,21 @@ def action_distribution(
     context = scorer.render(messages, tools, generation_prompt=True)
     continuations = [syntax.opener] + [syntax.opener + n + syntax.name_end for n in names]
     opener, *joint = scorer.score(context, continuations)
-    p_open = math.exp(opener.total)
-    # log-sum-exp over the joint log-probabilities, then each tool's share of the opener's mass
+    shared = min(_common_prefix(opener.token_ids, j.token_ids) for j in joint)
+    # log-sum-exp over the joint log-probabilities, then each tool's share of the call mass
     top = max(j.total for j in joint)
     log_z = top + math.log(math.fsum(math.exp(j.total - top) for j in joint))
-    probs = {n: p_open * math.exp(j.total - log_z) for n, j in zip(names, joint, strict=True)}
-    probs[REPLY] = 1.0 - p_open
-    return ActionDistribution(probs=probs, opener_prob=p_open, name_mass=min(1.0, math.exp(log_z - opener.total)))
+    log_call = math.fsum(opener.logprobs[:shared]) if shared else log_z
+    p_call = math.exp(log_call)
+    probs = {n: p_call * math.exp(j.total - log_z) for n, j in zip(names, joint, strict=True)}
+    probs[REPLY] = 1.0 - p_call
+    return ActionDistribution(probs=probs, opener_prob=p_call, name_mass=min(1.0, math.exp(log_z - log_call)))
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

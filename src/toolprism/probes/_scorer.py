@@ -166,8 +166,12 @@ class CallSyntax(NamedTuple):
     Attributes:
         opener: the text from the start of the assistant turn to the tool name
             (``{"name": "`` for the embedded format, ``<tool_call>\\n{"name": "`` for Hermes).
-        name_end: the character right after the name (``"``), which ends it (so ``get_order``
-            is not a prefix of ``get_order_details``).
+        name_end: the fixed text after the name, up to the arguments, trailing spaces left off
+            (``", "arguments":``): it ends the name (so ``get_order`` is not a prefix of
+            ``get_order_details``) at a natural token boundary (GPT-2-style tokenizers write
+            ``",`` as one token, so a lone ``"`` would be an improbable token the model never
+            writes there). When the arguments are not found after the name, the one character
+            after it.
     """
 
     opener: str
@@ -175,7 +179,8 @@ class CallSyntax(NamedTuple):
 
 
 def call_syntax(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON]) -> CallSyntax:
-    """Find the call opener by rendering an assistant call of a sentinel tool after ``messages``.
+    """Find the call opener by rendering an assistant call of a sentinel tool (arguments ``{}``)
+    after ``messages``.
 
     Raises:
         ProbeError: the rendered call does not extend the generation prompt, or the sentinel
@@ -192,6 +197,9 @@ def call_syntax(scorer: LogprobScorer, messages: Sequence[Message], tools: Seque
         raise ProbeError("the rendered tool call does not extend the generation prompt")
     tail = full[len(context) :]
     at = tail.find(SENTINEL)
-    if at < 0 or at + len(SENTINEL) >= len(tail):
+    end = at + len(SENTINEL)
+    if at < 0 or end >= len(tail):
         raise ProbeError("the template does not write the tool name into the call")
-    return CallSyntax(tail[:at], tail[at + len(SENTINEL)])
+    arguments = tail.find("{}", end)
+    name_end = tail[end:arguments].rstrip() if arguments > end else ""
+    return CallSyntax(tail[:at], name_end or tail[end])
