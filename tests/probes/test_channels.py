@@ -46,6 +46,9 @@ class CharScorer:
     def render(self, messages: Sequence[dict], tools: Sequence[dict], *, generation_prompt: bool = True) -> str:
         return render_prompt(messages, tools, generation_prompt=generation_prompt)
 
+    def tokenize(self, text: str) -> list[int]:
+        return [ord(c) for c in text]
+
     def score(self, context: str, continuations: Sequence[str]) -> list[TokenLogprobs]:
         out = []
         for cont in continuations:

@@ -22,10 +22,9 @@ Design (faithful to the paper unless said):
   leader, and grouped mass on the domain's two state-rereading tools, on its write tools, and on
   replying (pi(V)).
 - **Prefix control**: every arm's rendered context before the site payload must be the same text
-  (else :class:`ProbeError`); its SHA-256 is ``prefix_hash``. Where the scorer can tokenise
-  (an optional ``tokenize(text) -> list[int]`` method, as ``score`` tokenises a prompt), the
-  context tokens kept before the payload (the scored-token rule of ``_scorer.py``) are hashed too
-  (``prefix_token_hash``), so token-level identity across arms is checked, not assumed.
+  (else :class:`ProbeError`); its SHA-256 is ``prefix_hash``. The context tokens kept before the
+  payload (the scored-token rule of ``_scorer.py``, through the scorer's ``tokenize``) are hashed
+  too (``prefix_token_hash``), so token-level identity across arms is checked, not assumed.
 
 Cost order: all arms of a task are scored together; within a task the schema-only (S0) contexts
 come first, then each arm's whole-prefix contexts in order of ``k``, so a scorer that reuses the
@@ -37,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -106,7 +105,7 @@ class FaultRow(BaseModel):
         opener_prob, name_mass: see :class:`toolprism.probes.ActionDistribution`.
         prefix_hash: SHA-256 of the rendered text before the site payload (identical across arms).
         prefix_token_hash, prefix_tokens: SHA-256 and count of the context tokens kept before the
-            site payload, where the scorer can tokenise; else None.
+            site payload (None in results stored before scorers could tokenise).
     """
 
     model_config = _SERIALISE
@@ -252,10 +251,7 @@ class _SitePrefix(NamedTuple):
 def _site_prefix(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON], index: int) -> _SitePrefix:
     """The rendered text before the site payload, and the context tokens kept before it."""
     context, text = turn_span(scorer, messages[: index + 1], tools, index, messages[index]["content"])
-    tokenize: Callable[[str], Sequence[int]] | None = getattr(scorer, "tokenize", None)
-    if tokenize is None:
-        return _SitePrefix(context, None, None)
-    context_ids, full_ids = list(tokenize(context)), list(tokenize(context + text))
+    context_ids, full_ids = scorer.tokenize(context), scorer.tokenize(context + text)
     kept = full_ids[: scored_tokens(context_ids, full_ids)]
     return _SitePrefix(context, _sha(json.dumps(kept)), len(kept))
 

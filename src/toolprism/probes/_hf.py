@@ -125,6 +125,10 @@ class HFScorer:
         except BackendError as exc:
             raise ProbeError(str(exc)) from None
 
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text`` as :meth:`score` tokenises it (``LogprobScorer.tokenize``)."""
+        return list(self.backend.token_ids(text))
+
     def reset(self) -> None:
         """Drop the kept caches and zero :attr:`stats`."""
         self._kept = []

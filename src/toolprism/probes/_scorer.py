@@ -90,6 +90,11 @@ class LogprobScorer(Protocol):
         """
         ...
 
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text`` tokenised as a whole, as :meth:`score` tokenises (special tokens
+        parsed, none added): what the byte-identical-prefix check compares."""
+        ...
+
     def score(self, context: str, continuations: Sequence[str]) -> list[TokenLogprobs]:
         """Log-probabilities of each continuation after ``context`` (module docstring: which tokens).
 

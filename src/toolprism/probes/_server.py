@@ -203,6 +203,10 @@ class ServerScorer:
         key = json.dumps([list(messages), list(tools), generation_prompt], sort_keys=True, default=str)
         return self._renders.get_or(key, lambda: self._render(messages, tools, generation_prompt))
 
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids of ``text`` as :meth:`score` tokenises it (``LogprobScorer.tokenize``)."""
+        return list(self._tokenize(text))
+
     def score(self, context: str, continuations: Sequence[str]) -> list[TokenLogprobs]:
         """Log-probabilities (nats) of each continuation after ``context``
         (:class:`~toolprism.probes.LogprobScorer`).
