@@ -84,8 +84,10 @@ def surprisal(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequenc
     s0_messages = schema_only_messages(messages, index)
     name = s0_messages[0]["tool_calls"][0]["function"]["name"]
     s0_tools = [_tool_schema(tools, name)]
-    (s0,) = scorer.score(*turn_span(scorer, s0_messages, s0_tools, 1, text))
-    (s1,) = scorer.score(*turn_span(scorer, messages[: index + 1], tools, index, text))
+    s0_context, _ = turn_span(scorer, s0_messages, s0_tools, 1, text)
+    s1_context, _ = turn_span(scorer, messages[: index + 1], tools, index, text)
+    (s0,) = scorer.score(s0_context, [text])
+    (s1,) = scorer.score(s1_context, [text])
     return Surprisal(
         s0=s0.mean_surprisal,
         s1=s1.mean_surprisal,
