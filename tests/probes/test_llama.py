@@ -133,10 +133,16 @@ def test_prefix_reuse_changes_no_number(scorer) -> None:  # noqa: ANN001
     scorer.close()
     start = scorer.decoded
     reused = {arm: scorer.score(*_span(scorer, _messages(reply)))[0] for arm, reply in ARMS.items()}
-    assert reused == fresh
+    # bit-identical on this machine's build; 1e-6 leaves room for other CPU kernels, and still
+    # catches a one-token batch (up to 0.07 nats off)
+    for arm in ARMS:
+        assert reused[arm].token_ids == fresh[arm].token_ids
+        assert np.max(np.abs(np.subtract(reused[arm].logprobs, fresh[arm].logprobs))) <= 1e-6
     assert scorer.decoded - start < 2 * alone  # four arms cost well under two evaluations
-    # the same through the channel, twice in a row: identical
-    assert surprisal(scorer, _messages(ARMS["Nm"]), TOOLS, 3) == surprisal(scorer, _messages(ARMS["Nm"]), TOOLS, 3)
+    # the same through the channel, twice in a row (the second from the cache)
+    scorer.close()
+    first = surprisal(scorer, _messages(ARMS["Nm"]), TOOLS, 3)
+    assert tuple(surprisal(scorer, _messages(ARMS["Nm"]), TOOLS, 3)) == pytest.approx(tuple(first), abs=1e-6)
 
 
 def _span(scorer, messages):  # noqa: ANN001, ANN202

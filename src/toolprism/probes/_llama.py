@@ -23,7 +23,9 @@ was scored before it and equals a from-scratch evaluation (tests/probes/test_lla
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +73,16 @@ FORK_MIN = 64
 """A request that would cut more than this many cached tokens off its best sequence copies the
 shared prefix into another slot instead (no compute; the cells are shared), so alternating
 contexts (S0's short schema-only prompt, S1's long prefix) each keep their cache."""
+
+
+_OPEN: weakref.WeakSet[LlamaScorer] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open() -> None:
+    """Free open scorers before interpreter teardown (llama.cpp's finalizers fail after it)."""
+    for scorer in list(_OPEN):
+        scorer.close()
 
 
 @dataclass
@@ -149,9 +161,12 @@ class LlamaScorer:
         """Free the scorer's model, context and cache (they are rebuilt on next use)."""
         with self._lock:
             if self._model is not None:
+                from llama_cpp._utils import suppress_stdout_stderr
+
                 _import_llama_cpp().llama_batch_free(self._batch)
-                self._ctx.close()
-                self._model.close()
+                with suppress_stdout_stderr(disable=False):  # llama.cpp logs the freed buffers
+                    self._ctx.close()
+                    self._model.close()
                 self._model = self._ctx = self._batch = None
             self._slots = [_Slot() for _ in range(SLOTS)]
 
@@ -184,6 +199,7 @@ class LlamaScorer:
             raise BackendError(f"could not load {b.path}: {exc}") from exc
         self._model, self._ctx = model, ctx
         self._batch = llama_cpp.llama_batch_init(N_BATCH, 0, 1)
+        _OPEN.add(self)
 
     def _tokenize(self, text: str) -> list[int]:
         self._load()
