@@ -3,9 +3,9 @@
 At one retail decision point (the first task with all four arms C, F, Ns, Nm at a
 ``get_order_details`` site), with :class:`toolprism.probes._llama.LlamaScorer`:
 
-- S1 of one arm from a cold cache, then S1 of four arms in a row from a cold cache (the shared
-  ~3,500-token prefix evaluated once), and four arms each from a cold cache (no reuse);
-- the surprisal channels (S0 and S1) of four arms in a row vs one arm;
+- S1 of one arm from a cold cache (what each arm costs without reuse), then S1 of the other three
+  arms (the shared ~3,500-token prefix reused);
+- then the surprisal channels (S0 and S1) of the four arms in a row (S0's short prompt new);
 - one legal-action distribution (17 continuations: the call opener and 16 tool names) vs one
   continuation, both after the context is cached.
 
@@ -94,46 +94,35 @@ def main() -> None:
         context, text = turn_span(scorer, arms[name], tools, index[name], arms[name][index[name]]["content"])
         return scorer.score(context, [text])
 
-    rows: list[tuple[str, tuple[float, float, int]]] = []
-    scorer.close()
-    rows.append(("S1, 1 arm, cold cache", _measure(scorer, lambda: s1("C"))))
-    scorer.close()
-    rows.append(("S1, 4 arms in a row, cold cache", _measure(scorer, lambda: [s1(a) for a in arms])))
+    prompt = len(scorer.tokenize(scorer.render(arms["C"], tools)))
+    print(f"model {scorer.name}, retail site {args.tool}, prompt {prompt} tokens, arms {', '.join(arms)}")
+    print(f"{'measurement':<62} {'wall s':>8} {'cpu s':>8} {'decoded':>8}", flush=True)
+    rows = {}
 
-    def no_reuse() -> None:
-        for a in arms:
-            scorer.close()
-            s1(a)
+    def report(label: str, figures: tuple[float, float, int]) -> None:
+        rows[label] = figures
+        print(f"{label:<62} {figures[0]:8.2f} {figures[1]:8.2f} {figures[2]:8d}", flush=True)
 
-    rows.append(("S1, 4 arms, each cold (no reuse)", _measure(scorer, no_reuse)))
     scorer.close()
-    rows.append(("S0+S1, 1 arm, cold cache", _measure(scorer, lambda: surprisal(scorer, arms["C"], tools, index["C"]))))
-    scorer.close()
-    rows.append(
-        (
-            "S0+S1, 4 arms in a row, cold cache",
-            _measure(scorer, lambda: [surprisal(scorer, m, tools, index[a]) for a, m in arms.items()]),
-        )
+    report("S1, arm C, cold cache (= one arm without reuse)", _measure(scorer, lambda: s1("C")))
+    rest = [a for a in arms if a != "C"]
+    report(f"S1, arms {', '.join(rest)} after C (prefix reused)", _measure(scorer, lambda: [s1(a) for a in rest]))
+    report(
+        "S0+S1 (surprisal), 4 arms in a row after that",
+        _measure(scorer, lambda: [surprisal(scorer, m, tools, index[a]) for a, m in arms.items()]),
     )
     context = scorer.render(arms["C"], tools)
     scorer.score(context, ['{"name": "'])  # the context is cached from here on
-    rows.append(("1 continuation, context cached", _measure(scorer, lambda: scorer.score(context, ['{"name": "']))))
-    rows.append(
-        (
-            f"action distribution ({len(tools) + 1} continuations), context cached",
-            _measure(scorer, lambda: action_distribution(scorer, arms["C"], tools)),
-        )
+    report("1 continuation, context cached", _measure(scorer, lambda: scorer.score(context, ['{"name": "'])))
+    report(
+        f"action distribution ({len(tools) + 1} continuations), context cached",
+        _measure(scorer, lambda: action_distribution(scorer, arms["C"], tools)),
     )
-    prompt = len(scorer.tokenize(context))
-    print(f"model {scorer.name}, retail site {args.tool}, prompt {prompt} tokens, arms {', '.join(arms)}")
-    print(f"{'measurement':<58} {'wall s':>8} {'cpu s':>8} {'decoded':>8}")
-    for label, (wall, cpu, decoded) in rows:
-        print(f"{label:<58} {wall:8.2f} {cpu:8.2f} {decoded:8d}")
-    base = dict(rows)
-    one, four_arms = base["S1, 1 arm, cold cache"], base["S1, 4 arms in a row, cold cache"]
+    one = rows["S1, arm C, cold cache (= one arm without reuse)"]
+    more = rows[f"S1, arms {', '.join(rest)} after C (prefix reused)"]
     print(
-        f"4 arms / 1 arm (S1): {four_arms[1] / one[1]:.2f}x CPU, {four_arms[2] / one[2]:.2f}x tokens "
-        f"(no reuse: {base['S1, 4 arms, each cold (no reuse)'][2] / one[2]:.2f}x tokens)"
+        f"S1 of 4 arms / 1 arm: {(one[1] + more[1]) / one[1]:.2f}x CPU, {(one[2] + more[2]) / one[2]:.2f}x tokens "
+        f"decoded (without reuse: 4x)"
     )
 
 

@@ -13,6 +13,7 @@ cache between calls.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +50,8 @@ class GGUFReferenceScorer:
         self._model: Any = AutoModelForCausalLM.from_pretrained(
             str(path.parent), gguf_file=path.name, dtype=torch.float32
         ).eval()
+        forward = inspect.signature(self._model.forward).parameters
+        self._cache_arg = "cache" if "cache" in forward else "past_key_values"  # renamed in transformers 5.x
 
     def settings(self) -> dict[str, JSON]:
         """The llama scorer's settings, with this implementation named."""
@@ -70,15 +73,16 @@ class GGUFReferenceScorer:
         with torch.no_grad():
             cache = None
             if shared:
-                cache = self._model(torch.tensor([context_ids[:shared]]), use_cache=True).past_key_values
+                output = self._model(torch.tensor([context_ids[:shared]]), use_cache=True)
+                cache = getattr(output, "cache", None) or output.past_key_values
             for full, first in zip(fulls, firsts, strict=True):
                 if first >= len(full):
                     out.append(TokenLogprobs((), ()))
                     continue
-                if cache is not None:
-                    cache.crop(shared)
+                if cache is not None and cache.get_seq_length() > shared:
+                    cache.crop(shared - cache.get_seq_length())  # a negative count: tokens to remove
                 logits = self._model(
-                    torch.tensor([full[shared:-1]]), past_key_values=cache, use_cache=cache is not None
+                    torch.tensor([full[shared:-1]]), **{self._cache_arg: cache}, use_cache=cache is not None
                 ).logits[0, first - 1 - shared :]
                 out.append(_pick(torch, logits, full[first:]))
         return out
