@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._embedded import EmbeddedBackend, render_prompt
 from toolprism.backends._formats import (
     TOOL_FORMATS,
     ParsedOutput,
@@ -103,6 +104,7 @@ __all__ = [
     "TOOL_FORMATS",
     "Agent",
     "Backend",
+    "EmbeddedBackend",
     "EpisodeContext",
     "Message",
     "ModelTurn",
@@ -115,6 +117,7 @@ __all__ = [
     "ToolFormat",
     "create_backend",
     "parse_output",
+    "render_prompt",
     "render_tools_prompt",
     "to_text_messages",
 ]

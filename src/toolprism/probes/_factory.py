@@ -27,7 +27,7 @@ def create_scorer(
 
     kind, _, name = model.partition(":")
     if kind == "embedded":
-        from toolprism.backends._embedded import EmbeddedBackend
+        from toolprism.backends import EmbeddedBackend
         from toolprism.probes._llama import LlamaScorer
 
         return LlamaScorer(EmbeddedBackend(name or "smollm2"))

@@ -33,14 +33,20 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
-from toolprism.backends import Message
-from toolprism.backends._embedded import EmbeddedBackend, _import_llama_cpp, render_prompt
+from toolprism.backends import EmbeddedBackend, Message, render_prompt
 from toolprism.errors import BackendError
 from toolprism.probes._scorer import ProbeError, TokenLogprobs, scored_tokens
 from toolprism.schema import JSON
 
 N_BATCH = 512
 """Tokens per llama.cpp batch (``Llama``'s default ``n_batch``)."""
+
+
+def _llama_cpp() -> Any:
+    """llama-cpp-python (importable: the :class:`EmbeddedBackend` given to the scorer checked it)."""
+    import llama_cpp
+
+    return llama_cpp
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -163,7 +169,7 @@ class LlamaScorer:
             if self._model is not None:
                 from llama_cpp._utils import suppress_stdout_stderr
 
-                _import_llama_cpp().llama_batch_free(self._batch)
+                _llama_cpp().llama_batch_free(self._batch)
                 with suppress_stdout_stderr(disable=False):  # llama.cpp logs the freed buffers
                     self._ctx.close()
                     self._model.close()
@@ -177,7 +183,7 @@ class LlamaScorer:
         attention) with :data:`SLOTS` sequences in one unified KV cache."""
         if self._model is not None:
             return
-        llama_cpp = _import_llama_cpp()
+        llama_cpp = _llama_cpp()
         from llama_cpp import _internals
         from llama_cpp._utils import suppress_stdout_stderr
 
@@ -240,25 +246,25 @@ class LlamaScorer:
             seq = min((i for i in range(SLOTS) if i != best), key=lambda i: self._slots[i].used)
             self._drop(seq, 0)
             if keep:
-                _import_llama_cpp().llama_memory_seq_cp(self._memory(), best, seq, 0, keep)
+                _llama_cpp().llama_memory_seq_cp(self._memory(), best, seq, 0, keep)
                 self._slots[seq].tokens = self._slots[best].tokens[:keep]
         self._drop(seq, keep)
         self._slots[seq].used = self._clock
         return seq, keep
 
     def _memory(self) -> Any:
-        return _import_llama_cpp().llama_get_memory(self._ctx.ctx)
+        return _llama_cpp().llama_get_memory(self._ctx.ctx)
 
     def _drop(self, seq: int, keep: int) -> None:
         """Remove sequence ``seq``'s cache from position ``keep`` on."""
-        _import_llama_cpp().llama_memory_seq_rm(self._memory(), seq, keep, -1)
+        _llama_cpp().llama_memory_seq_rm(self._memory(), seq, keep, -1)
         del self._slots[seq].tokens[keep:]
 
     def _decode(self, seq: int, tokens: list[int], keep: int, *, want_from: int) -> np.ndarray:
         """Decode ``tokens[keep:]`` into sequence ``seq`` (whose first ``keep`` positions are
         cached) and return the logits (float32, one row per position from ``want_from`` on).
         When the KV cache is full, other slots are dropped, least recently used first."""
-        llama_cpp = _import_llama_cpp()
+        llama_cpp = _llama_cpp()
         n_vocab = self._model.n_vocab()
         rows = np.empty((len(tokens) - want_from, n_vocab), dtype=np.float32)
         batch = self._batch
