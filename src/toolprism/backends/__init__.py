@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._embedded import EmbeddedBackend, render_prompt
 from toolprism.backends._formats import (
     TOOL_FORMATS,
     ParsedOutput,
@@ -113,6 +114,7 @@ __all__ = [
     "TOOL_FORMATS",
     "Agent",
     "Backend",
+    "EmbeddedBackend",
     "EpisodeContext",
     "HFBackend",
     "Message",
@@ -126,6 +128,7 @@ __all__ = [
     "ToolFormat",
     "create_backend",
     "parse_output",
+    "render_prompt",
     "render_tools_prompt",
     "to_text_messages",
 ]
