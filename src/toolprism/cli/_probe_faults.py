@@ -143,6 +143,8 @@ def _show(summary: FaultSummary, stored: StoredStudy, directory: Path, json_outp
         print_json({"directory": str(directory), "scorer": stored.scorer, **summary.model_dump(mode="json")})
         return
     console = Console()
+    if not console.is_terminal:  # logs and pipes: keep the tables' rows on one line
+        console = Console(width=max(console.width, 200))
     console.print(fault_table(summary, stored))
     console.print(clean_table(summary))
     checked = (

@@ -172,6 +172,8 @@ def _number(value: float | None, spec: str) -> str:
 
 def _print(summary: probes.VariantProbeSummary, target: Path) -> None:
     console = Console()
+    if not console.is_terminal:  # logs and pipes: keep the tables' rows on one line
+        console = Console(width=max(console.width, 200))
     if not console.is_terminal:
         console = Console(width=max(console.width, 160))
     table = Table(
