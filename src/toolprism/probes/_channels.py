@@ -34,7 +34,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.backends import Message
-from toolprism.probes._scorer import LogprobScorer, ProbeError, call_syntax, turn_span
+from toolprism.probes._scorer import LogprobScorer, ProbeError, TokenLogprobs, call_syntax, turn_span
 from toolprism.schema import JSON
 
 REPLY = "reply"
@@ -58,6 +58,20 @@ class Surprisal(NamedTuple):
     s1_first: float
     g_first: float
     n_tokens: int
+
+    @classmethod
+    def of(cls, s0: TokenLogprobs, s1: TokenLogprobs) -> Surprisal:
+        """The channels from the return's scored tokens under the schema alone (``s0``) and under
+        the whole prefix (``s1``)."""
+        return cls(
+            s0=s0.mean_surprisal,
+            s1=s1.mean_surprisal,
+            g=s1.mean_surprisal - s0.mean_surprisal,
+            s0_first=s0.first_surprisal,
+            s1_first=s1.first_surprisal,
+            g_first=s1.first_surprisal - s0.first_surprisal,
+            n_tokens=len(s1.logprobs),
+        )
 
 
 def _tool_schema(tools: Sequence[JSON], name: str) -> JSON:
@@ -96,15 +110,7 @@ def surprisal(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequenc
     s0_tools = [_tool_schema(tools, name)]
     (s0,) = scorer.score(turn_span(scorer, s0_messages, s0_tools, 1, text)[0], [text])
     (s1,) = scorer.score(turn_span(scorer, messages[: index + 1], tools, index, text)[0], [text])
-    return Surprisal(
-        s0=s0.mean_surprisal,
-        s1=s1.mean_surprisal,
-        g=s1.mean_surprisal - s0.mean_surprisal,
-        s0_first=s0.first_surprisal,
-        s1_first=s1.first_surprisal,
-        g_first=s1.first_surprisal - s0.first_surprisal,
-        n_tokens=len(s1.logprobs),
-    )
+    return Surprisal.of(s0, s1)
 
 
 class ActionDistribution(BaseModel):

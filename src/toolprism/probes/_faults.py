@@ -183,18 +183,6 @@ def _s0(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON
     return scored
 
 
-def _surprisal(s0: TokenLogprobs, s1: TokenLogprobs) -> Surprisal:
-    return Surprisal(
-        s0=s0.mean_surprisal,
-        s1=s1.mean_surprisal,
-        g=s1.mean_surprisal - s0.mean_surprisal,
-        s0_first=s0.first_surprisal,
-        s1_first=s1.first_surprisal,
-        g_first=s1.first_surprisal - s0.first_surprisal,
-        n_tokens=len(s1.logprobs),
-    )
-
-
 def _sha(data: str) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
@@ -238,7 +226,7 @@ def task_rows(
             text = messages[i]["content"]
             (s1,) = scorer.score(turn_span(scorer, messages[: i + 1], tools, i, text)[0], [text])
             distribution = action_distribution(scorer, messages[: i + 1], tools)
-            rows.append(_row(task, site, arm, k, _surprisal(s0[(a, k)], s1), distribution, config, prefix))
+            rows.append(_row(task, site, arm, k, Surprisal.of(s0[(a, k)], s1), distribution, config, prefix))
     return rows
 
 
