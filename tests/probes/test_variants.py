@@ -417,3 +417,33 @@ def test_cli_runs_both_probes_with_the_model_it_names(
     assert {v["variant"]: v["compliance"] for v in summary["variants"]} == {
         "native": 1.0, "transaction": 1.0, "merge": 0.0,
     }  # fmt: skip
+
+
+def test_variants_are_paired_over_the_chosen_variants_only(saboteur: Path) -> None:
+    """A task a left-out variant could not score still counts for the chosen ones (QA: -v could not
+    rescue a run where one variant overflowed on other tasks than the rest)."""
+    import sqlite3
+
+    from toolprism.errors import ConfigError
+
+    task = run_success(saboteur).tasks[0]
+    with sqlite3.connect(saboteur / "results.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE task_id = ? AND variant = 'merge' AND condition = ''", (task,))
+    assert task in run_success(saboteur).dropped
+    chosen = run_success(saboteur, ["transaction", "native"])
+    assert chosen.variants == ["transaction", "native"] and len(chosen.tasks) == 6 and chosen.dropped == []
+    for bad, message in (([], "names no variant"), (["native", "native"], "'native' more than once"),
+                         (["native", "nope"], "no variant 'nope'")):  # fmt: skip
+        with pytest.raises(ConfigError, match=message):
+            run_success(saboteur, bad)
+
+
+def test_cli_rejects_an_empty_or_repeated_variant_list_and_a_negative_seed(saboteur: Path) -> None:
+    for args, message in (
+        (["-v", ","], "names no variant"),
+        (["-v", "native,native,merge"], "'native' more than once"),
+        (["--seed", "-5"], "--seed"),
+    ):
+        result = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output and "Traceback" not in result.output, result.output

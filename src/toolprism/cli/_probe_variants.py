@@ -75,7 +75,7 @@ def variants_command(
         map(str, probes.SAMPLE_SIZES)
     ),
     bootstrap: Annotated[int, typer.Option("--bootstrap", "-B", min=1, help="Draws per curve point.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the curve's draws.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the curve's draws.")] = 0,
     compliance_turns: Annotated[int, typer.Option(min=1, help="Model turns per compliance episode.")] = (
         probes.COMPLIANCE_TURNS
     ),
@@ -94,9 +94,8 @@ def variants_command(
     queries and on all queries (bootstrap 95% intervals). The curve needs no model (--curve-only).
     Stores settings.json, success.json, loglik.jsonl, compliance.jsonl and summary.json."""
     curve_sizes = _sizes(sizes)
-    table = probes.run_success(run_dir)
-    if variants:
-        table = table.select([v.strip() for v in variants.split(",") if v.strip()])
+    chosen = None if variants is None else [v.strip() for v in variants.split(",") if v.strip()]
+    table = probes.run_success(run_dir, chosen)  # tasks paired over the chosen variants only
     setup = probes.run_setup(run_dir)
     plan = probes.plan_variant_probes(table, None if all_tasks else limit)
     loglik = loglik and not curve_only

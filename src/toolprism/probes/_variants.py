@@ -103,13 +103,22 @@ class SuccessTable(BaseModel):
         return [float(r) for r in matrix.mean(axis=0)] if self.tasks else [math.nan] * len(self.variants)
 
 
-def run_success(run_dir: Path) -> SuccessTable:
-    """The clean-condition success of every task and variant of a stored run.
+def run_success(run_dir: Path, variants: Sequence[str] | None = None) -> SuccessTable:
+    """The clean-condition success of every task and variant of a stored run; with ``variants``,
+    of those variants only (in that order), the tasks paired over them alone (a task scored
+    under every chosen variant counts even where a variant left out could not score it).
 
     Raises:
         ConfigError: not a run directory, changed tasks (see :func:`toolprism.score.score_run`),
-            or no task with a scored clean episode under every variant.
+            an empty, repeated or unknown name in ``variants``, or no task with a scored clean
+            episode under every (chosen) variant.
     """
+    if variants is not None:
+        if not variants:
+            raise ConfigError("--variants names no variant", what="variants")
+        repeated = sorted({v for v in variants if list(variants).count(v) > 1})
+        if repeated:
+            raise ConfigError(f"--variants names {', '.join(map(repr, repeated))} more than once", what="variants")
     store = RunStore.open(run_dir)
     try:
         specs = dict(store.header.variant_specs)
@@ -117,17 +126,28 @@ def run_success(run_dir: Path) -> SuccessTable:
         store.close()
     cells: dict[tuple[str, str], list[bool]] = {}
     domains: dict[str, str] = {}
-    variants: dict[str, None] = {}
+    seen: dict[str, None] = {}
     for o in episode_outcomes(run_dir):
         if o.condition:
             continue
         cells.setdefault((o.task_id, o.variant), []).append(o.success)
         domains.setdefault(o.task_id, o.domain)
-        variants.setdefault(o.variant, None)
-    names = list(variants)
+        seen.setdefault(o.variant, None)
+    names = list(seen)
+    if variants is not None:
+        unknown = [v for v in variants if v not in seen]
+        if unknown:
+            known = ", ".join(names)
+            raise ConfigError([f"the run has no variant {v!r} (it has {known})" for v in unknown], what="variants")
+        names = list(variants)
     tasks = [t for t in domains if all((t, v) in cells for v in names)]
     if not tasks:
-        raise ConfigError(f"{run_dir} has no task with a scored clean episode under every variant", what="run")
+        hint = "" if variants is not None or len(names) < 2 else " (keep some variants with -v)"
+        raise ConfigError(
+            f"{run_dir} has no task with a scored clean episode under every "
+            f"{'chosen ' if variants is not None else ''}variant{hint}",
+            what="run",
+        )
     success = [[sum(cells[t, v]) / len(cells[t, v]) for v in names] for t in tasks]
     return SuccessTable(
         variants=names,
