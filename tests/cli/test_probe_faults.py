@@ -65,3 +65,55 @@ def test_mistakes_are_clear_errors_not_tracebacks(tmp_path: Path, fake: list[str
 def test_an_unscoreable_model_is_refused() -> None:
     result = CliRunner().invoke(app, ["probe", "faults", "-m", "oracle", "-n", "1"])
     assert result.exit_code == 2 and "the oracle is scripted and has no log-probabilities" in result.output
+
+
+def test_a_study_cut_off_mid_write_is_resummarised_without_its_last_task(tmp_path: Path, fake: list[str]) -> None:
+    """QA: a rows.jsonl whose last line was cut off made the whole study unreadable."""
+    out = tmp_path / "study"
+    result = CliRunner().invoke(app, ["probe", "faults", "-n", "2", "--max-k", "0", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = (out / "rows.jsonl").read_text().splitlines()
+    last = json.loads(rows[-1])["task_id"]
+    (out / "rows.jsonl").write_text("\n".join(rows)[: -len(rows[-1]) // 2])  # the last row cut mid-line
+    again = CliRunner().invoke(app, ["probe", "faults", "--from", str(out), "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["tasks"] == 1 and f"the rows of {last} are left out" in again.output
+    table = CliRunner().invoke(app, ["probe", "faults", "--from", str(out)])
+    assert "incomplete: 1 of the study's 2 tasks have no rows" in " ".join(table.output.split())
+    (out / "rows.jsonl").write_text("\n".join(rows[:1] + ["{broken"] + rows[1:]) + "\n")  # damage, not a cut
+    broken = CliRunner().invoke(app, ["probe", "faults", "--from", str(out)])
+    assert broken.exit_code == 2 and "rows.jsonl line 2: not a stored row" in " ".join(broken.output.split())
+
+
+def test_an_interrupted_study_says_what_it_kept(
+    tmp_path: Path, fake: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = _probe_faults.fault_study
+
+    def interrupted(*args: object, **kwargs: object):  # noqa: ANN202
+        for i, item in enumerate(real(*args, **kwargs)):
+            if i == 1:
+                raise KeyboardInterrupt
+            yield item
+
+    monkeypatch.setattr(_probe_faults, "fault_study", interrupted)
+    out = tmp_path / "study"
+    result = CliRunner().invoke(app, ["probe", "faults", "-n", "2", "--max-k", "0", "--out", str(out)])
+    assert result.exit_code == 130 and "Traceback" not in result.output
+    text = " ".join(result.output.split())
+    assert "interrupted: the rows of 1 of 2 tasks are stored in" in text and "--from" in text
+    again = CliRunner().invoke(app, ["probe", "faults", "--from", str(out)])
+    assert again.exit_code == 0 and "incomplete: 1 of the study's 2 tasks" in " ".join(again.output.split())
+
+
+def test_a_site_with_no_fault_arm_and_an_empty_reread_are_refused(tmp_path: Path, fake: list[str]) -> None:
+    """QA: smart_home's get_room_status sites have only the clean arm: the study ran and printed an
+    empty table; an empty --reread blamed the domain."""
+    site = ["-d", "smart_home", "--tool", "get_room_status", "--reread", "get_room_status"]
+    for args, message in (
+        (site, "no fault arm (F, Ns, Nm) applies at the smart_home get_room_status sites"),
+        (["--reread", ","], "--reread names no tool"),
+    ):
+        result = CliRunner().invoke(app, ["probe", "faults", *args, "-n", "1", "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert fake == [] and not (tmp_path / "x").exists()

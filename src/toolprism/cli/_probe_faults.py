@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism._version import __version__
-from toolprism.cli._common import ProgressReport, friendly_errors, print_json
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json, stderr
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
 from toolprism.probes import (
@@ -98,10 +98,15 @@ def faults_command(
     arm's row minus the clean row of the same task and k. Writes rows.jsonl, study.json and
     summary.json under --out, and prints the table."""
     if from_dir is not None:
-        stored, rows = read_study(from_dir)
+        notes: list[str] = []
+        stored, rows = read_study(from_dir, notes)
+        for note in notes:
+            stderr.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
         summary = summarise(rows, stored.config, skipped=stored.skipped, floor_nats=floor)
         _show(summary, stored, from_dir, json_output)
         return
+    if reread is not None and not _split(reread):
+        raise ConfigError("--reread names no tool", what="reread")
     if all_tasks and limit is not None:
         raise ConfigError("give --limit or --all, not both", what="limit")
     target = get_domain(domain)
@@ -111,6 +116,12 @@ def faults_command(
     if not sites:
         raise ConfigError(f"no {domain} task has a {tool} call at position 2 or later", what="tool")
     config = study_config(target, sites, seed=seed, tool=tool, reread=_split(reread), steps=range(max_k + 1))
+    if all(set(site.arms) == {"C"} for _, site in sites):
+        raise ConfigError(
+            f"no fault arm (F, Ns, Nm) applies at the {domain} {tool} sites (no error string, status or "
+            "identifier field in its return): nothing to contrast with the clean arm",
+            what="tool",
+        )
     scorer = create_scorer(model, base_url=base_url, api_key_env=api_key_env)
     directory = out or _default_out(model)
     stored = StoredStudy(
@@ -123,15 +134,26 @@ def faults_command(
     write_study(directory, stored)
     rows: list[FaultRow] = []
     skipped: list[SkippedTask] = []
-    with ProgressReport("tasks", transient=json_output) as progress:
-        progress.start(total=len(sites))
-        for task_id, result in fault_study(scorer, target, sites, config):
-            if isinstance(result, SkippedTask):
-                skipped.append(result)
-            else:
-                rows += result
-                append_rows(directory, result)
-            progress.update(advance=1, note=task_id, failed=len(skipped))
+    try:
+        with ProgressReport("tasks", transient=json_output) as progress:
+            progress.start(total=len(sites))
+            for task_id, result in fault_study(scorer, target, sites, config):
+                if isinstance(result, SkippedTask):
+                    skipped.append(result)
+                else:
+                    rows += result
+                    append_rows(directory, result)
+                progress.update(advance=1, note=task_id, failed=len(skipped))
+    except KeyboardInterrupt:
+        done = len({r.task_id for r in rows})
+        stderr.print(
+            f"interrupted: the rows of {done} of {len(sites)} tasks are stored in {directory}; "
+            f"summarise them with: toolprism probe faults --from {directory}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
     stored = stored.model_copy(update={"skipped": skipped})
     summary = summarise(rows, config, skipped=skipped, floor_nats=floor)
     finish_study(directory, stored, summary)
@@ -149,10 +171,18 @@ def _show(summary: FaultSummary, stored: StoredStudy, directory: Path, json_outp
     console.print(clean_table(summary))
     checked = (
         f"token-level prefix identical across arms on {summary.prefix_identical} of {summary.prefix_checked} tasks"
-        if summary.prefix_checked
+        if summary.prefix_checked or not summary.tasks
         else "prefix checked as text only (the scorer cannot tokenise)"
     )
     console.print(f"{summary.tasks} tasks scored, {len(summary.skipped)} skipped; {checked}; stored in {directory}")
+    missing = len(stored.config.task_ids) - summary.tasks - len(summary.skipped)
+    if missing > 0:
+        console.print(
+            f"incomplete: {missing} of the study's {len(stored.config.task_ids)} tasks have no rows (an interrupted "
+            "study); this table covers the others",
+            markup=False,
+            highlight=False,
+        )
     for s in summary.skipped:
         console.print(f"  skipped {s.task_id}: {s.reason}", markup=False, highlight=False)
 

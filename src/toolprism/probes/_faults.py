@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -599,19 +600,46 @@ def finish_study(directory: Path, stored: StoredStudy, summary: FaultSummary) ->
     (directory / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
-def read_study(directory: Path) -> tuple[StoredStudy, list[FaultRow]]:
+def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredStudy, list[FaultRow]]:
     """A stored study and its rows, for re-summarising without the model.
 
+    A last line of ``rows.jsonl`` cut off mid-write (no newline after it, as a killed process
+    leaves it) is not an error: that task's rows (written together) are left out, and a line
+    saying so is appended to ``notes``.
+
     Raises:
-        ConfigError: ``directory`` holds no fault study, or a file does not parse.
+        ConfigError: ``directory`` holds no fault study, or a file does not parse (naming the
+            line of ``rows.jsonl``).
     """
     path = directory / STUDY_FILE
     if not path.is_file():
         raise ConfigError(f"{directory} holds no fault-arm study ({STUDY_FILE} is missing)", what="from")
     try:
         stored = StoredStudy.model_validate_json(path.read_text(encoding="utf-8"))
-        lines = (directory / ROWS_FILE).read_text(encoding="utf-8").splitlines()
-        rows = [FaultRow.model_validate(json.loads(line)) for line in lines if line.strip()]
     except (ValueError, OSError) as e:
-        raise ConfigError(f"{directory}: cannot read the stored study ({e})", what="from") from None
+        raise ConfigError(f"{path}: cannot read the stored study ({e})", what="from") from None
+    rows_path = directory / ROWS_FILE
+    try:
+        text = rows_path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{rows_path}: cannot read the stored rows ({e.strerror or e})", what="from") from None
+    lines = text.splitlines()
+    rows: list[FaultRow] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(FaultRow.model_validate(json.loads(line)))
+        except ValueError as e:
+            if number == len(lines) and not text.endswith("\n"):  # cut off mid-write
+                match = re.match(r'\{"task_id":"((?:[^"\\]|\\.)*)"', line)
+                cut = json.loads(f'"{match.group(1)}"') if match else None
+                rows = [r for r in rows if r.task_id != cut]
+                if notes is not None:
+                    notes.append(
+                        f"{rows_path}: the last line is cut off (an interrupted write); "
+                        + (f"the rows of {cut} are left out" if cut else "it is left out")
+                    )
+                break
+            raise ConfigError(f"{rows_path} line {number}: not a stored row ({e})", what="from") from None
     return stored, rows
