@@ -117,3 +117,16 @@ def test_a_site_with_no_fault_arm_and_an_empty_reread_are_refused(tmp_path: Path
         result = CliRunner().invoke(app, ["probe", "faults", *args, "-n", "1", "--out", str(tmp_path / "x")])
         assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
     assert fake == [] and not (tmp_path / "x").exists()
+
+
+def test_an_out_that_holds_a_study_or_is_a_file_is_refused_before_the_model_loads(
+    tmp_path: Path, fake: list[str]
+) -> None:
+    (tmp_path / "study").mkdir()
+    (tmp_path / "study" / "study.json").write_text("{}")
+    (tmp_path / "file").write_text("keep")
+    for out, message in ((tmp_path / "study", "already holds a study"), (tmp_path / "file", "is a file")):
+        result = CliRunner().invoke(app, ["probe", "faults", "-n", "1", "--out", str(out)])
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert fake == [] and (tmp_path / "file").read_text() == "keep"
+    assert (tmp_path / "study" / "study.json").read_text() == "{}"

@@ -122,8 +122,12 @@ def faults_command(
             "identifier field in its return): nothing to contrast with the clean arm",
             what="tool",
         )
-    scorer = create_scorer(model, base_url=base_url, api_key_env=api_key_env)
     directory = out or _default_out(model)
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(f"--out {directory} is a file, not a directory", what="out")
+    if (directory / "study.json").exists():  # checked again by write_study; here before the model loads
+        raise ConfigError(f"{directory} already holds a study; give another --out", what="out")
+    scorer = create_scorer(model, base_url=base_url, api_key_env=api_key_env)
     stored = StoredStudy(
         config=config,
         scorer=scorer.name,
