@@ -447,3 +447,23 @@ def test_cli_rejects_an_empty_or_repeated_variant_list_and_a_negative_seed(sabot
         result = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", *args])
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output, result.output
+
+
+def test_cli_refuses_an_out_holding_other_files(saboteur: Path, tmp_path: Path) -> None:
+    """QA: --out at a fault study replaced its summary.json; at the run directory it would write into the run."""
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "study.json").write_text("{}")
+    (study / "summary.json").write_text("fault summary")
+    (tmp_path / "file").write_text("keep")
+    for out, message in ((study, "holds other files than a variant-probe result (study.json)"),
+                         (saboteur, "holds other files"), (tmp_path / "file", "is a file")):  # fmt: skip
+        result = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", "--out", str(out)])
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
+    assert (study / "summary.json").read_text() == "fault summary" and not (saboteur / "summary.json").exists()
+    again = tmp_path / "again"  # a result of its own is replaced, as before
+    for _ in range(2):
+        result = runner.invoke(
+            app, ["probe", "variants", str(saboteur), "--curve-only", "-B", "5", "--out", str(again)]
+        )
+        assert result.exit_code == 0, result.output

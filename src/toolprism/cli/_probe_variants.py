@@ -81,7 +81,10 @@ def variants_command(
     ),
     out: Annotated[
         Path | None,
-        typer.Option(help="Where to store the result (files replaced: derived data); default RUN_DIR/probe-variants."),
+        typer.Option(
+            help="Where to store the result (a previous result there is replaced; a directory holding other "
+            "files is refused); default RUN_DIR/probe-variants."
+        ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
@@ -94,6 +97,8 @@ def variants_command(
     queries and on all queries (bootstrap 95% intervals). The curve needs no model (--curve-only).
     Stores settings.json, success.json, loglik.jsonl, compliance.jsonl and summary.json."""
     curve_sizes = _sizes(sizes)
+    target = out or run_dir / "probe-variants"
+    probes.check_variant_out(target)  # before any model time is spent
     chosen = None if variants is None else [v.strip() for v in variants.split(",") if v.strip()]
     table = probes.run_success(run_dir, chosen)  # tasks paired over the chosen variants only
     setup = probes.run_setup(run_dir)
@@ -146,7 +151,6 @@ def variants_command(
         "seed": seed,
         "compliance_turns": compliance_turns,
     }
-    target = out or run_dir / "probe-variants"
     probes.write_variant_result(target, settings, table, rows, checks, summary)
     if json_output:
         print_json(summary.model_dump())

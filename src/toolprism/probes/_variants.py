@@ -556,6 +556,25 @@ COMPLIANCE = "compliance.jsonl"
 SUMMARY = "summary.json"
 
 
+def check_variant_out(out: Path) -> None:
+    """Refuse an ``out`` that exists and holds anything but a variant-probe result's files (a run
+    directory, a fault study, a file): writing there would replace files of another kind.
+
+    Raises:
+        ConfigError: ``out`` is a file, or a directory holding other files.
+    """
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ConfigError(f"--out {out} is a file, not a directory", what="out")
+    others = sorted(p.name for p in out.iterdir() if p.name not in (SETTINGS, SUCCESS, LOGLIK, COMPLIANCE, SUMMARY))
+    if others:
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise ConfigError(
+            f"{out} holds other files than a variant-probe result ({shown}); give another --out", what="out"
+        )
+
+
 def write_variant_result(
     out: Path,
     settings: dict,
@@ -566,7 +585,12 @@ def write_variant_result(
 ) -> None:
     """Write the stored result into ``out`` (created; files replaced): ``settings.json`` (run,
     model, scorer settings, options), ``success.json`` (:class:`SuccessTable`), ``loglik.jsonl``
-    and ``compliance.jsonl`` (one row each) and ``summary.json``."""
+    and ``compliance.jsonl`` (one row each) and ``summary.json``.
+
+    Raises:
+        ConfigError: ``out`` holds something else (:func:`check_variant_out`).
+    """
+    check_variant_out(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / SETTINGS).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
     (out / SUCCESS).write_text(table.model_dump_json(indent=1) + "\n")
