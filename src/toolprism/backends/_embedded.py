@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import dataclasses
 import hashlib
 import importlib.metadata
@@ -223,6 +224,13 @@ def file_sha256(path: Path) -> str:
 
 
 def _import_llama_cpp() -> Any:
+    """llama-cpp-python, with llama.cpp's own log lines silenced (its failures reach toolprism as
+    exceptions and status codes; its logs would only clutter the user's terminal).
+
+    Raises:
+        ConfigError: llama-cpp-python is not installed.
+    """
+    global _SILENT_LOG
     try:
         import llama_cpp
     except ImportError as exc:
@@ -230,7 +238,14 @@ def _import_llama_cpp() -> Any:
             f"the embedded backend needs llama-cpp-python ({exc}): pip install llama-cpp-python==0.3.36",
             what="embedded backend",
         ) from None
+    if _SILENT_LOG is None:
+        _SILENT_LOG = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+        llama_cpp.llama_log_set(_SILENT_LOG, ctypes.c_void_p(0))
     return llama_cpp
+
+
+_SILENT_LOG: Any = None
+"""The no-op log callback handed to llama.cpp (kept here so it is never garbage-collected)."""
 
 
 # --- shared model objects ------------------------------------------------------------------------
