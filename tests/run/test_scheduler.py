@@ -411,3 +411,14 @@ def test_kill_test_sigkill_mid_run_then_resume_gives_each_episode_once_and_the_u
     assert len(ids) == len(set(ids)) == whole.episodes and sorted(traces) == sorted(ids)
     assert _rows(killed) == _rows(tmp_path / "whole")
     assert [v.model_dump() for v in resumed.variants] == [v.model_dump() for v in whole.variants]
+
+
+def test_progress_of_slow_units_reads_as_time_per_unit() -> None:
+    out = io.StringIO()
+    progress = ProgressReport("tasks", interval_s=0, console=Console(file=out, force_terminal=False))
+    progress.start(16)
+    progress._started -= 600  # 10 minutes ago: 2 tasks done, 0.003 tasks/s
+    progress.update(done=2)
+    progress.stop()
+    last = out.getvalue().splitlines()[-1]
+    assert "5m00s per task" in last and "tasks/s" not in last and "ETA 1h10m" in last

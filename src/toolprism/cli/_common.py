@@ -203,7 +203,10 @@ class ProgressReport:
         parts += [f"{c['backend_errors']} backend errors"] if c["backend_errors"] is not None else []
         if elapsed < MIN_RATE_S:  # a rate over a few milliseconds says nothing (24,354 variants/s after one)
             return parts
-        parts.append(f"{rate:.1f} {self.label}/s")
+        if rate >= 0.1 or not self.done:
+            parts.append(f"{rate:.1f} {self.label}/s")
+        else:  # slow units (minutes each): time per unit reads better than "0.0/s"
+            parts.append(f"{_duration(elapsed / self.done)} per {self.label.rstrip('s')}")
         if c["tokens"] is not None:
             parts.append(f"{c['tokens'] / elapsed:.0f} tokens/s")
         if self.total is not None and self.done and rate > 0:
