@@ -44,6 +44,7 @@ def test_a_study_is_stored_summarised_and_resummarised(tmp_path: Path, fake: lis
     assert (
         table.exit_code == 0 and "fault arms vs clean" in table.output and "clean rows (floor 0.0 nats)" in table.output
     )
+    assert f"read from {out}" in " ".join(table.output.split())  # a re-summary is shown, not stored
 
 
 def test_mistakes_are_clear_errors_not_tracebacks(tmp_path: Path, fake: list[str]) -> None:

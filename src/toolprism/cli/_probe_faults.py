@@ -103,7 +103,7 @@ def faults_command(
         for note in notes:
             stderr.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
         summary = summarise(rows, stored.config, skipped=stored.skipped, floor_nats=floor)
-        _show(summary, stored, from_dir, json_output)
+        _show(summary, stored, from_dir, json_output, where="read from")
         return
     if reread is not None and not _split(reread):
         raise ConfigError("--reread names no tool", what="reread")
@@ -164,7 +164,9 @@ def faults_command(
     _show(summary, stored, directory, json_output)
 
 
-def _show(summary: FaultSummary, stored: StoredStudy, directory: Path, json_output: bool) -> None:
+def _show(
+    summary: FaultSummary, stored: StoredStudy, directory: Path, json_output: bool, *, where: str = "stored in"
+) -> None:
     if json_output:
         print_json({"directory": str(directory), "scorer": stored.scorer, **summary.model_dump(mode="json")})
         return
@@ -178,7 +180,7 @@ def _show(summary: FaultSummary, stored: StoredStudy, directory: Path, json_outp
         if summary.prefix_checked or not summary.tasks
         else "prefix checked as text only (the scorer cannot tokenise)"
     )
-    console.print(f"{summary.tasks} tasks scored, {len(summary.skipped)} skipped; {checked}; stored in {directory}")
+    console.print(f"{summary.tasks} task(s) scored, {len(summary.skipped)} skipped; {checked}; {where} {directory}")
     missing = len(stored.config.task_ids) - summary.tasks - len(summary.skipped)
     if missing > 0:
         console.print(

@@ -613,16 +613,18 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
     """
     path = directory / STUDY_FILE
     if not path.is_file():
-        raise ConfigError(f"{directory} holds no fault-arm study ({STUDY_FILE} is missing)", what="from")
+        raise ConfigError(f"{directory} holds no fault-arm study ({STUDY_FILE} is missing)", what="stored study")
     try:
         stored = StoredStudy.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as e:
-        raise ConfigError(f"{path}: cannot read the stored study ({e})", what="from") from None
+        raise ConfigError(f"{path}: cannot read the stored study ({e})", what="stored study") from None
     rows_path = directory / ROWS_FILE
     try:
         text = rows_path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"{rows_path}: cannot read the stored rows ({e.strerror or e})", what="from") from None
+        raise ConfigError(
+            f"{rows_path}: cannot read the stored rows ({e.strerror or e})", what="stored study"
+        ) from None
     lines = text.splitlines()
     rows: list[FaultRow] = []
     for number, line in enumerate(lines, 1):
@@ -641,5 +643,5 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
                         + (f"the rows of {cut} are left out" if cut else "it is left out")
                     )
                 break
-            raise ConfigError(f"{rows_path} line {number}: not a stored row ({e})", what="from") from None
+            raise ConfigError(f"{rows_path} line {number}: not a stored row ({e})", what="stored study") from None
     return stored, rows
