@@ -34,7 +34,7 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from toolprism.backends import Message
-from toolprism.probes._scorer import LogprobScorer, ProbeError, TokenLogprobs, call_syntax, turn_span
+from toolprism.probes._scorer import LogprobScorer, ProbeError, TokenLogprobs, call_syntax, common_prefix, turn_span
 from toolprism.schema import JSON
 
 REPLY = "reply"
@@ -160,7 +160,7 @@ def action_distribution(
     context = scorer.render(messages, tools, generation_prompt=True)
     continuations = [syntax.opener] + [syntax.opener + n + syntax.name_end for n in names]
     opener, *joint = scorer.score(context, continuations)
-    shared = min(_common_prefix(opener.token_ids, j.token_ids) for j in joint)
+    shared = min(common_prefix(opener.token_ids, j.token_ids) for j in joint)
     # log-sum-exp over the joint log-probabilities, then each tool's share of the call mass
     top = max(j.total for j in joint)
     log_z = top + math.log(math.fsum(math.exp(j.total - top) for j in joint))
@@ -169,12 +169,3 @@ def action_distribution(
     probs = {n: p_call * math.exp(j.total - log_z) for n, j in zip(names, joint, strict=True)}
     probs[REPLY] = 1.0 - p_call
     return ActionDistribution(probs=probs, opener_prob=p_call, name_mass=min(1.0, math.exp(log_z - log_call)))
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolprism.backends import Message
 from toolprism.errors import BackendError
-from toolprism.probes._scorer import ProbeError, TokenLogprobs, scored_tokens
+from toolprism.probes._scorer import ProbeError, TokenLogprobs, common_prefix, scored_tokens
 from toolprism.schema import JSON
 
 if TYPE_CHECKING:
@@ -50,15 +50,6 @@ class ScoringStats:
     sequences: int = 0
     evaluated_tokens: int = 0
     reused_tokens: int = 0
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 @dataclass
@@ -209,7 +200,7 @@ class HFScorer:
         (``(None, 0)`` with none kept)."""
         if not self.reuse or not self._kept:
             return None, 0
-        shared = [_common_prefix(slot.tokens, ids) for slot in self._kept]
+        shared = [common_prefix(slot.tokens, ids) for slot in self._kept]
         best = max(range(len(shared)), key=shared.__getitem__)
         return best, shared[best]
 

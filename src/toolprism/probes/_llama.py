@@ -35,7 +35,7 @@ from scipy.special import logsumexp
 
 from toolprism.backends import EmbeddedBackend, Message, render_prompt
 from toolprism.errors import BackendError
-from toolprism.probes._scorer import ProbeError, TokenLogprobs, scored_tokens
+from toolprism.probes._scorer import ProbeError, TokenLogprobs, common_prefix, scored_tokens
 from toolprism.schema import JSON
 
 N_BATCH = 512
@@ -47,15 +47,6 @@ def _llama_cpp() -> Any:
     import llama_cpp
 
     return llama_cpp
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def chunk_bounds(start: int, stop: int, size: int) -> list[tuple[int, int]]:
@@ -236,7 +227,7 @@ class LlamaScorer:
         longest common prefix, or a copy of its prefix in the least recently used other slot
         when using it would cut more than :data:`FORK_MIN` cached tokens."""
         self._clock += 1
-        prefixes = [_common_prefix(slot.tokens, needed) for slot in self._slots]
+        prefixes = [common_prefix(slot.tokens, needed) for slot in self._slots]
         best = max(range(SLOTS), key=lambda i: (prefixes[i], self._slots[i].used))
         keep = min(prefixes[best], first - 1)  # the position predicting the first scored token is decoded
         if len(needed) - keep == 1 and keep > 0:  # never a one-token batch (module docstring)

@@ -111,15 +111,21 @@ class LogprobScorer(Protocol):
         ...
 
 
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two token sequences."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def scored_tokens(context_ids: Sequence[int], full_ids: Sequence[int]) -> int:
     """Index in ``full_ids`` of the first scored token: the length of the longest common prefix
     of the two tokenisations (module docstring). Raises ProbeError when it is 0 (nothing of the
     context survives, so nothing conditions the continuation)."""
-    n = 0
-    for a, b in zip(context_ids, full_ids, strict=False):
-        if a != b:
-            break
-        n += 1
+    n = common_prefix(context_ids, full_ids)
     if n == 0 and context_ids:
         raise ProbeError("the context and the continuation tokenise with no common prefix")
     return n
