@@ -12,6 +12,7 @@ from toolprism.probes._channels import (
     ActionDistribution,
     Surprisal,
     action_distribution,
+    schema_only,
     schema_only_messages,
     surprisal,
 )
@@ -111,6 +112,7 @@ __all__ = [
     "ActionDistribution",
     "Surprisal",
     "action_distribution",
+    "schema_only",
     "schema_only_messages",
     "surprisal",
     "SENTINEL",

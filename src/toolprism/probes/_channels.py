@@ -98,8 +98,9 @@ def schema_only_messages(messages: Sequence[Message], index: int) -> list[Messag
     return [{"role": "assistant", "content": None, "tool_calls": [call]}, dict(message)]
 
 
-def surprisal(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON], index: int) -> Surprisal:
-    """S0, S1 and G of the tool return ``messages[index]`` (its ``content`` string).
+def schema_only(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON], index: int) -> TokenLogprobs:
+    """The scored tokens of the tool return ``messages[index]`` under its schema alone (S0's
+    conditioning: :func:`schema_only_messages` with only that tool).
 
     Raises:
         ProbeError: see :func:`schema_only_messages` and :func:`toolprism.probes.turn_span`.
@@ -107,10 +108,19 @@ def surprisal(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequenc
     text = messages[index]["content"]
     s0_messages = schema_only_messages(messages, index)
     name = s0_messages[0]["tool_calls"][0]["function"]["name"]
-    s0_tools = [_tool_schema(tools, name)]
-    (s0,) = scorer.score(turn_span(scorer, s0_messages, s0_tools, 1, text)[0], [text])
+    (s0,) = scorer.score(turn_span(scorer, s0_messages, [_tool_schema(tools, name)], 1, text)[0], [text])
+    return s0
+
+
+def surprisal(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON], index: int) -> Surprisal:
+    """S0, S1 and G of the tool return ``messages[index]`` (its ``content`` string).
+
+    Raises:
+        ProbeError: see :func:`schema_only_messages` and :func:`toolprism.probes.turn_span`.
+    """
+    text = messages[index]["content"]
     (s1,) = scorer.score(turn_span(scorer, messages[: index + 1], tools, index, text)[0], [text])
-    return Surprisal.of(s0, s1)
+    return Surprisal.of(schema_only(scorer, messages, tools, index), s1)
 
 
 class ActionDistribution(BaseModel):

@@ -47,8 +47,8 @@ from toolprism.backends import Message
 from toolprism.domains import Domain, Task
 from toolprism.errors import ConfigError
 from toolprism.perturb import ARMS, InjectionSite, fault_arms
-from toolprism.probes._channels import REPLY, ActionDistribution, Surprisal, action_distribution, schema_only_messages
-from toolprism.probes._scorer import LogprobScorer, ProbeError, TokenLogprobs, scored_tokens, turn_span
+from toolprism.probes._channels import REPLY, ActionDistribution, Surprisal, action_distribution, schema_only
+from toolprism.probes._scorer import LogprobScorer, ProbeError, scored_tokens, turn_span
 from toolprism.probes._stats import Directions, PairedStats, directions, paired_stats
 from toolprism.run import EpisodeSpec, initial_messages, reply_content
 from toolprism.schema import JSON
@@ -174,16 +174,6 @@ def reference_messages(
     return messages
 
 
-def _s0(scorer: LogprobScorer, messages: Sequence[Message], tools: Sequence[JSON], index: int) -> TokenLogprobs:
-    """Log-probabilities of the return ``messages[index]`` given only its call and its tool's schema."""
-    s0_messages = schema_only_messages(messages, index)
-    name = s0_messages[0]["tool_calls"][0]["function"]["name"]
-    one = [t for t in tools if t["function"]["name"] == name]
-    text = messages[index]["content"]
-    (scored,) = scorer.score(turn_span(scorer, s0_messages, one, 1, text)[0], [text])
-    return scored
-
-
 def _sha(data: str) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
@@ -213,8 +203,8 @@ def task_rows(
     index = {k: base + 2 * (site.position + k) + 1 for k in ks}
     at_site = base + 2 * site.position + 1
     # schema-only contexts first: one per arm at k = 0, one per later step (identical across arms)
-    s0 = {(a, 0): _s0(scorer, conversations[a], tools, index[0]) for a in arms}
-    later = {k: _s0(scorer, conversations[arms[0]], tools, index[k]) for k in ks if k}
+    s0 = {(a, 0): schema_only(scorer, conversations[a], tools, index[0]) for a in arms}
+    later = {k: schema_only(scorer, conversations[arms[0]], tools, index[k]) for k in ks if k}
     s0.update({(a, k): scored for a in arms for k, scored in later.items()})
     prefixes = {a: _site_prefix(scorer, conversations[a], tools, at_site) for a in arms}
     if len({p.text for p in prefixes.values()}) > 1:
