@@ -100,16 +100,22 @@ def create_backend(
 
 
 def __getattr__(name: str) -> Any:
-    """``HFBackend``, imported on first use (its module imports neither torch nor transformers,
-    but the hf backend is optional and most runs never touch it)."""
+    """``HFBackend`` and the ``openai`` backend's wire helpers (``OVERFLOW_TEXT``,
+    ``retry_after_s``, ``wire_messages``, which the probes' server scorer shares), imported on
+    first use: most runs touch neither module (httpx, tenacity stay out of every start-up)."""
     if name == "HFBackend":
         from toolprism.backends._hf import HFBackend
 
         return HFBackend
+    if name in ("OVERFLOW_TEXT", "retry_after_s", "wire_messages"):  # the openai backend's, for servers
+        from toolprism.backends import _openai
+
+        return getattr(_openai, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
+    "OVERFLOW_TEXT",
     "DEFAULT_MODEL",
     "TOOL_FORMATS",
     "Agent",
@@ -130,5 +136,7 @@ __all__ = [
     "parse_output",
     "render_prompt",
     "render_tools_prompt",
+    "retry_after_s",
     "to_text_messages",
+    "wire_messages",
 ]

@@ -57,7 +57,7 @@ SHARD_CONNECTIONS = 8
 """Connections per ``httpx.AsyncClient``; a larger pool is split over several (see ``_http``)."""
 MAX_BACKOFF_S = 60.0
 """The longest wait between two tries, ``Retry-After`` included."""
-_OVERFLOW = re.compile(
+OVERFLOW_TEXT = re.compile(
     r"context[ _]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceed_context",
     re.IGNORECASE,
 )
@@ -134,7 +134,7 @@ def _usage(body: Any) -> tuple[int | None, int | None]:
     return count("prompt_tokens"), count("completion_tokens")
 
 
-def _wire(messages: Sequence[Message]) -> list[Message]:
+def wire_messages(messages: Sequence[Message]) -> list[Message]:
     """The messages as sent natively: ``content: null`` is ``""`` where ``tool_calls`` stand in."""
     return [{**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m for m in messages]
 
@@ -321,7 +321,7 @@ class OpenAIBackend:
         prompted = self.tool_format != "native"
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_text_messages(messages, tools, self.tool_format) if prompted else _wire(messages),
+            "messages": to_text_messages(messages, tools, self.tool_format) if prompted else wire_messages(messages),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
@@ -410,7 +410,7 @@ class OpenAIBackend:
             wait = retry_after_s(response.headers.get("retry-after"))
             raise _Retryable(f"HTTP {status}: {response.text[:300]}", retry_after=wait)
         if status >= 400:
-            if status in (400, 413) and _OVERFLOW.search(response.text):
+            if status in (400, 413) and OVERFLOW_TEXT.search(response.text):
                 raise ContextOverflow(f"{url}: the prompt does not fit the model's context: {response.text[:500]}")
             raise BackendError(f"{url}: HTTP {status}: {response.text[:500]}")
         try:

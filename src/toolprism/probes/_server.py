@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -45,7 +44,7 @@ import httpx
 import numpy as np
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_random
 
-from toolprism.backends import Message
+from toolprism.backends import OVERFLOW_TEXT, Message, retry_after_s, wire_messages
 from toolprism.errors import BackendError, ConfigError
 from toolprism.probes._scorer import ProbeError, TokenLogprobs, scored_tokens
 from toolprism.schema import JSON
@@ -61,11 +60,6 @@ BASE_URL_ENV = "TOOLPRISM_BASE_URL"
 """Where the base URL is read when none is given (as the ``openai`` backend reads it)."""
 MAX_BACKOFF_S = 60.0
 """The longest wait between two tries, ``Retry-After`` included."""
-_OVERFLOW = re.compile(
-    r"context[ _]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceed_context",
-    re.IGNORECASE,
-)
-"""What a 400 body says when the prompt outgrew the context (as in ``backends/_openai.py``)."""
 
 
 class _Retryable(Exception):
@@ -74,20 +68,6 @@ class _Retryable(Exception):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-def _retry_after_s(value: str | None) -> float | None:
-    """Seconds from a delta-seconds ``Retry-After`` header; None when absent or not a number."""
-    try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:
-        return None
-
-
-def _wire(messages: Sequence[Message]) -> list[Message]:
-    """The messages as the ``openai`` backend sends them: ``content: null`` is ``""`` where
-    ``tool_calls`` stand in (so the server renders what it rendered for the episode)."""
-    return [{**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m for m in messages]
 
 
 class _Missing(Exception):
@@ -296,12 +276,12 @@ class ServerScorer:
         status = response.status_code
         if status == 429 or status >= 500:
             raise _Retryable(
-                f"HTTP {status}: {response.text[:300]}", _retry_after_s(response.headers.get("retry-after"))
+                f"HTTP {status}: {response.text[:300]}", retry_after_s(response.headers.get("retry-after"))
             )
         if status in (404, 405):
             raise _Missing(f"{url} answered HTTP {status}: {response.text[:300]}")
         if status >= 400:
-            if _OVERFLOW.search(response.text):
+            if OVERFLOW_TEXT.search(response.text):
                 raise ProbeError(f"the prompt does not fit the server's context: {response.text[:500]}")
             raise ProbeError(f"{url}: HTTP {status}: {response.text[:500]}")
         try:
@@ -340,7 +320,7 @@ class ServerScorer:
     def _chat_ids(self, messages: Sequence[Message], tools: Sequence[JSON], generation_prompt: bool) -> list[int]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": _wire(messages),
+            "messages": wire_messages(messages),
             "add_generation_prompt": generation_prompt,
             "add_special_tokens": False,
         }
