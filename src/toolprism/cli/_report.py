@@ -44,7 +44,7 @@ def _check_paths(output: Path | None, probes: list[Path]) -> None:
 @friendly_errors
 def report(
     run_dirs: Annotated[
-        list[Path], typer.Argument(metavar="RUN_DIR...", help="Run directories written by 'toolprism run'.")
+        list[Path], typer.Argument(metavar="RUN_DIR", help="One or more run directories written by 'toolprism run'.")
     ],
     output: Annotated[
         Path | None,

@@ -150,9 +150,9 @@ def comparison_figure(comparison: RunComparison):
         ax.plot([d.delta], [y], "o", color=color, markerfacecolor=color if d.significant else "white", markersize=5)
     ax.axvline(0, color="#1d2330", linewidth=0.8)
     labels = [f"{d.variant} · {d.condition or 'clean'}" for d in cells]
-    ax.set_yticks(list(ys), labels, fontsize=7.5)
+    ax.set_yticks(list(ys), labels, fontsize=8.5)
     ax.set_xlim(-1.02, 1.02)
-    ax.set_xlabel(f"success: {comparison.other} − {comparison.baseline}", fontsize=8)
+    ax.set_xlabel(f"change in success, {comparison.other} − {comparison.baseline} (percentage points)", fontsize=9)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x * 100:+.0f}")
     return figure
 

@@ -109,12 +109,12 @@ def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
             ax.barh(ys, shares, left=left, color=MODE_COLORS[mode], height=0.7, label=mode.value)
             left = [a + b for a, b in zip(left, shares, strict=True)]
     ax.plot([r.score.schema_form_success_rate for r in rows], ys, "D", color="white", markeredgecolor="#1d2330",
-            markersize=5, label="schema-form success")  # fmt: skip
-    ax.set_yticks(ys, labels, fontsize=7.5)
+            markersize=6, label="schema-form success", clip_on=False, zorder=5)  # fmt: skip
+    ax.set_yticks(ys, labels, fontsize=8.5)
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:.0%}")
-    ax.set_xlabel("share of episodes", fontsize=8)
-    figure.legend(fontsize=7, frameon=False, loc="outside lower center", ncols=5)
+    ax.set_xlabel("share of episodes", fontsize=9)
+    figure.legend(fontsize=8, frameon=False, loc="outside lower center", ncols=5)
     return figure
 
 

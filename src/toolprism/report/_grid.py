@@ -147,21 +147,23 @@ def grid_figure(rows: Sequence[GridRow], columns: Sequence[tuple[str, list[str]]
         for j, name in enumerate(names):
             if name in row.cells:
                 values[i, j] = row.cells[name].success_rate
-    width = min(2.6 + 0.62 * len(names), 30)
-    height = 1.9 + 0.5 * len(rows) + 0.06 * max(len(n) for n in names)
+    width = min(3.2 + 0.7 * len(names), 30)
+    height = 1.9 + 0.45 * len(rows) + 0.06 * max(len(n) for n in names)
     figure = new_figure(width, height)
     ax = figure.add_subplot()
-    cmap = colormap().copy()
-    cmap.set_bad("#eeeeee")
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=1, aspect="auto")
+    cmap = colormap().with_extremes(bad="#eeeeee")
+    xs, ys = np.arange(len(names) + 1) - 0.5, np.arange(len(rows) + 1) - 0.5
+    image = ax.pcolormesh(xs, ys, np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=1)  # vector, not raster
+    ax.set_xlim(xs[0], xs[-1])
+    ax.set_ylim(ys[-1], ys[0])
     for i, row in enumerate(rows):
         for j, name in enumerate(names):
             v = row.cells.get(name)
             text = "—" if v is None else f"{v.success_rate:.0%}\n[{v.ci_low:.0%}, {v.ci_high:.0%}]"
             color = "#111111" if v is None or 0.3 < v.success_rate < 0.7 else "white"
-            ax.text(j, i, text, ha="center", va="center", fontsize=6.5, color=color, linespacing=1.1)
-    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", rotation_mode="anchor", fontsize=7.5)
-    ax.set_yticks(range(len(rows)), [_row_label(r, multi) for r in rows], fontsize=8)
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color, linespacing=1.15)
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right", rotation_mode="anchor", fontsize=8.5)
+    ax.set_yticks(range(len(rows)), [_row_label(r, multi) for r in rows], fontsize=8.5)
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)
@@ -169,7 +171,8 @@ def grid_figure(rows: Sequence[GridRow], columns: Sequence[tuple[str, list[str]]
     for family, group in columns:
         if start:
             ax.axvline(start - 0.5, color="white", linewidth=3)
-        ax.text(start + (len(group) - 1) / 2, -0.65, family, ha="center", va="bottom", fontsize=7, color="#5b6475")
+        label = family if len(group) > 2 else family.replace(" ", "\n")
+        ax.text(start + (len(group) - 1) / 2, -0.6, label, ha="center", va="bottom", fontsize=7.5, color="#5b6475")
         start += len(group)
     bar = figure.colorbar(image, ax=ax, fraction=0.025, pad=0.01)
     bar.ax.tick_params(labelsize=7)

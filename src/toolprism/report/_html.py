@@ -119,7 +119,7 @@ def style_axes(ax: Any) -> None:
         ax.spines[side].set_visible(False)
     ax.set_axisbelow(True)
     ax.grid(True, color="#e4e4e4", linewidth=0.6)
-    ax.tick_params(labelsize=8)
+    ax.tick_params(labelsize=8.5)
 
 
 def label_list(values: Sequence[str]) -> str:

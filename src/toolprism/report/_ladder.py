@@ -21,6 +21,8 @@ from toolprism.run import RunStore
 from toolprism.score import VariantScore, run_domains
 
 PALETTE = ("#2166ac", "#b2182b", "#1b7837", "#762a83", "#e08214", "#35978f")
+TICKS = (0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50)
+"""Tool-count ratios labelled on the x axis (those within its range)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ def ladder_figure(points: Sequence[LadderPoint]):
     ax = figure.add_subplot()
     style_axes(ax)
     runs = list(dict.fromkeys(p.run for p in points))
+    named: set[tuple[str, float, float]] = set()
     for i, run in enumerate(runs):
         mine = [p for p in points if p.run == run]
         color = PALETTE[i % len(PALETTE)]
@@ -120,15 +123,22 @@ def ladder_figure(points: Sequence[LadderPoint]):
         ax.errorbar(xs, ys, yerr=[lows, highs], fmt="-o", color=color, markersize=5, capsize=3, linewidth=1.3,
                     label=run if len(runs) > 1 else None)  # fmt: skip
         for p in mine:
+            if (p.variant, p.ratio, p.score.success_rate) in named:
+                continue
+            named.add((p.variant, p.ratio, p.score.success_rate))
             ax.annotate(p.variant, (p.ratio, p.score.success_rate), textcoords="offset points", xytext=(4, 6),
-                        fontsize=6.5, color="#3b4252")  # fmt: skip
+                        fontsize=7.5, color="#3b4252")  # fmt: skip
     ax.set_xscale("log")
+    ratios = [p.ratio for p in points]
+    ax.set_xlim(min(ratios + [1.0]) / 1.6, max(ratios + [1.0]) * 1.6)
+    ax.set_xticks([t for t in TICKS if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]])
+    ax.minorticks_off()
     ax.axvline(1.0, color="#9aa3b2", linewidth=0.8, linestyle="--")
     ax.set_ylim(-0.04, 1.08)
     ax.yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}x")
-    ax.set_xlabel("tools shown / native operations (log scale)", fontsize=8)
-    ax.set_ylabel("success", fontsize=8)
+    ax.set_xlabel("tools shown / native operations (log scale)", fontsize=9)
+    ax.set_ylabel("success", fontsize=9)
     if len(runs) > 1:
-        ax.legend(fontsize=7, frameon=False)
+        figure.legend(fontsize=8, frameon=False, loc="outside upper right", ncols=len(runs))
     return figure

@@ -39,6 +39,9 @@ FIGURE_FORMATS = ("png", "svg")
 PNG_DPI = 200
 """Resolution of the PNG figures (dots per inch)."""
 
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+_NAMESPACES = re.compile(r'\s+xmlns(?::xlink)?="http://www\.w3\.org/[^"]*"')
+
 _CSS = """
 :root{--ink:#1d2330;--muted:#5b6475;--line:#dfe3ea;--bg:#f6f7f9;--card:#fff;--accent:#2166ac}
 *{box-sizing:border-box}
@@ -149,7 +152,8 @@ _TEMPLATE = """<!DOCTYPE html>
 
 def chart_svg(chart: Chart) -> Markup:
     """``chart``'s figure as an inline ``<svg>`` element: text kept as text (``svg.fonttype``
-    ``none``), no XML prolog or doctype, ids salted with the chart's name (unique across the page,
+    ``none``), no XML prolog, doctype, RDF metadata or namespace declarations (an inline SVG in
+    HTML needs none, and the page then names no URL at all), ids salted with the chart's name (unique across the page,
     deterministic)."""
     import matplotlib
 
@@ -157,7 +161,8 @@ def chart_svg(chart: Chart) -> Markup:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"toolprism-{chart.name}"}):
         chart.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return Markup(text[text.index("<svg") :])
+    text = _METADATA.sub("", text[text.index("<svg") :], count=1)
+    return Markup(_NAMESPACES.sub("", text, count=2))
 
 
 def _inline_script(script: str) -> Markup:
