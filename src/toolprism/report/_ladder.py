@@ -73,6 +73,7 @@ _HTML = """
 <p class="note">Clean success of each tool-set partitioning variant against its tool-count ratio to
 native (tools shown / native operations, the mean over the run's domains; log scale): merges sit
 below 1x, splits above. Bars are 95% intervals.</p>
+<details{% if points|length <= 12 %} open{% endif %}><summary>the ladder's variants ({{ points|length }} rows)</summary>
 <div class="scroll"><table>
 <tr>{% if multi %}<th>run</th>{% endif %}<th>variant</th><th class="num">tools / native</th>
 <th class="num">success</th><th class="num">95% interval</th><th class="num">n</th></tr>
@@ -83,6 +84,7 @@ below 1x, splits above. Bars are 95% intervals.</p>
 <td class="num">{{ p.score.episodes }}</td></tr>
 {% endfor %}
 </table></div>
+</details>
 """
 
 

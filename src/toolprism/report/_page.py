@@ -92,6 +92,7 @@ figure.chart{margin:1rem 0 .4rem;padding:0}
 figure.chart svg{max-width:100%;height:auto;display:block}
 figure.chart svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif!important}
 figure.chart figcaption{font-size:.85rem;color:var(--muted);margin-top:.3rem;max-width:70rem}
+details>summary{cursor:pointer;color:var(--accent);font-size:.88rem;margin:.2rem 0 .4rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;
  background:#f0f2f5;padding:.05rem .25rem;border-radius:3px}
 footer.page{color:var(--muted);font-size:.8rem;text-align:center;padding:0 0 2rem}
