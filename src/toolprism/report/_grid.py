@@ -78,7 +78,8 @@ alone cause.</p>
 <div class="scroll"><table class="grid">
 <thead>
 <tr><th rowspan="2" class="corner">model · condition</th><th rowspan="2" class="corner gap">gap</th>
-{% for family, names in columns %}<th class="family" colspan="{{ names|length }}">{{ family }}</th>{% endfor %}</tr>
+{% for family, names in columns %}<th class="family" colspan="{{ names|length }}">
+{{- family if names|length > 2 else family.replace(" ", "\n") }}</th>{% endfor %}</tr>
 <tr>{% for family, names in columns %}{% for name in names %}<th class="variant" title="{{ name }}">{{ name }}</th>
 {% endfor %}{% endfor %}</tr>
 </thead>
@@ -86,9 +87,10 @@ alone cause.</p>
 {% for row in rows %}
 <tr><td class="row">{{ row.model }}
 <small>{{ row.condition or "clean" }}{% if multi %} · {{ row.run }}{% endif %}</small></td>
-<td class="gap">{% if row.gap %}<b>{{ row.gap.gap|pct }}</b>
+<td class="gap">{% if row.gap and row.gap.gap > 0 %}<b>{{ row.gap.gap|pct }}</b>
 <small>best {{ row.gap.best }} {{ row.gap.best_rate|pct }}</small>
-<small>worst {{ row.gap.worst }} {{ row.gap.worst_rate|pct }}</small>{% else %}—{% endif %}</td>
+<small>worst {{ row.gap.worst }} {{ row.gap.worst_rate|pct }}</small>
+{% elif row.gap %}<b>0%</b><small>every variant {{ row.gap.best_rate|pct }}</small>{% else %}—{% endif %}</td>
 {% for family, names in columns %}{% for name in names %}
 {% set v = row.cells.get(name) %}
 {% if v %}

@@ -126,7 +126,8 @@ def ladder_figure(points: Sequence[LadderPoint]):
     for i, run in enumerate(runs):
         mine = [p for p in points if p.run == run]
         color = PALETTE[i % len(PALETTE)]
-        xs = [p.ratio for p in mine]
+        dodge = 1 + 0.025 * (i - (len(runs) - 1) / 2)  # runs' bars side by side, not on top of each other
+        xs = [p.ratio * dodge for p in mine]
         ys = [p.score.success_rate for p in mine]
         lows = [p.score.success_rate - p.score.ci_low for p in mine]
         highs = [p.score.ci_high - p.score.success_rate for p in mine]

@@ -79,7 +79,7 @@ table.grid td.gap b{font-size:1rem;font-variant-numeric:tabular-nums}
 table.grid td.gap small{display:block;color:var(--muted);line-height:1.25}
 table.grid td.row,table.grid th.corner:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.grid th.family{text-align:center;font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;
- color:var(--muted);background:#f7f8fa;border-left:2px solid #fff}
+ color:var(--muted);background:#f7f8fa;border-left:2px solid #fff;white-space:pre-line;vertical-align:bottom}
 table.grid th.variant{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;
  font-weight:500;font-size:.8rem;padding:.5rem .2rem;text-align:left;vertical-align:bottom;
  background:#fff}
