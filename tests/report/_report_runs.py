@@ -7,6 +7,8 @@ from pathlib import Path
 
 from toolprism import RunConfig, evaluate
 from toolprism.backends import ScriptedBackend
+from toolprism.backends._scripted import native_names
+from toolprism.errors import BackendError
 
 VARIANTS = ["native", "merge", "split", "transaction"]
 
@@ -18,6 +20,23 @@ def native_names_run(run_dir: Path) -> Path:
         RunConfig(model="scripted", domains=["smart_home"], variants=VARIANTS, tasks=2),
         run_dir=run_dir,
         backend=ScriptedBackend.native_names(),
+    )
+    return run_dir
+
+
+def backend_error_run(run_dir: Path) -> Path:
+    """native and merge, 2 tasks: native as :func:`native_names_run`; every merge episode ends in a
+    backend error (recorded, not scored)."""
+
+    def script(context, messages):  # noqa: ANN001, ANN202
+        if context.variant.name != "native":
+            raise BackendError("provider down")
+        return native_names(context, messages)
+
+    evaluate(
+        RunConfig(model="scripted", domains=["smart_home"], variants=["native", "merge"], tasks=2),
+        run_dir=run_dir,
+        backend=ScriptedBackend(script),
     )
     return run_dir
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from _report_runs import native_names_run, oracle_run
+from _report_runs import backend_error_run, native_names_run, oracle_run
 from markupsafe import Markup
 
 from toolprism.domains import get_domain
@@ -146,6 +146,17 @@ def test_overview_shows_the_header_and_what_was_not_recorded(runs: tuple[Path, P
     assert f"{header.recorded} recorded of {header.planned} planned" in overview
     assert "0 context overflow, 0 backend error" in overview
     assert "not recorded" in overview  # the scripted backends report no tokens
+
+
+def test_episodes_not_scored_are_counted_not_rated(tmp_path: Path) -> None:
+    run = backend_error_run(tmp_path / "errors")
+    page = write_report([run], tmp_path / "report.html").read_text()
+    overview = " ".join(page[: page.index('<section class="report" id="grid"')].split())
+    assert "4 recorded of 4 planned, 2 scored" in overview and "0 context overflow, 2 backend error" in overview
+    grid = " ".join(page[page.index('<section class="report" id="grid"') :].split())
+    assert re.search(r'data-variant="merge" title="merge: none of 2 episodes scored"><b>—</b><small>not scored</small> '
+                     r"<small>2 backend error</small>", grid)  # fmt: skip
+    assert re.findall(r'data-variant="([^"]+)"\s+data-rate="([0-9.]+)"', page) == [("native", "1.000000")]
 
 
 def test_markdown_and_figures(runs: tuple[Path, Path], tmp_path: Path) -> None:

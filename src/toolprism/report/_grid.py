@@ -24,7 +24,8 @@ class GridRow:
     Attributes:
         run: the run's label; ``model``: its model; ``condition``: ``""`` clean.
         cells: variant -> its score (variants with no scored episode in this row left out).
-        unscored: variant -> episodes recorded but not scored (context overflow, backend error).
+        unscored: variant -> its episode counts, for variants with episodes recorded but not
+            scored (context overflow, backend error).
         gap: the run's best-vs-worst variant gap under ``condition`` (``RunScore.gaps``).
     """
 
@@ -46,11 +47,7 @@ def grid_rows(runs: Sequence[LoadedRun]) -> list[GridRow]:
         conditions.sort(key=lambda c: c != "")
         for condition in conditions:
             cells = {v.variant: v for v in score.variants if v.condition == condition}
-            unscored = {
-                o.variant: o
-                for o in score.outcomes
-                if o.condition == condition and o.scored < o.recorded and o.scored == 0
-            }
+            unscored = {o.variant: o for o in score.outcomes if o.condition == condition and o.scored < o.recorded}
             gap = next((g for g in score.gaps if g.condition == condition), None)
             rows.append(GridRow(run.label, model, condition, cells, unscored, gap))
     return rows
@@ -98,12 +95,13 @@ alone cause.</p>
  data-rate="{{ '%.6f'|format(v.success_rate) }}"
  title="{{ name }}: {{ v.successes }}/{{ v.episodes }} succeeded">
 <b>{{ v.success_rate|pct }}</b><small>{{ v.ci_low|short_interval(v.ci_high) }}</small>
-<small>n={{ v.episodes }}</small></td>
+<small>n={{ v.episodes }}{% if name in row.unscored %} +{{ row.unscored[name].recorded - row.unscored[name].scored }}
+not scored{% endif %}</small></td>
 {% elif name in row.unscored %}
 {% set o = row.unscored[name] %}
 <td class="cell" style="{{ cell_style(None) }}" data-variant="{{ name }}"
  title="{{ name }}: none of {{ o.recorded }} episodes scored"><b>—</b><small>not scored</small>
-<small>{{ o.context_overflow }} overflow{% if o.backend_error %}, {{ o.backend_error }} error{% endif %}</small></td>
+<small>{{ unscored_reason(o) }}</small></td>
 {% else %}<td class="cell" style="{{ cell_style(None) }}" data-variant="{{ name }}"><small>not run</small></td>
 {% endif %}
 {% endfor %}{% endfor %}
@@ -122,7 +120,7 @@ def grid_section(runs: Sequence[LoadedRun]) -> Section | None:
     if not rows or not columns:
         return None
     ramp = ",".join(f"{color} {stop:.0%}" for stop, color in SCALE)
-    html = render(_HTML, rows=rows, columns=columns, multi=len(runs) > 1, ramp=ramp)
+    html = render(_HTML, rows=rows, columns=columns, multi=len(runs) > 1, ramp=ramp, unscored_reason=unscored_reason)
     chart = Chart(
         "grid",
         grid_figure(rows, columns, multi=len(runs) > 1),
@@ -132,6 +130,12 @@ def grid_section(runs: Sequence[LoadedRun]) -> Section | None:
     return Section(
         id="grid", title="Success grid: model × variant", html=html, charts=(chart,), markdown=_markdown(rows)
     )
+
+
+def unscored_reason(counts: OutcomeCount) -> str:
+    """``2 context overflow, 1 backend error`` (the nonzero parts)."""
+    parts = [(counts.context_overflow, "context overflow"), (counts.backend_error, "backend error")]
+    return ", ".join(f"{n} {what}" for n, what in parts if n)
 
 
 def _row_label(row: GridRow, multi: bool) -> str:
