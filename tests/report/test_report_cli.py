@@ -44,7 +44,7 @@ def test_markdown_to_stdout_or_a_file_and_figures(runs: tuple[Path, Path], tmp_p
     result = runner.invoke(app, ["report", str(runs[0]), "--format", "md"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("# toolprism report: names") and "## Success grid" in result.output
-    assert "| scripted · clean | native | 100% |" in result.output
+    assert "| native | native | 100% [34–100%] n=2 |" in result.output
     out = tmp_path / "summary.md"
     figures = tmp_path / "figs"
     result = runner.invoke(app, ["report", str(runs[0]), "--format", "md", "-o", str(out), "--figures", str(figures)])

@@ -165,7 +165,8 @@ def test_markdown_and_figures(runs: tuple[Path, Path], tmp_path: Path) -> None:
     markdown = render_markdown(sections)
     for s in sections:
         assert f"## {s.title}" in markdown
-    assert "| scripted · clean | merge | 0% |" in markdown
+    assert "| tool-set partitioning | merge | 0% [0–66%] n=2 | 100% [34–100%] n=2 | 100% [34–100%] n=2 |" in markdown
+    assert "| | **best-vs-worst gap** | **100%** (native 100%, split 0%) | 0 (every variant 100%) |" in markdown
     written = write_figures(sections, tmp_path / "figs")
     names = {p.name for p in written}
     assert {"grid.png", "grid.svg", "ladder.png", "ladder.svg", "failure-modes.svg", "comparison.png"} <= names

@@ -175,7 +175,7 @@ def _markdown(comparisons: Sequence[RunComparison]) -> str:
         lines = [
             f"**{c.other} vs {c.baseline}**",
             "",
-            "| variant | condition | baseline | other | delta | 95% interval | excludes 0 |",
+            f"| variant | condition | {c.baseline} | {c.other} | delta | 95% interval | excludes 0 |",
             "|---|---|---:|---:|---:|---:|---|",
         ]
         for d in c.cells:

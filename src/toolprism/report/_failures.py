@@ -91,7 +91,13 @@ def failure_section(runs: Sequence[LoadedRun]) -> Section | None:
         caption="Share of episodes per outcome (success, then each failure mode); the diamond marks schema-form "
         "success.",
     )
-    return Section(id="failures", title="Failure modes", html=html, charts=(chart,), markdown=_markdown(rows, modes))
+    return Section(
+        id="failures",
+        title="Failure modes",
+        html=html,
+        charts=(chart,),
+        markdown=_markdown(rows, modes, multi=len(runs) > 1),
+    )
 
 
 def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
@@ -124,13 +130,12 @@ def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
     return figure
 
 
-def _markdown(rows: Sequence[FailureRow], modes: Sequence[FailureMode]) -> str:
-    head = "| variant | n | success | schema-form success | " + " | ".join(m.value for m in modes) + " |"
+def _markdown(rows: Sequence[FailureRow], modes: Sequence[FailureMode], *, multi: bool) -> str:
+    head = "| variant | n | success | schema-form success |" + "".join(f" {m.value} |" for m in modes)
     lines = [head, "|---|---:|---:|---:|" + "---:|" * len(modes)]
     for r in rows:
-        counts = " | ".join(str(r.score.modes.get(m, 0)) for m in modes)
+        counts = "".join(f" {r.score.modes.get(m, 0)} |" for m in modes)
         v = r.score
-        lines.append(
-            f"| {r.label} | {v.episodes} | {pct(v.success_rate)} | {pct(v.schema_form_success_rate)} | {counts} |"
-        )
+        label = f"{r.label} · {r.run}" if multi else r.label
+        lines.append(f"| {label} | {v.episodes} | {pct(v.success_rate)} | {pct(v.schema_form_success_rate)} |{counts}")
     return "\n".join(lines)

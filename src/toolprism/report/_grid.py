@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolprism.report._families import group_by_family
-from toolprism.report._html import SCALE, colormap, new_figure, pct, render
+from toolprism.report._html import SCALE, colormap, new_figure, pct, render, short_interval
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import OutcomeCount, VariantScore
 
@@ -127,9 +127,8 @@ def grid_section(runs: Sequence[LoadedRun]) -> Section | None:
         caption="Success per model and variant (95% interval below each rate); variants grouped by operator family.",
         page=False,  # the page shows the same grid as the table above
     )
-    return Section(
-        id="grid", title="Success grid: model × variant", html=html, charts=(chart,), markdown=_markdown(rows)
-    )
+    markdown = _markdown(rows, columns, multi=len(runs) > 1)
+    return Section(id="grid", title="Success grid: model × variant", html=html, charts=(chart,), markdown=markdown)
 
 
 def unscored_reason(counts: OutcomeCount) -> str:
@@ -187,12 +186,28 @@ def grid_figure(rows: Sequence[GridRow], columns: Sequence[tuple[str, list[str]]
     return figure
 
 
-def _markdown(rows: Sequence[GridRow]) -> str:
-    lines = ["| model · condition | variant | success | 95% CI | n |", "|---|---|---:|---:|---:|"]
-    for row in rows:
-        for name, v in row.cells.items():
-            cell = f"{v.success_rate:.0%} | {v.ci_low:.0%}–{v.ci_high:.0%} | {v.episodes}"
-            lines.append(f"| {row.model} · {row.condition or 'clean'} | {name} | {cell} |")
-    gaps = [f"- {r.model} · {r.condition or 'clean'}: best {r.gap.best} {pct(r.gap.best_rate)}, worst {r.gap.worst} "
-            f"{pct(r.gap.worst_rate)}, gap {pct(r.gap.gap)}" for r in rows if r.gap]  # fmt: skip
-    return "\n".join(lines) + ("\n\nBest-vs-worst gap per row:\n\n" + "\n".join(gaps) if gaps else "")
+def _markdown_cell(row: GridRow, name: str) -> str:
+    if (v := row.cells.get(name)) is not None:
+        return f"{v.success_rate:.0%} [{short_interval(v.ci_low, v.ci_high)}] n={v.episodes}"
+    return f"not scored ({unscored_reason(row.unscored[name])})" if name in row.unscored else "not run"
+
+
+def _markdown_gap(row: GridRow) -> str:
+    if row.gap is None:
+        return "—"
+    if row.gap.gap == 0:
+        return f"0 (every variant {pct(row.gap.best_rate)})"
+    g = row.gap
+    return f"**{pct(g.gap)}** ({g.best} {pct(g.best_rate)}, {g.worst} {pct(g.worst_rate)})"
+
+
+def _markdown(rows: Sequence[GridRow], columns: Sequence[tuple[str, list[str]]], *, multi: bool) -> str:
+    """The grid transposed for a terminal: one line per variant, one column per model and condition
+    (rate, 95% interval, n), then the best-vs-worst gap of each column."""
+    heads = [_row_label(r, multi) for r in rows]
+    lines = ["| family | variant | " + " | ".join(heads) + " |", "|---|---|" + "---:|" * len(rows)]
+    for family, names in columns:
+        for name in names:
+            lines.append(f"| {family} | {name} | " + " | ".join(_markdown_cell(r, name) for r in rows) + " |")
+    lines.append("| | **best-vs-worst gap** | " + " | ".join(_markdown_gap(r) for r in rows) + " |")
+    return "\n".join(lines)
