@@ -11,6 +11,9 @@ import pytest
 from _report_runs import backend_error_run, native_names_run, oracle_run
 from markupsafe import Markup
 
+from toolprism import RunConfig, evaluate
+from toolprism.backends import ScriptedBackend
+from toolprism.backends._scripted import native_names
 from toolprism.domains import get_domain
 from toolprism.errors import ConfigError
 from toolprism.report import (
@@ -157,6 +160,21 @@ def test_episodes_not_scored_are_counted_not_rated(tmp_path: Path) -> None:
     assert re.search(r'data-variant="merge" title="merge: none of 2 episodes scored"><b>—</b><small>not scored</small> '
                      r"<small>2 backend error</small>", grid)  # fmt: skip
     assert re.findall(r'data-variant="([^"]+)"\s+data-rate="([0-9.]+)"', page) == [("native", "1.000000")]
+
+
+def test_names_with_dollars_and_markup_are_shown_as_written(tmp_path: Path) -> None:
+    name = "evil$\\frac{$<b>model</b>"  # malformed mathtext and markup, as an endpoint could name its model
+    evaluate(
+        RunConfig(model="scripted", domains=["smart_home"], variants=["native", "merge"], tasks=1),
+        run_dir=tmp_path / "run",
+        backend=ScriptedBackend(native_names, label={"model": name}),
+    )
+    runs = load_runs([tmp_path / "run"])
+    assert runs[0].score.outcomes[0].model == name
+    page = write_report([tmp_path / "run"], tmp_path / "report.html").read_text()
+    assert "<b>model</b>" not in page and "evil$\\frac{$&lt;b&gt;model&lt;/b&gt;" in page
+    written = write_figures(runs, tmp_path / "figs")  # drawing the labels does not fail
+    assert "evil$\\frac{$&lt;b&gt;model&lt;/b&gt;" in (tmp_path / "figs" / "grid.svg").read_text() and written
 
 
 def test_markdown_and_figures(runs: tuple[Path, Path], tmp_path: Path) -> None:

@@ -84,6 +84,14 @@ def report(
     probe_dirs = probes or []
     _check_paths(output, probe_dirs)
     runs = load_runs(run_dirs)
+    for run in runs:
+        if run.score.planned is not None and run.score.recorded < run.score.planned:
+            stderr.print(
+                f"{run.path}: only {run.score.recorded} of the {run.score.planned} episodes it planned are recorded; "
+                f"the report covers those (continue the run with: toolprism run --resume {run.path})",
+                markup=False,
+                highlight=False,
+            )
     sections = build_sections(runs, probe_dirs)
     if figures is not None:
         written = write_figures(sections, figures)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolprism.report._html import new_figure, pct, render, style_axes
+from toolprism.report._html import new_figure, pct, plain, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import VariantScore, newcombe_difference
 
@@ -162,9 +162,10 @@ def comparison_figure(comparison: RunComparison):
         ax.plot([d.delta], [y], "o", color=color, markerfacecolor=color if d.significant else "white", markersize=5)
     ax.axvline(0, color="#1d2330", linewidth=0.8)
     labels = [f"{d.variant} · {d.condition or 'clean'}" for d in cells]
-    ax.set_yticks(list(ys), labels, fontsize=8.5)
+    ax.set_yticks(list(ys), [plain(label) for label in labels], fontsize=8.5)
     ax.set_xlim(-1.02, 1.02)
-    ax.set_xlabel(f"change in success, {comparison.other} − {comparison.baseline} (percentage points)", fontsize=9)
+    difference = plain(f"{comparison.other} − {comparison.baseline}")
+    ax.set_xlabel(f"change in success, {difference} (percentage points)", fontsize=9)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x * 100:+.0f}")
     return figure
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolprism.report._html import new_figure, pct, render, style_axes
+from toolprism.report._html import new_figure, pct, plain, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import FailureMode, VariantScore
 
@@ -118,7 +118,7 @@ def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
             left = [a + b for a, b in zip(left, shares, strict=True)]
     ax.plot([r.score.schema_form_success_rate for r in rows], ys, "D", color="white", markeredgecolor="#1d2330",
             markersize=6, label="schema-form success", clip_on=False, zorder=5)  # fmt: skip
-    ax.set_yticks(ys, labels, fontsize=8.5)
+    ax.set_yticks(ys, [plain(label) for label in labels], fontsize=8.5)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:.0%}")

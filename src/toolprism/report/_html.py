@@ -107,6 +107,12 @@ def colormap() -> Colormap:
     return LinearSegmentedColormap.from_list("toolprism-success", list(SCALE))
 
 
+def plain(text: str) -> str:
+    """``text`` for a matplotlib label, shown as written: a ``$`` in a model, run or variant name
+    would otherwise start mathtext (and malformed mathtext fails when the figure is drawn)."""
+    return text.replace("$", r"\$")
+
+
 def new_figure(width_in: float, height_in: float) -> Figure:
     """A matplotlib figure of ``width_in`` x ``height_in`` inches with the report's style, built
     without pyplot (it is rendered by Agg or the SVG backend when saved; nothing is shown)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from statistics import mean
 
 from toolprism.report._families import NATIVE, PARTITIONING, variant_family
-from toolprism.report._html import new_figure, pct, render, style_axes
+from toolprism.report._html import new_figure, pct, plain, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.run import RunStore
 from toolprism.score import VariantScore, run_domains
@@ -132,11 +132,12 @@ def ladder_figure(points: Sequence[LadderPoint]):
         lows = [p.score.success_rate - p.score.ci_low for p in mine]
         highs = [p.score.ci_high - p.score.success_rate for p in mine]
         ax.errorbar(xs, ys, yerr=[lows, highs], fmt="-o", color=color, markersize=5, capsize=3, linewidth=1.3,
-                    label=run if len(runs) > 1 else None)  # fmt: skip
+                    label=plain(run) if len(runs) > 1 else None)  # fmt: skip
         for (ratio, rate), names in _labels(mine).items():
             if (ratio, rate) not in named:
                 named.add((ratio, rate))
-                ax.annotate(", ".join(names), (ratio, rate), textcoords="offset points", xytext=(4, 6), fontsize=7.5,
+                label = plain(", ".join(names))
+                ax.annotate(label, (ratio, rate), textcoords="offset points", xytext=(4, 6), fontsize=7.5,
                             color="#3b4252")  # fmt: skip
     ax.set_xscale("log")
     ratios = [p.ratio for p in points]
