@@ -30,8 +30,8 @@ from toolprism.report import (
 from toolprism.report._comparison import compare_runs
 from toolprism.report._families import COMPOSED, NATIVE, PARTITIONING, PROTOCOLS, SURFACE, variant_family
 from toolprism.report._html import new_figure
-from toolprism.report._ladder import ladder_points
-from toolprism.score import newcombe_difference, score_run
+from toolprism.report._ladder import ladder_points, ladder_steps
+from toolprism.score import VariantScore, newcombe_difference, score_run
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +128,28 @@ def test_ladder_ratios_put_merges_below_and_splits_above_native(runs: tuple[Path
     assert points["merge"] < points["native"] == 1.0 < points["split"]
     operations = len(get_domain("smart_home").action_space().operations)
     assert points["merge"] == pytest.approx(1 / operations)  # merge(by=full): one tool for every operation
+
+
+def _score(variant: str, spec: str, condition: str = "") -> VariantScore:
+    return VariantScore(
+        variant=variant, spec=spec, condition=condition, episodes=1, successes=1, success_rate=1.0, ci_low=0.2,
+        ci_high=1.0, schema_form_success_rate=1.0, modes={}, stage_pass_rates={}, sources={}, cascades=0,
+        boundary_violations=0,
+    )  # fmt: skip
+
+
+def test_the_ladder_is_the_papers_ladder_where_the_run_has_it() -> None:
+    paper = [
+        _score("native", "native"),
+        _score("fully-merged", "ladder(k=0)"),
+        _score("split-enum-1.5x", "ladder(k=6)"),
+        _score("merge-semantic-groups", "merge(by=semantic,args=flat)"),
+        _score("transaction", "transaction"),
+        _score("fully-split", "ladder(k=9)", "C2:light"),
+    ]
+    assert [v.variant for v in ladder_steps(paper)] == ["native", "fully-merged", "split-enum-1.5x"]
+    assert [v.variant for v in ladder_steps(paper[3:5] + paper[:1])] == ["native", "merge-semantic-groups"]
+    assert ladder_steps([paper[0], paper[4]]) == []  # nothing but native on the ladder
 
 
 def test_sections_are_left_out_when_the_runs_have_nothing_for_them(runs: tuple[Path, Path]) -> None:
