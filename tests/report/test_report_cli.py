@@ -3,6 +3,8 @@ clear error (exit code 2, no traceback); ``toolprism --help`` loads neither matp
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +77,17 @@ def test_an_existing_directory_that_is_no_run_is_named(tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", str(tmp_path / "empty"), str(tmp_path / "other")])
     assert result.exit_code == 2 and "error:" in result.output
     assert "empty" in result.output and "other" in result.output  # every bad path listed
+
+
+def test_an_unfinished_run_is_reported_with_a_note(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    run = tmp_path / "unfinished"
+    shutil.copytree(runs[0], run)
+    with sqlite3.connect(run / "results.sqlite") as db:
+        db.execute("DELETE FROM episodes WHERE rowid > 3")
+    result = runner.invoke(app, ["report", str(run), "-o", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert "only 3 of the 8 episodes it planned are recorded" in " ".join(result.output.split())
+    assert "3 recorded of 8 planned" in (tmp_path / "r.html").read_text()
 
 
 def test_help_imports_neither_matplotlib_nor_pandas() -> None:
