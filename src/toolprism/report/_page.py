@@ -67,6 +67,7 @@ table{border-collapse:collapse;font-size:.85rem;margin:.3rem 0 .8rem}
 th,td{padding:.28rem .6rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:#f0f2f5}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}
 table.kv th{background:none;color:var(--muted);font-weight:500;white-space:nowrap}
 table.grid td.cell{text-align:center;min-width:3.9rem;border:2px solid #fff;padding:.3rem .25rem;
