@@ -62,6 +62,7 @@ def test_markdown_to_stdout_or_a_file_and_figures(runs: tuple[Path, Path], tmp_p
         (["{run}", "-o", "{tmp}/no/such/dir/r.html"], "does not exist"),
         (["{run}", "-o", "{tmp}"], "is a directory"),
         (["{run}", "--probes", "{tmp}/nope"], "not a directory"),
+        (["{run}", "--figures", "{run}/header.json"], "is a file, not a directory"),
         (["{run}", "--format", "pdf"], "pdf"),
     ],
 )

@@ -28,14 +28,16 @@ def default_output(run_dirs: list[Path]) -> Path:
     return run_dirs[0] / REPORT_NAME if len(run_dirs) == 1 else Path(REPORT_NAME)
 
 
-def _check_paths(output: Path | None, probes: list[Path]) -> None:
-    """Every problem with the output path and the probe directories, before any work is done."""
+def _check_paths(output: Path | None, figures: Path | None, probes: list[Path]) -> None:
+    """Every problem with the output paths and the probe directories, before any work is done."""
     problems = []
     if output is not None:
         if output.is_dir():
             problems.append(f"-o {output}: is a directory (give a file name)")
         elif not output.parent.is_dir():
             problems.append(f"-o {output}: the directory {output.parent} does not exist")
+    if figures is not None and figures.exists() and not figures.is_dir():
+        problems.append(f"--figures {figures}: is a file, not a directory")
     problems += [f"--probes {p}: not a directory" for p in probes if not p.is_dir()]
     if problems:
         raise ConfigError(problems, what="option")
@@ -82,7 +84,7 @@ def report(
     from toolprism.report import build_sections, load_runs, render_markdown, report_title, write_figures, write_html
 
     probe_dirs = probes or []
-    _check_paths(output, probe_dirs)
+    _check_paths(output, figures, probe_dirs)
     runs = load_runs(run_dirs)
     for run in runs:
         if run.score.planned is not None and run.score.recorded < run.score.planned:
