@@ -9,7 +9,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolprism.report._families import group_by_family
-from toolprism.report._html import SCALE, colormap, new_figure, pct, plain, render, short_interval
+from toolprism.report._html import (
+    SCALE,
+    colormap,
+    new_figure,
+    pct,
+    plain,
+    render,
+    scale_color,
+    short_interval,
+    text_color,
+)
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import OutcomeCount, VariantScore
 
@@ -166,7 +176,7 @@ def grid_figure(rows: Sequence[GridRow], columns: Sequence[tuple[str, list[str]]
         for j, name in enumerate(names):
             v = row.cells.get(name)
             text = "—" if v is None else f"{v.success_rate:.0%}\n[{v.ci_low:.0%}, {v.ci_high:.0%}]"
-            color = "#111111" if v is None or 0.3 < v.success_rate < 0.7 else "white"
+            color = text_color(scale_color(None if v is None else v.success_rate))  # as on the page
             ax.text(j, i, text, ha="center", va="center", fontsize=7, color=color, linespacing=1.15)
     ax.set_xticks(
         range(len(names)), [plain(n) for n in names], rotation=60, ha="right", rotation_mode="anchor", fontsize=8.5
