@@ -27,7 +27,7 @@ from toolprism.report import (
     write_figures,
     write_report,
 )
-from toolprism.report._comparison import compare_runs
+from toolprism.report._comparison import compare_runs, verdict
 from toolprism.report._families import COMPOSED, NATIVE, PARTITIONING, PROTOCOLS, SURFACE, variant_family
 from toolprism.report._html import new_figure
 from toolprism.report._ladder import ladder_points, ladder_steps
@@ -118,6 +118,7 @@ def test_comparison_deltas_are_newcombe_differences(runs: tuple[Path, Path], pag
     native = next(d for d in comparison.cells if d.variant == "native")
     assert merge.delta == 1.0 and merge.significant  # 0/2 -> 2/2: the interval excludes 0
     assert native.delta == 0.0 and not native.significant
+    assert verdict(comparison).startswith("0 cell(s) worse; 2 better (merge, split); 2 without a clear change")
     deltas = [float(x) for x in re.findall(r'data-delta="([-0-9.]+)"', page)]
     assert deltas == pytest.approx([d.delta for d in comparison.cells])
 

@@ -80,6 +80,7 @@ that excludes 0.</p>
 {% for c in comparisons %}
 <h3>{{ c.other }} ({{ models[c.other] }}) vs {{ c.baseline }} ({{ models[c.baseline] }})</h3>
 {% if c.cells %}
+<p><b>{{ c.verdict }}</b></p>
 <div class="scroll"><table>
 <tr><th>variant</th><th>condition</th><th class="num">{{ c.baseline }}</th><th class="num">{{ c.other }}</th>
 <th class="num">delta</th><th class="num">95% interval</th><th>excludes 0</th></tr>
@@ -103,6 +104,23 @@ that excludes 0.</p>
 {% endif %}
 {% endfor %}
 """
+
+
+def _cell_names(cells: Sequence[CellDelta], most: int = 6) -> str:
+    names = [d.variant + (f" · {d.condition}" if d.condition else "") for d in cells]
+    return ", ".join(names[:most]) + (" …" if len(names) > most else "")
+
+
+def verdict(comparison: RunComparison) -> str:
+    """One sentence: how many shared cells got worse or better beyond their 95% interval, and how
+    many show no clear change."""
+    worse = [d for d in comparison.cells if d.significant and d.delta < 0]
+    better = [d for d in comparison.cells if d.significant and d.delta > 0]
+    unclear = len(comparison.cells) - len(worse) - len(better)
+    parts = [f"{len(worse)} cell(s) worse" + (f" ({_cell_names(worse)})" if worse else "")]
+    parts.append(f"{len(better)} better" + (f" ({_cell_names(better)})" if better else ""))
+    parts.append(f"{unclear} without a clear change (the interval includes 0)")
+    return "; ".join(parts) + "."
 
 
 def unmatched(cells: Sequence[tuple[str, str]]) -> str:
@@ -130,6 +148,7 @@ def comparison_section(runs: Sequence[LoadedRun]) -> Section | None:
             "cells": c.cells,
             "only_baseline": unmatched(c.only_baseline),
             "only_other": unmatched(c.only_other),
+            "verdict": verdict(c),
         }
         for c in comparisons
     ]
@@ -174,7 +193,7 @@ def _markdown(comparisons: Sequence[RunComparison]) -> str:
     parts = []
     for c in comparisons:
         lines = [
-            f"**{c.other} vs {c.baseline}**",
+            f"**{c.other} vs {c.baseline}**: {verdict(c)}",
             "",
             f"| variant | condition | {c.baseline} | {c.other} | delta | 95% interval | excludes 0 |",
             "|---|---|---:|---:|---:|---:|---|",
