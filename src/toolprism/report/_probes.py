@@ -32,6 +32,7 @@ from toolprism.report._perturbations import (
     NEUTRAL,
     Table,
     new_figure,
+    percent_axis,
     render_html,
     render_markdown,
     run_color,
@@ -59,6 +60,10 @@ QUANTITIES = (
     ("reply", "Δπ(V)", "probability of replying instead of calling a tool"),
 )
 """Fault-row attribute, axis label, and what it measures, for the strip plots."""
+NOISE = 1e-9
+"""Contrasts smaller than this are drawn as 0 (floating-point noise of a quantity that did not move)."""
+MIN_SPAN = 0.01
+"""The smallest half-range of a strip plot's y axis (nats, or probability)."""
 
 
 @dataclass(frozen=True)
@@ -187,10 +192,13 @@ def _fault_chart(name: str, study: FaultStudy) -> Chart:
     figure = new_figure(2.7 * len(QUANTITIES) + 0.4, 3.3)
     axes = figure.subplots(1, len(QUANTITIES))
     for ax, (attribute, label, _) in zip(axes, QUANTITIES, strict=True):
+        reach = MIN_SPAN
         for x, arm in enumerate(arms):
             values = np.array([v for v in paired_deltas(study.rows, arm, 0, attribute) if not math.isnan(v)])
             if not values.size:
                 continue
+            values = np.where(np.abs(values) < NOISE, 0.0, values)  # float noise of an unmoved quantity
+            reach = max(reach, float(np.abs(values).max()))
             color = ARM_COLORS[arm]
             ax.scatter(x + _jitter(values.size, f"{attribute}/{arm}"), values, s=16, color=color, alpha=0.7,
                        linewidths=0, zorder=3)  # fmt: skip
@@ -198,16 +206,20 @@ def _fault_chart(name: str, study: FaultStudy) -> Chart:
             ax.add_patch(_box(x, q1, q3, color))
             ax.plot([x - 0.3, x + 0.3], [median, median], color=color, linewidth=2.4, zorder=4)
         ax.axhline(0, color="#999999", linewidth=1, zorder=1)
+        low, high = ax.get_ylim()
+        ax.set_ylim(min(low, -reach * 0.1), max(high, reach * 0.1))  # a flat panel still shows a scale around 0
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
         ax.set_xticks(range(len(arms)), arms)
         ax.set_xlim(-0.6, len(arms) - 0.4)
         ax.set_title(label, fontsize=10)
         style_axes(ax)
     config = study.stored.config
+    meanings = "; ".join(f"{label.split(' ')[0]}: {meaning}" for _, label, meaning in QUANTITIES)
     caption = (
         f"Fault arms against the clean arm at the injected return (k = 0), {config.domain} "
         f"({study.stored.scorer}, {study.summary.tasks} task(s)): each point is one task's injected-minus-clean "
         "contrast; the bar is the median, the box the interquartile range (Xu et al., section III). "
-        "F: failed return, Ns: inconsistent status, Nm: inconsistent identifier."
+        f"F: failed return, Ns: inconsistent status, Nm: inconsistent identifier. {meanings}."
     )
     return Chart(name, figure, caption)
 
@@ -250,10 +262,15 @@ def _steps_chart(name: str, study: FaultStudy) -> Chart | None:
     return Chart(name, figure, caption)
 
 
+def _num(value: float, digits: int = 3) -> str:
+    """Signed, with no ``-0.000``: a value that rounds to zero is ``0.000``."""
+    return f"{0.0:.{digits}f}" if round(value, digits) == 0 else f"{value:+.{digits}f}"
+
+
 def _median_iqr(s: PairedStats, digits: int = 3) -> str:
     if s.median is None:
         return "—"
-    return f"{s.median:+.{digits}f} [{s.q1:+.{digits}f}, {s.q3:+.{digits}f}]"
+    return f"{_num(s.median, digits)} [{_num(s.q1, digits)}, {_num(s.q3, digits)}]"
 
 
 def _signs(s: PairedStats) -> str:
@@ -308,7 +325,7 @@ def _scatter_chart(name: str, result: VariantResult, color: str) -> Chart | None
     ]
     if not probes:
         return None
-    from toolprism.report._perturbations import percent_axis
+    from matplotlib.ticker import MaxNLocator
 
     figure = new_figure(4.4 * len(probes) + 0.4, 3.8)
     axes = np.atleast_1d(figure.subplots(1, len(probes)))
@@ -316,17 +333,19 @@ def _scatter_chart(name: str, result: VariantResult, color: str) -> Chart | None
         have = [v for v in s.variants if getattr(v, key) is not None]
         xs, ys = [getattr(v, key) for v in have], [v.success_rate for v in have]
         ax.scatter(xs, ys, s=30, color=color, zorder=3)
+        ax.margins(x=0.12)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        if key == "compliance":
+            ax.set_xlim(-0.05, 1.05)
+            percent_axis(ax.xaxis)
         if len(have) <= 12:
             _label_points(ax, xs, ys, [v.variant for v in have])
         shown = "undefined" if rho is None else f"{rho:+.2f}"
-        ax.set_title(f"{label}: Spearman ρ = {shown} (n = {len(have)})", fontsize=10)
+        ax.set_title(f"{label.split(' (')[0]}: Spearman ρ = {shown}, {len(have)} variants", fontsize=10)
         ax.set_xlabel(label, fontsize=9)
         ax.set_ylabel("success (clean)", fontsize=9)
         ax.set_ylim(-0.05, 1.05)
         percent_axis(ax.yaxis)
-        if key == "compliance":
-            ax.set_xlim(-0.05, 1.05)
-            percent_axis(ax.xaxis)
         style_axes(ax, grid="both")
     caption = (
         f"Query-free probes against full-episode success across the variants of {s.run_dir} (Action-Space Shaping, "
@@ -337,14 +356,16 @@ def _scatter_chart(name: str, result: VariantResult, color: str) -> Chart | None
 
 def _label_points(ax: object, xs: list[float], ys: list[float], names: list[str]) -> None:
     """Name each point, once per position: variants at the same place share one label."""
-    span_x = (max(xs) - min(xs)) or 1.0
+    left, right = ax.get_xlim()  # type: ignore[attr-defined]
     places: dict[tuple[int, int], list[int]] = {}
     for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-        places.setdefault((round((x - min(xs)) / span_x * 40), round(y * 40)), []).append(i)
+        places.setdefault((round((x - left) / (right - left) * 40), round(y * 40)), []).append(i)
     for members in places.values():
         i = members[0]
         text = ", ".join(names[j] for j in members)
-        ax.annotate(text, (xs[i], ys[i]), xytext=(5, 4), textcoords="offset points", fontsize=8, color=NEUTRAL)  # type: ignore[attr-defined]
+        east = (xs[i] - left) / (right - left) > 0.5  # label toward the middle, never past the panel's edge
+        ax.annotate(text, (xs[i], ys[i]), xytext=(-5 if east else 5, 4), textcoords="offset points",  # type: ignore[attr-defined]
+                    ha="right" if east else "left", fontsize=8, color=NEUTRAL)  # fmt: skip
 
 
 def _curve_chart(name: str, result: VariantResult, color: str) -> Chart | None:
@@ -355,6 +376,7 @@ def _curve_chart(name: str, result: VariantResult, color: str) -> Chart | None:
     if not points:
         return None
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter
 
     figure = new_figure(6.6, 3.8)
     ax = figure.subplots()
@@ -375,6 +397,8 @@ def _curve_chart(name: str, result: VariantResult, color: str) -> Chart | None:
             ax.axhline(rho, color=NEUTRAL, linestyle=style, linewidth=1.1)
             handles.append(Line2D([], [], color=NEUTRAL, linestyle=style, label=f"{label}: ρ = {rho:+.2f}"))
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda x, _: ""))
     low = min([p.ci_low for p in points if p.ci_low is not None] + [0.0])
     ax.set_ylim(min(low, 0.0) - 0.05, 1.05)
     ax.set_xlim(min(ns + [36]) / 1.6, max(ns + [800]) * 1.6)
@@ -489,9 +513,10 @@ def _fault_findings(study: FaultStudy) -> list[str]:
     for a in study.summary.arms:
         if a.k != 0:
             continue
+        median = "—" if a.dg.median is None else _num(a.dg.median)
         lines.append(
             f"{study.directory.name}, arm {a.arm} at the site ({a.rows} rows): ΔS0 > 0 on {a.ds0.up} of {a.ds0.n}, "
-            f"ΔG > 0 on {a.dg.up} of {a.dg.n} (median {_median_iqr(a.dg).split(' ')[0]} nats/token), "
+            f"ΔG > 0 on {a.dg.up} of {a.dg.n} (median {median} nats/token), "
             f"π(V) up/down/flat {a.reply_direction.up}/{a.reply_direction.down}/{a.reply_direction.flat}"
         )
     return lines
