@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from markupsafe import Markup
 
 from toolprism.perturb import FAMILIES, SEVERITIES, SUBTYPES
+from toolprism.report._html import interval, new_figure, pct, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.run import UNSCORED_ENDS
 from toolprism.score import TRB_ERROR_NAMES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
     from toolprism.score import AttributionSummary, InteractionRow, RunScore
 
@@ -73,35 +73,29 @@ class Table:
 
 
 _TABLES = """\
+{% if intro %}<p>{{ intro }}</p>{% endif %}
+{% if points %}<ul class="findings">{% for p in points %}<li>{{ p }}</li>{% endfor %}</ul>{% endif %}
 {% for t in tables %}
 <details class="table"{% if open_tables %} open{% endif %}>
 <summary>{{ t.title }}</summary>
 {% if t.note %}<p class="note">{{ t.note }}</p>{% endif %}
-<table class="data">
+<div class="scroll"><table class="data">
 <thead><tr>{% for h in t.header %}<th{% if loop.index0 >= t.text_columns %} class="num"{% endif %}>{{ h }}</th>\
 {% endfor %}</tr></thead>
 <tbody>
 {% for row in t.rows %}<tr>{% for c in row %}<td{% if loop.index0 >= t.text_columns %} class="num"{% endif %}>{{ c }}\
 </td>{% endfor %}</tr>
 {% endfor %}</tbody>
-</table>
+</table></div>
 </details>
 {% endfor %}"""
-
-_BODY = """\
-{% if intro %}<p>{{ intro }}</p>{% endif %}
-{% if points %}<ul class="findings">{% for p in points %}<li>{{ p }}</li>{% endfor %}</ul>{% endif %}
-{{ tables }}"""
 
 
 def render_html(intro: str, points: Sequence[str], tables: Sequence[Table], *, open_tables: bool = False) -> Markup:
     """The section body: an intro sentence, a list of findings, then each table in a collapsible
-    ``<details>`` (jinja2 with autoescaping: every cell is escaped)."""
-    from jinja2 import Environment
-
-    env = Environment(autoescape=True, keep_trailing_newline=True)
-    rendered = env.from_string(_TABLES).render(tables=tables, open_tables=open_tables)
-    return Markup(env.from_string(_BODY).render(intro=intro, points=points, tables=Markup(rendered)))
+    ``<details>`` (:func:`toolprism.report._html.render`: jinja2 with autoescaping, every cell
+    escaped)."""
+    return render(_TABLES, intro=intro, points=list(points), tables=list(tables), open_tables=open_tables)
 
 
 def _md_cell(text: str) -> str:
@@ -127,22 +121,12 @@ def render_markdown(title: str, intro: str, points: Sequence[str], tables: Seque
     return "\n".join(lines)
 
 
-def new_figure(width: float, height: float) -> Figure:
-    """A matplotlib figure with constrained layout, not registered with pyplot (rendered by the Agg
-    canvas on save; never shown), with the section's font sizes."""
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), layout="constrained")
-    return figure
-
-
-def style_axes(ax: Axes, *, grid: str = "y") -> None:
-    """Light grid behind the data, no top/right spines, readable tick labels."""
-    ax.grid(axis=grid, color="#dddddd", linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.tick_params(labelsize=9)
+def grid_on(ax: Axes, axis: str) -> None:
+    """The report's axis style (:func:`toolprism.report._html.style_axes`) with grid lines along
+    ``axis`` only (``x``, ``y``, or ``both``)."""
+    style_axes(ax)
+    if axis != "both":
+        ax.grid(False, axis="y" if axis == "x" else "x")
 
 
 def percent_axis(axis: object) -> None:
@@ -155,18 +139,6 @@ def percent_axis(axis: object) -> None:
 def run_color(index: int) -> str:
     """The colour of the ``index``-th run (:data:`RUN_COLORS`)."""
     return RUN_COLORS[index % len(RUN_COLORS)]
-
-
-def pct(value: float | None, digits: int = 1) -> str:
-    """``0.6667`` → ``66.7%``; None or NaN → ``—``."""
-    return "—" if value is None or math.isnan(value) else f"{value:.{digits}%}"
-
-
-def interval(low: float | None, high: float | None, digits: int = 1) -> str:
-    """A 95% interval of rates: ``[30.0%, 90.3%]``; ``—`` when unknown."""
-    if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return "—"
-    return f"[{low:.{digits}%}, {high:.{digits}%}]"
 
 
 def points(value: float | None, low: float | None = None, high: float | None = None) -> str:
@@ -317,7 +289,7 @@ def _severity_chart(
         ax.set_xlim(-0.5, len(SEVERITIES) - 0.5)
         ax.set_ylim(-0.04, 1.04)
         percent_axis(ax.yaxis)
-        style_axes(ax)
+        grid_on(ax, "y")
     for ax in list(axes.flat)[len(groups) :]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
@@ -364,7 +336,7 @@ def _mixed_chart(rows: list[tuple[str, InteractionRow]]) -> Chart:
     deltas.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * 100:+.0f}" if x else "0"))
     deltas.set_xlabel("mixed − weaker, percentage points\n(95% Newcombe interval)", fontsize=9)
     for ax in (rates, deltas):
-        style_axes(ax, grid="x")
+        grid_on(ax, "x")
     handles = [
         Line2D([], [], color=MIXED_COLOR, marker="o", linestyle="none", label="mixed pair"),
         Line2D([], [], color=WEAKER_COLOR, marker="o", markerfacecolor="white", linestyle="none",
@@ -423,8 +395,8 @@ def _attribution_chart(rows: list[tuple[str | None, AttributionSummary | None]])
     rates.set_xlim(-0.04, 1.04)
     percent_axis(rates.xaxis)
     rates.set_xlabel("rate among the failures", fontsize=9)
-    style_axes(shares, grid="x")
-    style_axes(rates, grid="x")
+    grid_on(shares, "x")
+    grid_on(rates, "x")
     handles = [Patch(color=ERROR_COLORS[e], label=e.replace("_", " ")) for e in TRB_ERROR_NAMES]
     handles += [
         Line2D([], [], color=NEUTRAL, marker="o", linestyle="none", label="cascade"),

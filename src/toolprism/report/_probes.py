@@ -28,15 +28,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from toolprism.errors import ConfigError
+from toolprism.report._html import new_figure
 from toolprism.report._perturbations import (
     NEUTRAL,
     Table,
-    new_figure,
+    grid_on,
     percent_axis,
     render_html,
     render_markdown,
     run_color,
-    style_axes,
 )
 from toolprism.report._section import Chart, LoadedRun, Section
 
@@ -212,7 +212,7 @@ def _fault_chart(name: str, study: FaultStudy) -> Chart:
         ax.set_xticks(range(len(arms)), arms)
         ax.set_xlim(-0.6, len(arms) - 0.4)
         ax.set_title(label, fontsize=10)
-        style_axes(ax)
+        grid_on(ax, "y")
     config = study.stored.config
     meanings = "; ".join(f"{label.split(' ')[0]}: {meaning}" for _, label, meaning in QUANTITIES)
     caption = (
@@ -252,7 +252,7 @@ def _steps_chart(name: str, study: FaultStudy) -> Chart | None:
     ax.axhline(0, color="#999999", linewidth=1)
     ax.set_xticks(steps, [f"k = {k}" + (" (site)" if k == 0 else "") for k in steps])
     ax.set_ylabel("ΔG, median and IQR (nats/token)", fontsize=9)
-    style_axes(ax)
+    grid_on(ax, "y")
     handles = [Line2D([], [], color=ARM_COLORS[a], marker="o", label=ARM_NAMES[a]) for a in arms]
     figure.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=9, frameon=False)
     caption = (
@@ -346,7 +346,7 @@ def _scatter_chart(name: str, result: VariantResult, color: str) -> Chart | None
         ax.set_ylabel("success (clean)", fontsize=9)
         ax.set_ylim(-0.05, 1.05)
         percent_axis(ax.yaxis)
-        style_axes(ax, grid="both")
+        grid_on(ax, "both")
     caption = (
         f"Query-free probes against full-episode success across the variants of {s.run_dir} (Action-Space Shaping, "
         "RQ3; the paper's rho: 0.52 for log-likelihood, 0.57 for compliance)."
@@ -404,7 +404,7 @@ def _curve_chart(name: str, result: VariantResult, color: str) -> Chart | None:
     ax.set_xlim(min(ns + [36]) / 1.6, max(ns + [800]) * 1.6)
     ax.set_xlabel("queries sampled (n, log scale)", fontsize=9)
     ax.set_ylabel("Spearman ρ with all queries", fontsize=9)
-    style_axes(ax, grid="both")
+    grid_on(ax, "both")
     figure.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=8.5, frameon=False)
     caption = (
         f"How well success on n sampled queries ranks the variants as all {s.tasks} queries do ({s.bootstrap} draws "
