@@ -194,5 +194,7 @@ def test_run_labels_are_escaped(stored: tuple[Path, Path, Path]) -> None:
     section = perturbation_section([hostile, other])
     assert "<script>" not in section.html and "&lt;script&gt;alert(1)&lt;/script&gt;" in section.html
     assert "x\\|y" in section.markdown  # a pipe in a cell does not split the markdown table
+    assert "<script>" not in section.markdown and "&lt;script>alert(1)" in section.markdown
+    assert not section.markdown.startswith("#")  # the page writes the section's title
     page = render_page("t", [section])
     assert "<script>alert(1)" not in page and "chart-severity-families" in page

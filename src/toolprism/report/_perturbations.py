@@ -91,7 +91,7 @@ _TABLES = """\
 {% endfor %}"""
 
 
-def render_html(intro: str, points: Sequence[str], tables: Sequence[Table], *, open_tables: bool = False) -> Markup:
+def section_html(intro: str, points: Sequence[str], tables: Sequence[Table], *, open_tables: bool = False) -> Markup:
     """The section body: an intro sentence, a list of findings, then each table in a collapsible
     ``<details>`` (:func:`toolprism.report._html.render`: jinja2 with autoescaping, every cell
     escaped)."""
@@ -99,13 +99,15 @@ def render_html(intro: str, points: Sequence[str], tables: Sequence[Table], *, o
 
 
 def _md_cell(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    text = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    return text.replace("\r", " ").replace("\n", " ")
 
 
-def render_markdown(title: str, intro: str, points: Sequence[str], tables: Sequence[Table]) -> str:
-    """The section as GitHub-flavoured markdown: ``## title``, the intro, the findings as a list,
-    then each table (``|`` and newlines in cells escaped)."""
-    lines = [f"## {_md_cell(title)}", ""]
+def section_markdown(intro: str, points: Sequence[str], tables: Sequence[Table]) -> str:
+    """A section's body as GitHub-flavoured markdown (the page adds its ``##`` title): the intro,
+    the findings as a list, then each table under a ``###`` heading (``|``, backslashes and
+    newlines in cells escaped, ``<`` written as ``&lt;`` so no cell is read as HTML)."""
+    lines: list[str] = []
     if intro:
         lines += [_md_cell(intro), ""]
     if points:
@@ -273,8 +275,8 @@ def _severity_chart(
     spread = 0.1 if len(series) > 1 else 0.0
     for ax, group in zip(axes.flat, groups, strict=False):
         for i, s in enumerate(series):
-            points = sorted((c for c in s.cells if c.group == group and c.rate is not None), key=lambda c: c.severity)
-            points.sort(key=lambda c: _severity_index(c.severity))
+            drawn = (c for c in s.cells if c.group == group and c.rate is not None)
+            points = sorted(drawn, key=lambda c: _severity_index(c.severity))
             offset = (i - (len(series) - 1) / 2) * spread
             xs = [_severity_index(c.severity) + offset for c in points]
             if points:
@@ -570,9 +572,9 @@ def perturbation_section(runs: Sequence[LoadedRun]) -> Section | None:
     return Section(
         id="perturbations",
         title="Perturbations",
-        html=render_html(intro, points, tables),
+        html=section_html(intro, points, tables),
         charts=charts,
-        markdown=render_markdown("Perturbations", intro, points, tables),
+        markdown=section_markdown(intro, points, tables),
     )
 
 

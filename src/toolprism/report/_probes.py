@@ -34,9 +34,9 @@ from toolprism.report._perturbations import (
     Table,
     grid_on,
     percent_axis,
-    render_html,
-    render_markdown,
     run_color,
+    section_html,
+    section_markdown,
 )
 from toolprism.report._section import Chart, LoadedRun, Section
 
@@ -502,9 +502,9 @@ def probe_section(runs: Sequence[LoadedRun], probe_dirs: Sequence[Path | str] = 
     return Section(
         id="probes",
         title="Probes",
-        html=render_html(intro, points, tables),
+        html=section_html(intro, points, tables),
         charts=charts,
-        markdown=render_markdown("Probes", intro, points, tables),
+        markdown=section_markdown(intro, points, tables),
     )
 
 
