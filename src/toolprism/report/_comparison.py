@@ -97,12 +97,24 @@ that excludes 0.</p>
 </table></div>
 {% else %}<p class="muted">No cell in common.</p>{% endif %}
 {% if c.only_baseline or c.only_other %}
-<p class="note">Cells only one run has:
-{% if c.only_baseline %}{{ c.baseline }}: {{ c.only_baseline|map('join', ' · ')|join(', ') }}.{% endif %}
-{% if c.only_other %}{{ c.other }}: {{ c.only_other|map('join', ' · ')|join(', ') }}.{% endif %}</p>
+<p class="note">Cells only one run has (not compared):
+{% if c.only_baseline %}{{ c.baseline }}: {{ c.only_baseline }}.{% endif %}
+{% if c.only_other %}{{ c.other }}: {{ c.only_other }}.{% endif %}</p>
 {% endif %}
 {% endfor %}
 """
+
+
+def unmatched(cells: Sequence[tuple[str, str]]) -> str:
+    """Cells one run lacks, by condition: ``C2:light (16 variants); clean: merge, split``."""
+    by_condition: dict[str, list[str]] = {}
+    for variant, condition in cells:
+        by_condition.setdefault(condition or "clean", []).append(variant)
+    parts = [
+        f"{condition} ({len(names)} variants)" if len(names) > 4 else f"{condition}: {', '.join(names)}"
+        for condition, names in by_condition.items()
+    ]
+    return "; ".join(parts)
 
 
 def comparison_section(runs: Sequence[LoadedRun]) -> Section | None:
@@ -112,13 +124,13 @@ def comparison_section(runs: Sequence[LoadedRun]) -> Section | None:
     comparisons = [compare_runs(runs[0], other) for other in runs[1:]]
     models = {r.label: (r.score.outcomes[0].model if r.score.outcomes else "?") for r in runs}
     readable = [
-        RunComparison(
-            c.baseline,
-            c.other,
-            c.cells,
-            [(v, cond or "clean") for v, cond in c.only_baseline],
-            [(v, cond or "clean") for v, cond in c.only_other],
-        )
+        {
+            "baseline": c.baseline,
+            "other": c.other,
+            "cells": c.cells,
+            "only_baseline": unmatched(c.only_baseline),
+            "only_other": unmatched(c.only_other),
+        }
         for c in comparisons
     ]
     html = render(_HTML, baseline=runs[0].label, comparisons=readable, models=models)

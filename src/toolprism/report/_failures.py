@@ -58,6 +58,7 @@ _HTML = """
 (Action-Space Shaping, section 6). <i>Schema-form success</i> counts a call in a wrong schema's form
 as its native action: the gap between it and success is what the interface, not the task, cost.
 {% if clean_only %}Clean episodes only; perturbed ones are in the perturbation section.{% endif %}</p>
+<details{% if rows|length <= 12 %} open{% endif %}><summary>counts per variant ({{ rows|length }} rows)</summary>
 <div class="scroll"><table>
 <tr>{% if multi %}<th>run</th>{% endif %}<th>variant</th><th class="num">n</th><th class="num">success</th>
 <th class="num">schema-form success</th>
@@ -72,6 +73,7 @@ as its native action: the gap between it and success is what the interface, not 
 {% for m in modes %}<td class="num">{{ r.score.modes.get(m, 0) or "" }}</td>{% endfor %}</tr>
 {% endfor %}
 </table></div>
+</details>
 """
 
 
@@ -111,10 +113,14 @@ def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
     ax.plot([r.score.schema_form_success_rate for r in rows], ys, "D", color="white", markeredgecolor="#1d2330",
             markersize=6, label="schema-form success", clip_on=False, zorder=5)  # fmt: skip
     ax.set_yticks(ys, labels, fontsize=8.5)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:.0%}")
     ax.set_xlabel("share of episodes", fontsize=9)
-    figure.legend(fontsize=8, frameon=False, loc="outside lower center", ncols=5)
+    handles, names = ax.get_legend_handles_labels()
+    order = sorted(range(len(names)), key=lambda i: names[i] == "schema-form success")  # the marker last
+    figure.legend([handles[i] for i in order], [names[i] for i in order], fontsize=8, frameon=False,
+                  loc="outside lower center", ncols=5)  # fmt: skip
     return figure
 
 

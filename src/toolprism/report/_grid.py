@@ -70,16 +70,16 @@ def grid_columns(runs: Sequence[LoadedRun]) -> list[tuple[str, list[str]]]:
 
 _HTML = """
 <p class="note">Success rate per row (a model, under one condition) and variant, with its 95%
-interval and the number of scored episodes n. Variants are grouped by operator family; the last
-column is the best-vs-worst gap across the row's variants (the spread that equivalent interfaces
-alone cause).</p>
+interval and the number of scored episodes n. Variants are grouped by operator family. <i>Gap</i>
+is the best-vs-worst difference across the row's variants: the spread that equivalent interfaces
+alone cause.</p>
 <div class="legend"><span>0%</span><span class="ramp" style="background:linear-gradient(90deg,{{ ramp }})"></span>
-<span>100%</span><span class="cellkey" style="margin-left:1rem">cell: rate · [95% interval] · n</span></div>
+<span>100%</span><span style="margin-left:1.2rem">each cell: success rate, its 95% interval, n episodes</span></div>
 <div class="scroll"><table class="grid">
 <thead>
-<tr><th rowspan="2">model · condition</th>
-{% for family, names in columns %}<th class="family" colspan="{{ names|length }}">{{ family }}</th>{% endfor %}
-<th rowspan="2" class="num">gap</th></tr>
+<tr><th rowspan="2" class="corner">model · condition</th><th rowspan="2" class="corner gap">gap</th>
+{% for family, names in columns %}<th class="family" colspan="{{ names|length }}">
+{{- family if names|length > 2 else family.replace(" ", "\n") }}</th>{% endfor %}</tr>
 <tr>{% for family, names in columns %}{% for name in names %}<th class="variant" title="{{ name }}">{{ name }}</th>
 {% endfor %}{% endfor %}</tr>
 </thead>
@@ -87,13 +87,18 @@ alone cause).</p>
 {% for row in rows %}
 <tr><td class="row">{{ row.model }}
 <small>{{ row.condition or "clean" }}{% if multi %} · {{ row.run }}{% endif %}</small></td>
+<td class="gap">{% if row.gap and row.gap.gap > 0 %}<b>{{ row.gap.gap|pct }}</b>
+<small>best {{ row.gap.best }} {{ row.gap.best_rate|pct }}</small>
+<small>worst {{ row.gap.worst }} {{ row.gap.worst_rate|pct }}</small>
+{% elif row.gap %}<b>0%</b><small>every variant {{ row.gap.best_rate|pct }}</small>{% else %}—{% endif %}</td>
 {% for family, names in columns %}{% for name in names %}
 {% set v = row.cells.get(name) %}
 {% if v %}
 <td class="cell" style="{{ cell_style(v.success_rate) }}" data-variant="{{ name }}"
  data-rate="{{ '%.6f'|format(v.success_rate) }}"
  title="{{ name }}: {{ v.successes }}/{{ v.episodes }} succeeded">
-<b>{{ v.success_rate|pct }}</b><small>{{ v.ci_low|interval(v.ci_high) }}</small><small>n={{ v.episodes }}</small></td>
+<b>{{ v.success_rate|pct }}</b><small>{{ v.ci_low|short_interval(v.ci_high) }}</small>
+<small>n={{ v.episodes }}</small></td>
 {% elif name in row.unscored %}
 {% set o = row.unscored[name] %}
 <td class="cell" style="{{ cell_style(None) }}" data-variant="{{ name }}"
@@ -102,9 +107,6 @@ alone cause).</p>
 {% else %}<td class="cell" style="{{ cell_style(None) }}" data-variant="{{ name }}"><small>not run</small></td>
 {% endif %}
 {% endfor %}{% endfor %}
-<td class="num">{% if row.gap %}<b>{{ row.gap.gap|pct }}</b><br>
-<small class="muted">{{ row.gap.best }} {{ row.gap.best_rate|pct }}
- vs {{ row.gap.worst }} {{ row.gap.worst_rate|pct }}</small>{% else %}—{% endif %}</td>
 </tr>
 {% endfor %}
 </tbody>
@@ -125,9 +127,10 @@ def grid_section(runs: Sequence[LoadedRun]) -> Section | None:
         "grid",
         grid_figure(rows, columns, multi=len(runs) > 1),
         caption="Success per model and variant (95% interval below each rate); variants grouped by operator family.",
+        page=False,  # the page shows the same grid as the table above
     )
     return Section(
-        id="grid", title="Success grid: model x variant", html=html, charts=(chart,), markdown=_markdown(rows)
+        id="grid", title="Success grid: model × variant", html=html, charts=(chart,), markdown=_markdown(rows)
     )
 
 

@@ -73,6 +73,7 @@ _HTML = """
 <p class="note">Clean success of each tool-set partitioning variant against its tool-count ratio to
 native (tools shown / native operations, the mean over the run's domains; log scale): merges sit
 below 1x, splits above. Bars are 95% intervals.</p>
+<details{% if points|length <= 12 %} open{% endif %}><summary>the ladder's variants ({{ points|length }} rows)</summary>
 <div class="scroll"><table>
 <tr>{% if multi %}<th>run</th>{% endif %}<th>variant</th><th class="num">tools / native</th>
 <th class="num">success</th><th class="num">95% interval</th><th class="num">n</th></tr>
@@ -83,6 +84,7 @@ below 1x, splits above. Bars are 95% intervals.</p>
 <td class="num">{{ p.score.episodes }}</td></tr>
 {% endfor %}
 </table></div>
+</details>
 """
 
 
@@ -105,6 +107,14 @@ def ladder_section(runs: Sequence[LoadedRun]) -> Section | None:
     return Section(id="ladder", title="Granularity ladder", html=html, charts=(chart,), markdown="\n".join(lines))
 
 
+def _labels(points: Sequence[LadderPoint]) -> dict[tuple[float, float], list[str]]:
+    """(ratio, rate) -> the variants drawn there (one label for points that coincide)."""
+    labels: dict[tuple[float, float], list[str]] = {}
+    for p in points:
+        labels.setdefault((round(p.ratio, 6), p.score.success_rate), []).append(p.variant)
+    return labels
+
+
 def ladder_figure(points: Sequence[LadderPoint]):
     """Success (with 95% interval bars) against ratio on a log x axis, one series per run, each
     point named by its variant."""
@@ -112,22 +122,22 @@ def ladder_figure(points: Sequence[LadderPoint]):
     ax = figure.add_subplot()
     style_axes(ax)
     runs = list(dict.fromkeys(p.run for p in points))
-    named: set[tuple[str, float, float]] = set()
+    named: set[tuple[float, float]] = set()
     for i, run in enumerate(runs):
         mine = [p for p in points if p.run == run]
         color = PALETTE[i % len(PALETTE)]
-        xs = [p.ratio for p in mine]
+        dodge = 1 + 0.025 * (i - (len(runs) - 1) / 2)  # runs' bars side by side, not on top of each other
+        xs = [p.ratio * dodge for p in mine]
         ys = [p.score.success_rate for p in mine]
         lows = [p.score.success_rate - p.score.ci_low for p in mine]
         highs = [p.score.ci_high - p.score.success_rate for p in mine]
         ax.errorbar(xs, ys, yerr=[lows, highs], fmt="-o", color=color, markersize=5, capsize=3, linewidth=1.3,
                     label=run if len(runs) > 1 else None)  # fmt: skip
-        for p in mine:
-            if (p.variant, p.ratio, p.score.success_rate) in named:
-                continue
-            named.add((p.variant, p.ratio, p.score.success_rate))
-            ax.annotate(p.variant, (p.ratio, p.score.success_rate), textcoords="offset points", xytext=(4, 6),
-                        fontsize=7.5, color="#3b4252")  # fmt: skip
+        for (ratio, rate), names in _labels(mine).items():
+            if (ratio, rate) not in named:
+                named.add((ratio, rate))
+                ax.annotate(", ".join(names), (ratio, rate), textcoords="offset points", xytext=(4, 6), fontsize=7.5,
+                            color="#3b4252")  # fmt: skip
     ax.set_xscale("log")
     ratios = [p.ratio for p in points]
     ax.set_xlim(min(ratios + [1.0]) / 1.6, max(ratios + [1.0]) * 1.6)

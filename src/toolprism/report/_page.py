@@ -69,12 +69,17 @@ th{font-weight:600;background:#f0f2f5}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto;max-width:100%}
 table.kv th{background:none;color:var(--muted);font-weight:500;white-space:nowrap}
-table.grid td.cell{text-align:center;min-width:4.6rem;border:2px solid #fff;padding:.3rem .35rem;
- font-variant-numeric:tabular-nums;line-height:1.2}
+table.grid td.cell{text-align:center;min-width:3.9rem;border:2px solid #fff;padding:.3rem .25rem;
+ font-variant-numeric:tabular-nums;line-height:1.2;white-space:nowrap}
 table.grid td.cell b{display:block;font-size:1rem;font-weight:600}
-table.grid td.cell small{display:block;font-size:.7rem;opacity:.85}
+table.grid td.cell small{display:block;font-size:.68rem;opacity:.85}
+table.grid th.corner{vertical-align:bottom;background:#fff}
+table.grid td.gap{min-width:8.5rem;max-width:11rem;font-size:.8rem;border-right:2px solid var(--line)}
+table.grid td.gap b{font-size:1rem;font-variant-numeric:tabular-nums}
+table.grid td.gap small{display:block;color:var(--muted);line-height:1.25}
+table.grid td.row,table.grid th.corner:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.grid th.family{text-align:center;font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;
- color:var(--muted);background:#f7f8fa;border-left:2px solid #fff}
+ color:var(--muted);background:#f7f8fa;border-left:2px solid #fff;white-space:pre-line;vertical-align:bottom}
 table.grid th.variant{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;
  font-weight:500;font-size:.8rem;padding:.5rem .2rem;text-align:left;vertical-align:bottom;
  background:#fff}
@@ -87,6 +92,7 @@ figure.chart{margin:1rem 0 .4rem;padding:0}
 figure.chart svg{max-width:100%;height:auto;display:block}
 figure.chart svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif!important}
 figure.chart figcaption{font-size:.85rem;color:var(--muted);margin-top:.3rem;max-width:70rem}
+details>summary{cursor:pointer;color:var(--accent);font-size:.88rem;margin:.2rem 0 .4rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;
  background:#f0f2f5;padding:.05rem .25rem;border-radius:3px}
 footer.page{color:var(--muted);font-size:.8rem;text-align:center;padding:0 0 2rem}
@@ -195,7 +201,9 @@ def render_page(title: str, sections: Sequence[Section], *, subtitle: str = "") 
         ConfigError: two sections share an id, or two charts share a name.
     """
     _check_unique(sections)
-    charts = [[{"name": c.name, "caption": c.caption, "svg": chart_svg(c)} for c in s.charts] for s in sections]
+    charts = [
+        [{"name": c.name, "caption": c.caption, "svg": chart_svg(c)} for c in s.charts if c.page] for s in sections
+    ]
     data = [(s.id, _encode_data(s.data)) for s in sections if s.data is not None]
     scripts = list(dict.fromkeys(s.script for s in sections if s.script.strip()))
     return render(
