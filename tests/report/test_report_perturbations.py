@@ -128,7 +128,7 @@ def test_every_number_is_score_runs(stored: tuple[Path, Path, Path]) -> None:
                 assert (row["success"], row["rate"]) == (f"{k}/{n}", pct(k / n))
     clean = [v for v in score.variants if v.condition == ""]
     k, n = sum(v.successes for v in clean), sum(v.episodes for v in clean)
-    assert families[("clean", "")]["success"] == f"{k}/{n}"
+    assert families[("clean", "—")]["success"] == f"{k}/{n}"
 
     mixed = tables["Mixed pairs vs their weaker constituent"]
     assert [(r["pair"], r["severity"]) for r in mixed] == [(i.pair, i.severity) for i in score.interactions]

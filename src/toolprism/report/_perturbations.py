@@ -29,6 +29,7 @@ from markupsafe import Markup
 
 from toolprism.perturb import FAMILIES, SEVERITIES, SUBTYPES
 from toolprism.report._html import interval, new_figure, pct, render, style_axes
+from toolprism.report._ladder import PALETTE
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.run import UNSCORED_ENDS
 from toolprism.score import TRB_ERROR_NAMES
@@ -38,9 +39,9 @@ if TYPE_CHECKING:
 
     from toolprism.score import AttributionSummary, InteractionRow, RunScore
 
-RUN_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
-"""Okabe-Ito colours (colour-blind safe), one per run in run order, cycling; every chart of the
-perturbation and probe sections draws run ``i`` in ``RUN_COLORS[i % 7]``."""
+RUN_COLORS: tuple[str, ...] = PALETTE
+"""The report's run colours (the ladder's :data:`toolprism.report._ladder.PALETTE`); run ``i`` of the
+report is drawn in ``RUN_COLORS[i % 6]`` in every chart of the perturbation and probe sections."""
 ERROR_COLORS: dict[str, str] = {
     "tool_misselection": "#0072B2",
     "schema_violation": "#E69F00",
@@ -49,7 +50,7 @@ ERROR_COLORS: dict[str, str] = {
     "wrong_final_result": "#009E73",
 }
 """ToolRobustBench error → its colour in the attribution chart (Okabe-Ito)."""
-MIXED_COLOR, WEAKER_COLOR, NEUTRAL = "#D55E00", "#0072B2", "#444444"
+MIXED_COLOR, WEAKER_COLOR, NEUTRAL = PALETTE[1], PALETTE[0], "#444444"
 
 
 # --- shared table and chart helpers ---------------------------------------------------------------
@@ -428,7 +429,8 @@ def _severity_table(
 ) -> Table:
     header = ("run",) * multi + ("condition", "severity", "success", "rate", "95% CI", "skipped")
     rows = [
-        (run,) * multi + (label(c.group), c.severity, _k_of_n(c), pct(c.rate), interval(c.low, c.high), str(c.skipped))
+        (run,) * multi
+        + (label(c.group), c.severity or "—", _k_of_n(c), pct(c.rate), interval(c.low, c.high), str(c.skipped))
         for run, c in cells
     ]
     return Table(title, header, rows, text_columns=2 + multi, note=note)

@@ -29,6 +29,7 @@ import numpy as np
 
 from toolprism.errors import ConfigError
 from toolprism.report._html import new_figure
+from toolprism.report._ladder import PALETTE
 from toolprism.report._perturbations import (
     NEUTRAL,
     Table,
@@ -48,8 +49,8 @@ VARIANT_DIR = "probe-variants"
 STUDY_FILE, ROWS_FILE, SUMMARY_FILE = "study.json", "rows.jsonl", "summary.json"
 """A fault study's files (``toolprism probe faults``); a variant-probe result also has a
 ``summary.json`` (and ``settings.json``, ``success.json``)."""
-ARM_COLORS = {"F": "#D55E00", "Ns": "#0072B2", "Nm": "#009E73"}
-"""Fault arm → colour (Okabe-Ito): F failed return, Ns inconsistent status, Nm inconsistent identifier."""
+ARM_COLORS = {"F": PALETTE[1], "Ns": PALETTE[0], "Nm": PALETTE[2]}
+"""Fault arm → colour (the report's palette): F failed return, Ns inconsistent status, Nm inconsistent identifier."""
 ARM_NAMES = {"F": "F failed", "Ns": "Ns status", "Nm": "Nm identifier"}
 PAPER_CURVE = ((36, 0.72), (100, 0.81), (800, 0.92))
 """Action-Space Shaping, RQ3: rho between success on n sampled queries and on all queries."""
@@ -483,11 +484,12 @@ def probe_section(runs: Sequence[LoadedRun], probe_dirs: Sequence[Path | str] = 
             charts.append(steps)
         tables += _fault_tables(study, title)
         points += [*study.notes, *_fault_findings(study)]
-    labels = {run.path.resolve(): run.label for run in runs}
+    index = {run.path.resolve(): i for i, run in enumerate(runs)}
     for i, result in enumerate(results):
         suffix = f"-{i + 1}" if i else ""
-        color = run_color(i)
-        label = labels.get(Path(result.summary.run_dir).resolve(), Path(result.summary.run_dir).name)
+        probed = Path(result.summary.run_dir).resolve()
+        color = run_color(index.get(probed, i))
+        label = runs[index[probed]].label if probed in index else Path(result.summary.run_dir).name
         title = f"Variant probes, {label}"
         for chart in (_scatter_chart(f"probe-vs-success{suffix}", result, color),
                       _curve_chart(f"sampling-curve{suffix}", result, color)):  # fmt: skip
