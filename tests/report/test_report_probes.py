@@ -150,6 +150,19 @@ def test_two_studies_get_distinct_chart_names_and_render(stored: dict[str, Path]
     assert 'id="chart-fault-arms-2"' in page
 
 
+def test_an_interrupted_study_is_summarised_from_its_rows_and_says_so(stored: dict[str, Path], tmp_path: Path) -> None:
+    study = Path(shutil.copytree(stored["faults"], tmp_path / "interrupted"))
+    (study / "summary.json").unlink()
+    section = probe_section([], [study])
+    assert [c.name for c in section.charts] == ["fault-arms", "fault-steps"]
+    assert f"{study} has no summary.json (an interrupted study)" in section.markdown
+    whole = _tables(probe_section([], [stored["faults"]]).markdown)
+    assert (
+        _tables(section.markdown)["Fault arms, retail (interrupted): paired contrasts"]
+        == (whole["Fault arms, retail (faults): paired contrasts"])
+    )
+
+
 def _broken(root: Path, name: str) -> Path:
     return Path(shutil.copytree(root, root.parent / f"broken-{name}-{root.name}"))
 

@@ -479,7 +479,8 @@ def probe_section(runs: Sequence[LoadedRun], probe_dirs: Sequence[Path | str] = 
     for i, study in enumerate(studies):
         suffix = f"-{i + 1}" if i else ""
         title = f"Fault arms, {study.stored.config.domain} ({study.directory.name})"
-        charts.append(_fault_chart(f"fault-arms{suffix}", study))
+        if any(r.arm != "C" and r.k == 0 for r in study.rows):
+            charts.append(_fault_chart(f"fault-arms{suffix}", study))
         if (steps := _steps_chart(f"fault-steps{suffix}", study)) is not None:
             charts.append(steps)
         tables += _fault_tables(study, title)
