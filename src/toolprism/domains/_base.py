@@ -348,6 +348,7 @@ class Domain:
     """Variants a run puts this domain under when it is not told which (None: the run's default)."""
 
     _definitions: ClassVar[dict[str, OperationDef]]
+    _action_space: ClassVar[ActionSpace]
 
     @classmethod
     def definitions(cls) -> dict[str, OperationDef]:
@@ -358,8 +359,11 @@ class Domain:
 
     @classmethod
     def action_space(cls) -> ActionSpace:
-        """The native action space (operations in declaration order)."""
-        return ActionSpace(cls.name, tuple(d.spec for d in cls.definitions().values()))
+        """The native action space (operations in declaration order); built and validated once per
+        class (it is frozen), since scoring asks for it once per trace."""
+        if "_action_space" not in cls.__dict__:
+            cls._action_space = ActionSpace(cls.name, tuple(d.spec for d in cls.definitions().values()))
+        return cls._action_space
 
     def initial_state(self, world_seed: int) -> BaseModel:
         """A fresh, deterministic state for ``world_seed``."""
