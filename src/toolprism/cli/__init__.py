@@ -15,6 +15,7 @@ from toolprism.cli import (
     _import,
     _perturbations,
     _probe,
+    _report,
     _run,
     _score,
     _validate,
@@ -38,6 +39,7 @@ app.command("fault-arms")(_perturbations.fault_arms_command)
 app.add_typer(_import.app, name="import")
 app.add_typer(_export.app, name="export")
 app.add_typer(_probe.app, name="probe")
+app.command("report")(_report.report)
 
 
 def _reflow(text: str) -> str:
