@@ -87,6 +87,7 @@ class Page(HTMLParser):
         self.scripts: list[tuple[dict[str, str | None], str]] = []
         self._script: dict[str, str | None] | None = None
         self._text: list[str] = []
+        self.text: list[str] = []
 
     @classmethod
     def of(cls, html: str) -> Page:
@@ -101,6 +102,7 @@ class Page(HTMLParser):
             self._script, self._text = dict(attrs), []
 
     def handle_data(self, data: str) -> None:
+        self.text.append(data)
         if self._script is not None:
             self._text.append(data)
 

@@ -30,7 +30,7 @@ VIEWER_CSS = """
 #trace-viewer .tv-list tbody tr:hover { background: #f3f6fa; }
 #trace-viewer .tv-list tbody tr.tv-selected { background: #e3ecfa; }
 #trace-viewer .tv-id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 #trace-viewer .tv-pager { display: flex; gap: 10px; align-items: center; margin: 8px 0; }
 #trace-viewer .tv-chip { display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 12px;
   line-height: 18px; background: #eef0f3; color: #333; margin-right: 4px; white-space: nowrap; }
@@ -83,6 +83,15 @@ VIEWER_SCRIPT = r"""
   }
   function has(value) { return value !== null && value !== undefined; }
   function chip(text, kind) { return node("span", "tv-chip" + (kind ? " tv-" + kind : ""), text); }
+  function breakable(text) {
+    // the text with a line-break opportunity after each "/" (ids wrap at their parts, not mid-word)
+    const parts = String(text).split("/"), out = [];
+    parts.forEach(function (p, i) {
+      out.push(i < parts.length - 1 ? p + "/" : p);
+      if (i < parts.length - 1) out.push(node("wbr"));
+    });
+    return out;
+  }
   function pre(value) {
     return node("pre", null, typeof value === "string" ? value : JSON.stringify(value, null, 1));
   }
@@ -194,7 +203,9 @@ VIEWER_SCRIPT = r"""
         o.value = self.hashValue(f, v);
         select.appendChild(o);
       });
-      if (select.options.length <= 2 && f !== "outcome" && f !== "variant") return;  // one value: no filter
+      // a filter with one value filters nothing, except those whose value leaves the successes out
+      if (select.options.length <= 2 && ["outcome", "variant", "mode", "error"].indexOf(f) < 0) return;
+      if (select.options.length < 2) return;
       select.addEventListener("change", function () { self.state[f] = select.value; self.changed(); });
       self.controls[f] = select;
       bar.appendChild(node("label", null, LABELS[f] || f, select));
@@ -259,7 +270,7 @@ VIEWER_SCRIPT = r"""
     shown.forEach(function (k) {
       const outcome = v.outcome[rows.outcome[k]], cond = v.condition[rows.condition[k]];
       const tr = node("tr", null,
-        node("td", "tv-id", v.task[rows.task[k]] + " #" + rows.seed[k]),
+        node("td", "tv-id", breakable(v.task[rows.task[k]] + " #" + rows.seed[k])),
         many.run ? node("td", null, v.run[rows.run[k]]) : null,
         many.model ? node("td", null, v.model[rows.model[k]]) : null,
         node("td", null, v.variant[rows.variant[k]]),
@@ -443,7 +454,10 @@ VIEWER_SCRIPT = r"""
       if (t.calls.length) {
         const rows = t.calls.map(function (c) {
           const adapter = [chip(c.outcome, c.outcome)];
-          if (c.rejection) adapter.push(chip(c.rejection, "rejected"), pre(c.reply));
+          if (c.rejection) {
+            const why = c.reply && typeof c.reply.error === "string" ? c.reply.error : c.reply;
+            adapter.push(chip(c.rejection, "rejected"), node("div", null, typeof why === "string" ? why : pre(why)));
+          }
           if (c.path.length > 1) adapter.push(node("div", "tv-muted", "via " + c.path.map(function (p) {
             return p.name; }).join(" → ")));
           const injs = c.injections || [];

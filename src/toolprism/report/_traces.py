@@ -16,7 +16,7 @@ What the page holds (issue 16, "Security and size"):
   (``#traces?variant=native&outcome=failure&episode=...``), so a filtered view is a link.
 
 Embedded text can never close its script element: base64 has no ``<``. Lone surrogates (text
-decoded from invalid bytes) travel as JSON ``\\u`` escapes and are shown as the browser shows them.
+decoded from invalid bytes) are replaced by U+FFFD (:func:`well_formed`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import base64
 import gzip
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -44,6 +45,8 @@ primary error of the attribution)."""
 OUTCOMES = ("success", "failure", "not scored")
 """An episode's outcome: scored and successful, scored and failed, or not scored (its end is one of
 :data:`toolprism.run.UNSCORED_ENDS`)."""
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate code point in a Python string is always lone (a valid pair decodes to one character)."""
 SCORE_COLUMNS = (
     "success", "schema_form_success", "mode", "protocol", "S1", "S2", "S3", "S4", "S5", "earliest_failed_stage",
     "source_stage", "cascade", "boundary_violation", "primary_error", "trb_observed_error", "trb_primary_error",
@@ -125,7 +128,7 @@ def trace_payload(runs: Sequence[LoadedRun]) -> tuple[dict[str, Any], list[list[
         "page_rows": PAGE_ROWS,
         "chunk_episodes": CHUNK_EPISODES,
         "filters": list(FILTERS),
-        "values": {name: v.items for name, v in values.items()},
+        "values": well_formed({name: v.items for name, v in values.items()}),  # the page encodes it as UTF-8
         "rows": rows,
     }
     chunks = [bodies[i : i + CHUNK_EPISODES] for i in range(0, len(bodies), CHUNK_EPISODES)]
@@ -133,10 +136,24 @@ def trace_payload(runs: Sequence[LoadedRun]) -> tuple[dict[str, Any], list[list[
 
 
 def packed(payload: Any) -> str:
-    """``payload`` as the page embeds data: compact JSON (non-ASCII and lone surrogates as ``\\u``
-    escapes), gzip-compressed (fixed mtime: the same payload gives the same text), base64."""
-    text = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return base64.b64encode(gzip.compress(text.encode("ascii"), compresslevel=6, mtime=0)).decode("ascii")
+    """``payload`` as the page embeds data: compact JSON (UTF-8, lone surrogates replaced, see
+    :func:`well_formed`), gzip-compressed (fixed mtime: the same payload gives the same text), base64."""
+    return base64.b64encode(gzip.compress(_json(payload).encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def well_formed(payload: Any) -> Any:
+    """``payload`` (JSON) with every lone surrogate in its strings replaced by U+FFFD.
+
+    A lone surrogate (what Python makes of invalid UTF-8 bytes with ``surrogateescape``, or a
+    ``\\ud800`` escape in stored JSON) is no character: it cannot be encoded as UTF-8, and a
+    browser's DOM serialisation (Chromium's ``--dump-dom``) crashes on one. The viewer shows it as
+    the replacement character, as a browser shows an invalid byte."""
+    return json.loads(_json(payload))
+
+
+def _json(payload: Any) -> str:
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def embedded(element_id: str, payload: Any) -> Markup:
