@@ -12,16 +12,19 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from _report_traces import HOSTILE, Page, assert_inert, hostile_run
 
 from toolprism import RunConfig, evaluate
 from toolprism.backends import ScriptedBackend
+from toolprism.report import _traces as traces
 from toolprism.report._page import write_report
 from toolprism.score import episode_frame
 
 CHROMIUM = Path("/usr/bin/chromium")
+PAGE_ROWS = 5
 
 pytestmark = [
     pytest.mark.chromium,
@@ -61,7 +64,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("report")
     config = RunConfig(model="scripted", domains=["smart_home"], variants=["native", "merge", "split"], tasks=4)
     evaluate(config, run_dir=base / "run", backend=ScriptedBackend.native_names())
-    return write_report([base / "run"], base / "report.html")
+    with pytest.MonkeyPatch.context() as patch:  # small pages and chunks: 12 episodes make 3 of each
+        patch.setattr(traces, "PAGE_ROWS", PAGE_ROWS)
+        patch.setattr(traces, "CHUNK_EPISODES", PAGE_ROWS)
+        return write_report([base / "run"], base / "report.html")
 
 
 def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: Path, tmp_path: Path) -> None:
@@ -74,7 +80,7 @@ def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: 
     assert len(charts) >= 3 and svgs >= len(charts), charts
     viewer = next(attrs for tag, attrs in page.tags if attrs.get("id") == "trace-viewer")
     assert viewer.get("data-ready") == "1"  # the index was decoded and the list drawn
-    assert len(rows(page)) == min(len(frame), 50)
+    assert [r["data-row"] for r in rows(page)] == ["0", "1", "2", "3", "4"]  # the first page
 
     failed = frame[(frame["variant"] == "merge") & ~frame["success"].astype(bool)]
     assert 0 < len(failed) < len(frame)  # the filter has something to keep and something to drop
@@ -86,9 +92,22 @@ def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: 
     opened = next(attrs for _, attrs in filtered.tags if "data-episode" in attrs)
     assert "@merge#" in opened["data-episode"]  # the first matching episode is opened
 
+    # a search in the traces' text: the agent's answer after its calls were rejected
+    failures = int((~frame["success"].astype(bool)).sum())
+    searched = dom(report, tmp_path, "traces?q=" + quote("I could not run") + "&text=1")
+    assert f"of {failures} matching" in "".join(searched.text)
+    assert {r["data-outcome"] for r in rows(searched)} == {"failure"}
+    # the third page, and an episode of the last chunk opened from a link
+    assert [r["data-row"] for r in rows(dom(report, tmp_path, "traces?page=3"))] == ["10", "11"]
+    last = frame.iloc[-1]
+    episode = f"{last['task_id']}@{last['variant']}#{last['seed']}"
+    linked = dom(report, tmp_path, f"traces?episode={quote(episode)}")
+    assert next(attrs for _, attrs in linked.tags if "data-episode" in attrs)["data-episode"] == episode
+    assert next(r for r in rows(linked) if "tv-selected" in (r.get("class") or ""))["data-row"] == "11"
+
     shot = tmp_path / "report.png"
     chromium(report.as_uri() + "#traces?variant=merge&outcome=failure", tmp_path, f"--screenshot={shot}",
-             "--window-size=1400,2600")  # fmt: skip
+             "--window-size=1400,5200")  # fmt: skip
     assert shot.stat().st_size > 10_000
     print(f"screenshot: {shot}")
 
@@ -106,7 +125,7 @@ def test_hostile_trace_text_creates_no_element_in_the_rendered_page(tmp_path: Pa
     for text in HOSTILE[:5]:  # shown as text, in the messages the model saw and in its output
         assert text in shown
     shot = tmp_path / "hostile.png"
-    chromium(report.as_uri() + "#traces?q=lock", tmp_path, f"--screenshot={shot}", "--window-size=1400,2600")
+    chromium(report.as_uri() + "#traces?q=lock", tmp_path, f"--screenshot={shot}", "--window-size=1400,5200")
     print(f"screenshot: {shot}")
 
 

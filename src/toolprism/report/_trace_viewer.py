@@ -17,6 +17,8 @@ VIEWER_CSS = """
 #trace-viewer .tv-filters select, #trace-viewer .tv-filters input { font: inherit; padding: 3px 4px;
   min-width: 9em; max-width: 16em; }
 #trace-viewer .tv-filters button { font: inherit; padding: 3px 10px; }
+#trace-viewer .tv-filters label.tv-check { flex-direction: row; align-items: center; gap: 4px; padding-bottom: 5px; }
+#trace-viewer .tv-filters label.tv-check input { min-width: 0; }
 #trace-viewer .tv-status { margin: 4px 0 8px; color: var(--tv-muted); }
 #trace-viewer .tv-body { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 #trace-viewer .tv-list { flex: 1 1 520px; min-width: 0; }
@@ -118,9 +120,10 @@ VIEWER_SCRIPT = r"""
     this.matches = [];
     this.selected = -1;
     this.haystack = null;
+    this.generation = 0;
   }
   Viewer.prototype.emptyState = function () {
-    const s = { q: "", page: 0, episode: "" };
+    const s = { q: "", deep: false, page: 0, episode: "" };
     this.index.filters.forEach(function (f) { s[f] = ""; });
     return s;
   };
@@ -149,6 +152,7 @@ VIEWER_SCRIPT = r"""
     s.q = params.get("q") || "";
     s.page = Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1);
     s.episode = params.get("episode") || "";
+    s.deep = params.get("text") === "1";
     this.state = s;
     return true;
   };
@@ -156,6 +160,7 @@ VIEWER_SCRIPT = r"""
     const p = new URLSearchParams(), s = this.state;
     this.index.filters.forEach(function (f) { if (s[f]) p.set(f, s[f]); });
     if (s.q) p.set("q", s.q);
+    if (s.deep) p.set("text", "1");
     if (s.page > 0) p.set("page", String(s.page + 1));
     if (s.episode) p.set("episode", s.episode);
     const text = p.toString();
@@ -166,7 +171,7 @@ VIEWER_SCRIPT = r"""
     const s = this.state, rows = this.rows, wanted = [];
     const self = this;
     this.index.filters.forEach(function (f) { if (s[f]) wanted.push([rows[f], self.code(f, s[f])]); });
-    const q = s.q.trim().toLowerCase();
+    const q = s.deep ? "" : s.q.trim().toLowerCase();  // a text search filters after (deepSearch)
     if (q && !this.haystack) {
       this.haystack = new Array(this.total);
       for (let k = 0; k < this.total; k++) {
@@ -220,6 +225,11 @@ VIEWER_SCRIPT = r"""
     });
     this.controls.q = search;
     bar.appendChild(node("label", null, "Search", search));
+    const deep = node("input");
+    deep.type = "checkbox";
+    deep.addEventListener("change", function () { self.state.deep = deep.checked; self.changed(); });
+    this.deepBox = deep;
+    bar.appendChild(node("label", "tv-check", deep, "in the traces' text (slower)"));
     const reset = node("button", null, "Clear filters");
     reset.type = "button";
     reset.addEventListener("click", function () { self.state = self.emptyState(); self.changed(); });
@@ -233,6 +243,7 @@ VIEWER_SCRIPT = r"""
   Viewer.prototype.syncControls = function () {
     const s = this.state, c = this.controls;
     Object.keys(c).forEach(function (f) { if (c[f].value !== s[f]) c[f].value = s[f]; });
+    this.deepBox.checked = s.deep;
   };
   Viewer.prototype.changed = function () {
     this.state.page = 0;
@@ -242,6 +253,36 @@ VIEWER_SCRIPT = r"""
   Viewer.prototype.update = function (write) {
     this.syncControls();
     this.filter();
+    const token = ++this.generation, q = this.state.q.trim().toLowerCase();
+    if (this.state.deep && q) {
+      const self = this;
+      this.deepSearch(q, token).then(function (found) {
+        if (token !== self.generation) return;
+        self.matches = found;
+        self.show(write);
+      }).catch(function (e) { self.status.textContent = "The search failed: " + e; });
+      return;
+    }
+    this.show(write);
+  };
+  Viewer.prototype.deepSearch = async function (q, token) {
+    // the candidates whose trace holds q in any text (messages, outputs, calls, task): chunk by chunk,
+    // keeping no chunk it did not already hold (50,000 decoded traces would not fit in memory)
+    const per = this.index.chunk_episodes, found = [], candidates = this.matches;
+    for (let at = 0; at < candidates.length;) {
+      if (token !== this.generation) return found;
+      const chunk = Math.floor(candidates[at] / per);
+      this.status.textContent = "Searching the traces' text: " + at.toLocaleString("en") + " of " +
+        candidates.length.toLocaleString("en") + " episodes…";
+      const bodies = await (this.chunks.has(chunk) ? this.chunks.get(chunk) : unpack("traces-chunk-" + chunk));
+      for (; at < candidates.length && Math.floor(candidates[at] / per) === chunk; at++) {
+        const k = candidates[at];
+        if (texts(bodies[k % per], []).join("\n").toLowerCase().indexOf(q) >= 0) found.push(k);
+      }
+    }
+    return found;
+  };
+  Viewer.prototype.show = function (write) {
     const pages = Math.max(1, Math.ceil(this.matches.length / this.index.page_rows));
     if (this.state.page >= pages) this.state.page = pages - 1;
     let chosen = -1;
@@ -343,6 +384,13 @@ VIEWER_SCRIPT = r"""
     return this.toolSets;
   };
 
+  function texts(value, out) {
+    // every string in a JSON value, in order
+    if (typeof value === "string") out.push(value);
+    else if (Array.isArray(value)) value.forEach(function (v) { texts(v, out); });
+    else if (value && typeof value === "object") Object.keys(value).forEach(function (k) { texts(value[k], out); });
+    return out;
+  }
   function facts(pairs) {
     const dl = node("dl");
     pairs.forEach(function (p) {
