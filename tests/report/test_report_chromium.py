@@ -97,6 +97,8 @@ def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: 
     searched = dom(report, tmp_path, "traces?q=" + quote("I could not run") + "&text=1")
     assert f"of {failures} matching" in "".join(searched.text)
     assert {r["data-outcome"] for r in rows(searched)} == {"failure"}
+    second = dom(report, tmp_path, "traces?q=" + quote("I could not run") + "&text=1&page=2")
+    assert len(rows(second)) == failures - PAGE_ROWS and f"Episodes 6–{failures} of" in "".join(second.text)
     # the third page, and an episode of the last chunk opened from a link
     assert [r["data-row"] for r in rows(dom(report, tmp_path, "traces?page=3"))] == ["10", "11"]
     last = frame.iloc[-1]

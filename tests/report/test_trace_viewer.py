@@ -4,6 +4,7 @@ inert (issue 16, "Security and size"), and in headless Chromium the rendered pag
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import json
 import re
@@ -75,6 +76,14 @@ def test_a_section_embeds_the_chunks_it_was_built_from(oracle) -> None:
     assert unpack(found["traces-chunk-0"]) == json.loads(json.dumps(chunks[0]))
     assert "18 episodes (18 succeeded, 0 failed, 0 not scored)" in section.html
     assert "18 succeeded" in section.markdown
+
+
+def test_episodes_of_several_runs_are_told_apart_by_run(oracle) -> None:
+    twice = [oracle[0], dataclasses.replace(oracle[0], label="again")]
+    index, chunks, _ = trace_payload(twice)
+    runs = [index["values"]["run"][i] for i in index["rows"]["run"]]
+    assert runs == ["run"] * 18 + ["again"] * 18
+    assert [b["run"] for chunk in chunks for b in chunk] == runs
 
 
 def test_no_runs_no_section() -> None:

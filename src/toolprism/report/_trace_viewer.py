@@ -255,9 +255,16 @@ VIEWER_SCRIPT = r"""
     this.filter();
     const token = ++this.generation, q = this.state.q.trim().toLowerCase();
     if (this.state.deep && q) {
-      const self = this;
+      const self = this, s = this.state;
+      const key = JSON.stringify(this.index.filters.map(function (f) { return s[f]; }).concat([q]));
+      if (this.searched && this.searched.key === key) {  // turning a page does not search again
+        this.matches = this.searched.found;
+        this.show(write);
+        return;
+      }
       this.deepSearch(q, token).then(function (found) {
         if (token !== self.generation) return;
+        self.searched = { key: key, found: found };
         self.matches = found;
         self.show(write);
       }).catch(function (e) { self.status.textContent = "The search failed: " + e; });
