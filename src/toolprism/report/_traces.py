@@ -26,7 +26,7 @@ import gzip
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from markupsafe import Markup
@@ -57,6 +57,9 @@ SCORE_COLUMNS = (
 def trace_section(runs: Sequence[LoadedRun]) -> Section | None:
     """The trace viewer over every stored episode of ``runs`` (None when they hold no episode).
 
+    Each chunk is compressed as soon as it is full, so building the section holds one chunk of
+    decoded traces at a time (a run of 50,000 episodes would not fit in memory as Python objects).
+
     Returns:
         A :class:`Section` with id ``traces``: ``data`` is the index (see :func:`trace_payload`),
         ``html`` the viewer's skeleton with the compressed chunks, ``script`` the viewer.
@@ -65,9 +68,9 @@ def trace_section(runs: Sequence[LoadedRun]) -> Section | None:
         ConfigError: a run directory cannot be reopened, or a trace is missing or damaged
             (:meth:`toolprism.run.RunStore.trace`).
     """
-    index, chunks, tools = trace_payload(runs)
-    total = len(index["rows"]["task"])
-    if not total:
+    chunks: list[str] = []
+    index, tools = _walk(runs, lambda chunk: chunks.append(packed(chunk)))
+    if not index["rows"]["task"]:
         return None
     return Section(
         id="traces",
@@ -80,7 +83,7 @@ def trace_section(runs: Sequence[LoadedRun]) -> Section | None:
 
 
 def trace_payload(runs: Sequence[LoadedRun]) -> tuple[dict[str, Any], list[list[dict[str, Any]]], list[Any]]:
-    """The viewer's data: the index, the episode bodies in chunks, and the distinct tool lists.
+    """The viewer's data, decoded: the index, the episode bodies in chunks, and the distinct tool lists.
 
     Returns:
         ``(index, chunks, tools)``. ``index`` is ``{"page_rows", "chunk_episodes", "filters",
@@ -92,11 +95,22 @@ def trace_payload(runs: Sequence[LoadedRun]) -> tuple[dict[str, Any], list[list[
         native actions, perturbations and injections, ``score`` (:data:`SCORE_COLUMNS`) and
         ``tools``, an index into ``tools``.
     """
+    chunks: list[list[dict[str, Any]]] = []
+    index, tools = _walk(runs, chunks.append)
+    return index, chunks, tools
+
+
+def _walk(
+    runs: Sequence[LoadedRun], on_chunk: Callable[[list[dict[str, Any]]], None]
+) -> tuple[dict[str, Any], list[Any]]:
+    """Read every stored episode of ``runs``: the index and the tool lists are returned, each full
+    chunk of bodies (and the last one) is handed to ``on_chunk`` (see :func:`trace_payload`)."""
     values: dict[str, _Values] = {name: _Values() for name in (*FILTERS, "task")}
     values["outcome"].extend(OUTCOMES)
     rows: dict[str, list[int]] = {name: [] for name in (*FILTERS, "task", "seed", "turns")}
     tools = _Values()
-    bodies: list[dict[str, Any]] = []
+    chunk_episodes = CHUNK_EPISODES
+    pending: list[dict[str, Any]] = []
     for run in runs:
         scores = _scores_by_episode(run)
         store = RunStore.open(run.path)
@@ -121,18 +135,22 @@ def trace_payload(runs: Sequence[LoadedRun]) -> tuple[dict[str, Any], list[list[
                     rows[name].append(values[name].add(value))
                 rows["seed"].append(trace.seed)
                 rows["turns"].append(len(trace.turns))
-                bodies.append(_body(trace, run.label, model, outcome, score, tools.add(trace.tools)))
+                pending.append(_body(trace, run.label, model, outcome, score, tools.add(trace.tools)))
+                if len(pending) == chunk_episodes:
+                    on_chunk(pending)
+                    pending = []
         finally:
             store.close()
+    if pending:
+        on_chunk(pending)
     index = {
         "page_rows": PAGE_ROWS,
-        "chunk_episodes": CHUNK_EPISODES,
+        "chunk_episodes": chunk_episodes,
         "filters": list(FILTERS),
         "values": well_formed({name: v.items for name, v in values.items()}),  # the page encodes it as UTF-8
         "rows": rows,
     }
-    chunks = [bodies[i : i + CHUNK_EPISODES] for i in range(0, len(bodies), CHUNK_EPISODES)]
-    return index, chunks, tools.items
+    return index, tools.items
 
 
 def packed(payload: Any) -> str:
@@ -159,9 +177,12 @@ def _json(payload: Any) -> str:
 def embedded(element_id: str, payload: Any) -> Markup:
     """A ``<script type="application/octet-stream">`` element holding :func:`packed` ``payload``:
     never executed, and its body (base64) cannot close the element."""
-    return Markup('<script type="application/octet-stream" id="{}">{}</script>\n').format(
-        element_id, Markup(packed(payload))
-    )
+    return _block(element_id, packed(payload))
+
+
+def _block(element_id: str, text: str) -> Markup:
+    """The element of :func:`embedded` around text already packed."""
+    return Markup('<script type="application/octet-stream" id="{}">{}</script>\n').format(element_id, Markup(text))
 
 
 class _Values:
@@ -271,9 +292,9 @@ def _turn(turn: Any) -> dict[str, Any]:
     }
 
 
-def _skeleton(index: dict[str, Any], chunks: list[list[dict[str, Any]]], tools: list[Any]) -> Markup:
-    """The section's HTML: a note, the viewer's mount point, the chunks (all our markup; names and
-    counts escaped)."""
+def _skeleton(index: dict[str, Any], chunks: Sequence[str], tools: list[Any]) -> Markup:
+    """The section's HTML: a note, the viewer's mount point, the tool lists and the chunks (already
+    :func:`packed`); all our markup, counts escaped."""
     rows = index["rows"]
     total = len(rows["task"])
     counts = {name: rows["outcome"].count(i) for i, name in enumerate(OUTCOMES)}
@@ -281,8 +302,8 @@ def _skeleton(index: dict[str, Any], chunks: list[list[dict[str, Any]]], tools: 
         Markup("<style>{}</style>\n").format(Markup(VIEWER_CSS)),
         Markup(
             '<p class="tv-note">{} episodes ({} succeeded, {} failed, {} not scored) from {} run(s). '
-            "Filter them, open one to see what the model saw and did. The filters are in the address "
-            "(<code>#traces?variant=…&amp;outcome=failure</code>), so a filtered view is a link.</p>\n"
+            "Filter them and open one to see what the model saw and did. The filters are kept in the page "
+            "address (<code>#traces?outcome=failure</code>): a filtered view is a link you can share.</p>\n"
         ).format(total, counts["success"], counts["failure"], counts["not scored"], len(index["values"]["run"])),
         Markup(
             '<div id="trace-viewer" data-episodes="{}" data-chunks="{}"><noscript>The trace viewer needs '
@@ -290,7 +311,7 @@ def _skeleton(index: dict[str, Any], chunks: list[list[dict[str, Any]]], tools: 
         ).format(total, len(chunks)),
         embedded("traces-tools", tools),
     ]
-    parts += [embedded(f"traces-chunk-{i}", chunk) for i, chunk in enumerate(chunks)]
+    parts += [_block(f"traces-chunk-{i}", chunk) for i, chunk in enumerate(chunks)]
     return Markup("").join(parts)
 
 
