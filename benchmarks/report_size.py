@@ -24,6 +24,7 @@ fresh profile:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -84,9 +85,12 @@ class DevTools:
         to_chrome, self._commands = os.pipe()
         self._replies, from_chrome = os.pipe()
 
-        def child_fds() -> None:
-            os.dup2(to_chrome, 3)
-            os.dup2(from_chrome, 4)
+        def child_fds() -> None:  # through copies above 10: either pipe end may already be fd 3 or 4
+            commands, replies = fcntl.fcntl(to_chrome, fcntl.F_DUPFD, 10), fcntl.fcntl(from_chrome, fcntl.F_DUPFD, 10)
+            os.dup2(commands, 3)
+            os.dup2(replies, 4)
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
 
         self.process = subprocess.Popen(
             [
