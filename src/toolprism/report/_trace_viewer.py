@@ -63,6 +63,7 @@ VIEWER_CSS = """
 #trace-viewer .tv-empty { padding: 20px; color: var(--tv-muted); }
 #trace-viewer details > summary { cursor: pointer; color: #374151; }
 #trace-viewer .tv-calls td { font-size: 12px; }
+#trace-viewer .tv-calls td:first-child, #trace-viewer .tv-calls td:last-child { width: 40%; }
 """
 
 VIEWER_SCRIPT = r"""
