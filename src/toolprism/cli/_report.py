@@ -28,14 +28,16 @@ def default_output(run_dirs: list[Path]) -> Path:
     return run_dirs[0] / REPORT_NAME if len(run_dirs) == 1 else Path(REPORT_NAME)
 
 
-def _check_paths(output: Path | None, probes: list[Path]) -> None:
-    """Every problem with the output path and the probe directories, before any work is done."""
+def _check_paths(output: Path | None, figures: Path | None, probes: list[Path]) -> None:
+    """Every problem with the output paths and the probe directories, before any work is done."""
     problems = []
     if output is not None:
         if output.is_dir():
             problems.append(f"-o {output}: is a directory (give a file name)")
         elif not output.parent.is_dir():
             problems.append(f"-o {output}: the directory {output.parent} does not exist")
+    if figures is not None and figures.exists() and not figures.is_dir():
+        problems.append(f"--figures {figures}: is a file, not a directory")
     problems += [f"--probes {p}: not a directory" for p in probes if not p.is_dir()]
     if problems:
         raise ConfigError(problems, what="option")
@@ -44,7 +46,7 @@ def _check_paths(output: Path | None, probes: list[Path]) -> None:
 @friendly_errors
 def report(
     run_dirs: Annotated[
-        list[Path], typer.Argument(metavar="RUN_DIR...", help="Run directories written by 'toolprism run'.")
+        list[Path], typer.Argument(metavar="RUN_DIR", help="One or more run directories written by 'toolprism run'.")
     ],
     output: Annotated[
         Path | None,
@@ -82,8 +84,16 @@ def report(
     from toolprism.report import build_sections, load_runs, render_markdown, report_title, write_figures, write_html
 
     probe_dirs = probes or []
-    _check_paths(output, probe_dirs)
+    _check_paths(output, figures, probe_dirs)
     runs = load_runs(run_dirs)
+    for run in runs:
+        if run.score.planned is not None and run.score.recorded < run.score.planned:
+            stderr.print(
+                f"{run.path}: only {run.score.recorded} of the {run.score.planned} episodes it planned are recorded; "
+                f"the report covers those (continue the run with: toolprism run --resume {run.path})",
+                markup=False,
+                highlight=False,
+            )
     sections = build_sections(runs, probe_dirs)
     if figures is not None:
         written = write_figures(sections, figures)

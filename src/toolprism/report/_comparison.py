@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolprism.report._html import new_figure, pct, render, style_axes
+from toolprism.report._html import new_figure, pct, plain, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import VariantScore, newcombe_difference
 
@@ -80,6 +80,7 @@ that excludes 0.</p>
 {% for c in comparisons %}
 <h3>{{ c.other }} ({{ models[c.other] }}) vs {{ c.baseline }} ({{ models[c.baseline] }})</h3>
 {% if c.cells %}
+<p><b>{{ c.verdict }}</b></p>
 <div class="scroll"><table>
 <tr><th>variant</th><th>condition</th><th class="num">{{ c.baseline }}</th><th class="num">{{ c.other }}</th>
 <th class="num">delta</th><th class="num">95% interval</th><th>excludes 0</th></tr>
@@ -97,12 +98,41 @@ that excludes 0.</p>
 </table></div>
 {% else %}<p class="muted">No cell in common.</p>{% endif %}
 {% if c.only_baseline or c.only_other %}
-<p class="note">Cells only one run has:
-{% if c.only_baseline %}{{ c.baseline }}: {{ c.only_baseline|map('join', ' · ')|join(', ') }}.{% endif %}
-{% if c.only_other %}{{ c.other }}: {{ c.only_other|map('join', ' · ')|join(', ') }}.{% endif %}</p>
+<p class="note">Cells only one run has (not compared):
+{% if c.only_baseline %}{{ c.baseline }}: {{ c.only_baseline }}.{% endif %}
+{% if c.only_other %}{{ c.other }}: {{ c.only_other }}.{% endif %}</p>
 {% endif %}
 {% endfor %}
 """
+
+
+def _cell_names(cells: Sequence[CellDelta], most: int = 6) -> str:
+    names = [d.variant + (f" · {d.condition}" if d.condition else "") for d in cells]
+    return ", ".join(names[:most]) + (" …" if len(names) > most else "")
+
+
+def verdict(comparison: RunComparison) -> str:
+    """One sentence: how many shared cells got worse or better beyond their 95% interval, and how
+    many show no clear change."""
+    worse = [d for d in comparison.cells if d.significant and d.delta < 0]
+    better = [d for d in comparison.cells if d.significant and d.delta > 0]
+    unclear = len(comparison.cells) - len(worse) - len(better)
+    parts = [f"{len(worse)} cell(s) worse" + (f" ({_cell_names(worse)})" if worse else "")]
+    parts.append(f"{len(better)} better" + (f" ({_cell_names(better)})" if better else ""))
+    parts.append(f"{unclear} without a clear change (the interval includes 0)")
+    return "; ".join(parts) + "."
+
+
+def unmatched(cells: Sequence[tuple[str, str]]) -> str:
+    """Cells one run lacks, by condition: ``C2:light (16 variants); clean: merge, split``."""
+    by_condition: dict[str, list[str]] = {}
+    for variant, condition in cells:
+        by_condition.setdefault(condition or "clean", []).append(variant)
+    parts = [
+        f"{condition} ({len(names)} variants)" if len(names) > 4 else f"{condition}: {', '.join(names)}"
+        for condition, names in by_condition.items()
+    ]
+    return "; ".join(parts)
 
 
 def comparison_section(runs: Sequence[LoadedRun]) -> Section | None:
@@ -112,13 +142,14 @@ def comparison_section(runs: Sequence[LoadedRun]) -> Section | None:
     comparisons = [compare_runs(runs[0], other) for other in runs[1:]]
     models = {r.label: (r.score.outcomes[0].model if r.score.outcomes else "?") for r in runs}
     readable = [
-        RunComparison(
-            c.baseline,
-            c.other,
-            c.cells,
-            [(v, cond or "clean") for v, cond in c.only_baseline],
-            [(v, cond or "clean") for v, cond in c.only_other],
-        )
+        {
+            "baseline": c.baseline,
+            "other": c.other,
+            "cells": c.cells,
+            "only_baseline": unmatched(c.only_baseline),
+            "only_other": unmatched(c.only_other),
+            "verdict": verdict(c),
+        }
         for c in comparisons
     ]
     html = render(_HTML, baseline=runs[0].label, comparisons=readable, models=models)
@@ -150,9 +181,10 @@ def comparison_figure(comparison: RunComparison):
         ax.plot([d.delta], [y], "o", color=color, markerfacecolor=color if d.significant else "white", markersize=5)
     ax.axvline(0, color="#1d2330", linewidth=0.8)
     labels = [f"{d.variant} · {d.condition or 'clean'}" for d in cells]
-    ax.set_yticks(list(ys), labels, fontsize=7.5)
+    ax.set_yticks(list(ys), [plain(label) for label in labels], fontsize=8.5)
     ax.set_xlim(-1.02, 1.02)
-    ax.set_xlabel(f"success: {comparison.other} − {comparison.baseline}", fontsize=8)
+    difference = plain(f"{comparison.other} − {comparison.baseline}")
+    ax.set_xlabel(f"change in success, {difference} (percentage points)", fontsize=9)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x * 100:+.0f}")
     return figure
 
@@ -161,9 +193,9 @@ def _markdown(comparisons: Sequence[RunComparison]) -> str:
     parts = []
     for c in comparisons:
         lines = [
-            f"**{c.other} vs {c.baseline}**",
+            f"**{c.other} vs {c.baseline}**: {verdict(c)}",
             "",
-            "| variant | condition | baseline | other | delta | 95% interval | excludes 0 |",
+            f"| variant | condition | {c.baseline} | {c.other} | delta | 95% interval | excludes 0 |",
             "|---|---|---:|---:|---:|---:|---|",
         ]
         for d in c.cells:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolprism.report._html import new_figure, pct, render, style_axes
+from toolprism.report._html import new_figure, pct, plain, render, style_axes
 from toolprism.report._section import Chart, LoadedRun, Section
 from toolprism.score import FailureMode, VariantScore
 
@@ -58,6 +58,7 @@ _HTML = """
 (Action-Space Shaping, section 6). <i>Schema-form success</i> counts a call in a wrong schema's form
 as its native action: the gap between it and success is what the interface, not the task, cost.
 {% if clean_only %}Clean episodes only; perturbed ones are in the perturbation section.{% endif %}</p>
+<details{% if rows|length <= 12 %} open{% endif %}><summary>counts per variant ({{ rows|length }} rows)</summary>
 <div class="scroll"><table>
 <tr>{% if multi %}<th>run</th>{% endif %}<th>variant</th><th class="num">n</th><th class="num">success</th>
 <th class="num">schema-form success</th>
@@ -72,6 +73,7 @@ as its native action: the gap between it and success is what the interface, not 
 {% for m in modes %}<td class="num">{{ r.score.modes.get(m, 0) or "" }}</td>{% endfor %}</tr>
 {% endfor %}
 </table></div>
+</details>
 """
 
 
@@ -89,7 +91,13 @@ def failure_section(runs: Sequence[LoadedRun]) -> Section | None:
         caption="Share of episodes per outcome (success, then each failure mode); the diamond marks schema-form "
         "success.",
     )
-    return Section(id="failures", title="Failure modes", html=html, charts=(chart,), markdown=_markdown(rows, modes))
+    return Section(
+        id="failures",
+        title="Failure modes",
+        html=html,
+        charts=(chart,),
+        markdown=_markdown(rows, modes, multi=len(runs) > 1),
+    )
 
 
 def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
@@ -109,22 +117,25 @@ def failure_figure(rows: Sequence[FailureRow], *, multi: bool = False):
             ax.barh(ys, shares, left=left, color=MODE_COLORS[mode], height=0.7, label=mode.value)
             left = [a + b for a, b in zip(left, shares, strict=True)]
     ax.plot([r.score.schema_form_success_rate for r in rows], ys, "D", color="white", markeredgecolor="#1d2330",
-            markersize=5, label="schema-form success")  # fmt: skip
-    ax.set_yticks(ys, labels, fontsize=7.5)
+            markersize=6, label="schema-form success", clip_on=False, zorder=5)  # fmt: skip
+    ax.set_yticks(ys, [plain(label) for label in labels], fontsize=8.5)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:.0%}")
-    ax.set_xlabel("share of episodes", fontsize=8)
-    figure.legend(fontsize=7, frameon=False, loc="outside lower center", ncols=5)
+    ax.set_xlabel("share of episodes", fontsize=9)
+    handles, names = ax.get_legend_handles_labels()
+    order = sorted(range(len(names)), key=lambda i: names[i] == "schema-form success")  # the marker last
+    figure.legend([handles[i] for i in order], [names[i] for i in order], fontsize=8, frameon=False,
+                  loc="outside lower center", ncols=5)  # fmt: skip
     return figure
 
 
-def _markdown(rows: Sequence[FailureRow], modes: Sequence[FailureMode]) -> str:
-    head = "| variant | n | success | schema-form success | " + " | ".join(m.value for m in modes) + " |"
+def _markdown(rows: Sequence[FailureRow], modes: Sequence[FailureMode], *, multi: bool) -> str:
+    head = "| variant | n | success | schema-form success |" + "".join(f" {m.value} |" for m in modes)
     lines = [head, "|---|---:|---:|---:|" + "---:|" * len(modes)]
     for r in rows:
-        counts = " | ".join(str(r.score.modes.get(m, 0)) for m in modes)
+        counts = "".join(f" {r.score.modes.get(m, 0)} |" for m in modes)
         v = r.score
-        lines.append(
-            f"| {r.label} | {v.episodes} | {pct(v.success_rate)} | {pct(v.schema_form_success_rate)} | {counts} |"
-        )
+        label = f"{r.label} · {r.run}" if multi else r.label
+        lines.append(f"| {label} | {v.episodes} | {pct(v.success_rate)} | {pct(v.schema_form_success_rate)} |{counts}")
     return "\n".join(lines)

@@ -19,15 +19,13 @@ if TYPE_CHECKING:
     from matplotlib.colors import Colormap
     from matplotlib.figure import Figure
 
-SCALE: tuple[tuple[float, str], ...] = (
-    (0.0, "#b2182b"),
-    (0.25, "#ef8a62"),
-    (0.5, "#fddbc7"),
-    (0.75, "#67a9cf"),
-    (1.0, "#2166ac"),
+SCALE: tuple[tuple[float, str], ...] = tuple(
+    (i / 6, color)
+    for i, color in enumerate(("#b2182b", "#ef8a62", "#fddbc7", "#f7f7f7", "#d1e5f0", "#67a9cf", "#2166ac"))
 )
-"""The success color scale (a diverging red-to-blue ramp, ColorBrewer RdBu): rate -> color; the
-same stops color the HTML grid cells and the matplotlib heat map."""
+"""The success color scale: ColorBrewer's 7-class RdBu (red 0%, near-white 50%, blue 100%) as
+evenly spaced stops, interpolated linearly; the same stops color the HTML grid cells and the
+matplotlib heat map."""
 
 MISSING = "#eeeeee"
 """Color of a cell with no scored episode."""
@@ -38,6 +36,7 @@ def _environment() -> Environment:
     env = Environment(autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = pct
     env.filters["interval"] = interval
+    env.filters["short_interval"] = short_interval
     env.globals["cell_style"] = cell_style
     return env
 
@@ -64,6 +63,11 @@ def pct(rate: float | None, digits: int = 0) -> str:
 def interval(low: float | None, high: float | None) -> str:
     """A 95% interval as ``[31%, 55%]``; ``—`` when unknown."""
     return "—" if low is None or high is None else f"[{low:.0%}, {high:.0%}]"
+
+
+def short_interval(low: float | None, high: float | None) -> str:
+    """A 95% interval as ``31–55%`` (for narrow cells); ``—`` when unknown."""
+    return "—" if low is None or high is None else f"{low * 100:.0f}–{high:.0%}"
 
 
 def _rgb(color: str) -> tuple[int, int, int]:
@@ -103,6 +107,12 @@ def colormap() -> Colormap:
     return LinearSegmentedColormap.from_list("toolprism-success", list(SCALE))
 
 
+def plain(text: str) -> str:
+    """``text`` for a matplotlib label, shown as written: a ``$`` in a model, run or variant name
+    would otherwise start mathtext (and malformed mathtext fails when the figure is drawn)."""
+    return text.replace("$", r"\$")
+
+
 def new_figure(width_in: float, height_in: float) -> Figure:
     """A matplotlib figure of ``width_in`` x ``height_in`` inches with the report's style, built
     without pyplot (it is rendered by Agg or the SVG backend when saved; nothing is shown)."""
@@ -119,7 +129,7 @@ def style_axes(ax: Any) -> None:
         ax.spines[side].set_visible(False)
     ax.set_axisbelow(True)
     ax.grid(True, color="#e4e4e4", linewidth=0.6)
-    ax.tick_params(labelsize=8)
+    ax.tick_params(labelsize=8.5)
 
 
 def label_list(values: Sequence[str]) -> str:

@@ -91,7 +91,7 @@ def header_rows(run: LoadedRun, header: RunHeader, usage: RunUsage) -> dict[str,
     config = header.config
     score = run.score
     model = score.outcomes[0].model if score.outcomes else config.model or NOT_RECORDED
-    variants = list(header.variant_specs) or list(dict.fromkeys(v.variant for v in score.variants))
+    variants = config.variants or list(header.variant_specs) or list(dict.fromkeys(v.variant for v in score.variants))
     overflow = sum(o.context_overflow for o in score.outcomes)
     errors = sum(o.backend_error for o in score.outcomes)
     planned = "unknown" if score.planned is None else str(score.planned)

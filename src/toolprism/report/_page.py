@@ -39,6 +39,9 @@ FIGURE_FORMATS = ("png", "svg")
 PNG_DPI = 200
 """Resolution of the PNG figures (dots per inch)."""
 
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+_NAMESPACES = re.compile(r'\s+xmlns(?::xlink)?="http://www\.w3\.org/[^"]*"')
+
 _CSS = """
 :root{--ink:#1d2330;--muted:#5b6475;--line:#dfe3ea;--bg:#f6f7f9;--card:#fff;--accent:#2166ac}
 *{box-sizing:border-box}
@@ -64,14 +67,20 @@ table{border-collapse:collapse;font-size:.85rem;margin:.3rem 0 .8rem}
 th,td{padding:.28rem .6rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:#f0f2f5}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}
 table.kv th{background:none;color:var(--muted);font-weight:500;white-space:nowrap}
-table.grid td.cell{text-align:center;min-width:4.6rem;border:2px solid #fff;padding:.3rem .35rem;
- font-variant-numeric:tabular-nums;line-height:1.2}
+table.grid td.cell{text-align:center;min-width:3.9rem;border:2px solid #fff;padding:.3rem .25rem;
+ font-variant-numeric:tabular-nums;line-height:1.2;white-space:nowrap}
 table.grid td.cell b{display:block;font-size:1rem;font-weight:600}
-table.grid td.cell small{display:block;font-size:.7rem;opacity:.85}
+table.grid td.cell small{display:block;font-size:.68rem;opacity:.85}
+table.grid th.corner{vertical-align:bottom;background:#fff}
+table.grid td.gap{min-width:8.5rem;max-width:11rem;font-size:.8rem;border-right:2px solid var(--line)}
+table.grid td.gap b{font-size:1rem;font-variant-numeric:tabular-nums}
+table.grid td.gap small{display:block;color:var(--muted);line-height:1.25}
+table.grid td.row,table.grid th.corner:first-child{position:sticky;left:0;background:#fff;z-index:1}
 table.grid th.family{text-align:center;font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;
- color:var(--muted);background:#f7f8fa;border-left:2px solid #fff}
+ color:var(--muted);background:#f7f8fa;border-left:2px solid #fff;white-space:pre-line;vertical-align:bottom}
 table.grid th.variant{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;
  font-weight:500;font-size:.8rem;padding:.5rem .2rem;text-align:left;vertical-align:bottom;
  background:#fff}
@@ -84,6 +93,7 @@ figure.chart{margin:1rem 0 .4rem;padding:0}
 figure.chart svg{max-width:100%;height:auto;display:block}
 figure.chart svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif!important}
 figure.chart figcaption{font-size:.85rem;color:var(--muted);margin-top:.3rem;max-width:70rem}
+details>summary{cursor:pointer;color:var(--accent);font-size:.88rem;margin:.2rem 0 .4rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;
  background:#f0f2f5;padding:.05rem .25rem;border-radius:3px}
 footer.page{color:var(--muted);font-size:.8rem;text-align:center;padding:0 0 2rem}
@@ -149,7 +159,8 @@ _TEMPLATE = """<!DOCTYPE html>
 
 def chart_svg(chart: Chart) -> Markup:
     """``chart``'s figure as an inline ``<svg>`` element: text kept as text (``svg.fonttype``
-    ``none``), no XML prolog or doctype, ids salted with the chart's name (unique across the page,
+    ``none``), no XML prolog, doctype, RDF metadata or namespace declarations (an inline SVG in
+    HTML needs none, and the page then names no URL at all), ids salted with the chart's name (unique across the page,
     deterministic)."""
     import matplotlib
 
@@ -157,7 +168,8 @@ def chart_svg(chart: Chart) -> Markup:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"toolprism-{chart.name}"}):
         chart.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return Markup(text[text.index("<svg") :])
+    text = _METADATA.sub("", text[text.index("<svg") :], count=1)
+    return Markup(_NAMESPACES.sub("", text, count=2))
 
 
 def _inline_script(script: str) -> Markup:
@@ -190,7 +202,9 @@ def render_page(title: str, sections: Sequence[Section], *, subtitle: str = "") 
         ConfigError: two sections share an id, or two charts share a name.
     """
     _check_unique(sections)
-    charts = [[{"name": c.name, "caption": c.caption, "svg": chart_svg(c)} for c in s.charts] for s in sections]
+    charts = [
+        [{"name": c.name, "caption": c.caption, "svg": chart_svg(c)} for c in s.charts if c.page] for s in sections
+    ]
     data = [(s.id, _encode_data(s.data)) for s in sections if s.data is not None]
     scripts = list(dict.fromkeys(s.script for s in sections if s.script.strip()))
     return render(

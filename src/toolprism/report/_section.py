@@ -31,11 +31,14 @@ class Chart:
         name: file stem, unique within the report (``grid``, ``ladder``, ``severity-curves``).
         figure: the matplotlib figure (built with the Agg backend, never shown).
         caption: one or two sentences under the chart (plain text; escaped when rendered).
+        page: whether the page shows it; False for a figure only ``--figures`` writes (the page
+            shows the same numbers otherwise, e.g. the grid as a colored table).
     """
 
     name: str
     figure: Figure
     caption: str = ""
+    page: bool = True
 
 
 @dataclass(frozen=True)
