@@ -59,22 +59,26 @@ def rows(page: Page) -> list[dict[str, str | None]]:
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A report of a scripted run whose agent calls the native tools by name: it succeeds under
-    ``native`` and is rejected under variants that rename them (a grid with contrast)."""
+    """A report of two runs of the same tasks: ``scripted``, whose agent calls the native tools by
+    name (it succeeds under ``native`` and is rejected under variants that rename them: a grid with
+    contrast), and ``oracle`` (it always succeeds); two runs also give the comparison's charts."""
     base = tmp_path_factory.mktemp("report")
     config = RunConfig(model="scripted", domains=["smart_home"], variants=["native", "merge", "split"], tasks=4)
-    evaluate(config, run_dir=base / "run", backend=ScriptedBackend.native_names())
-    with pytest.MonkeyPatch.context() as patch:  # small pages and chunks: 12 episodes make 3 of each
+    evaluate(config, run_dir=base / "scripted", backend=ScriptedBackend.native_names())
+    evaluate(config.model_copy(update={"model": "oracle"}), run_dir=base / "oracle")
+    with pytest.MonkeyPatch.context() as patch:  # small pages and chunks: 24 episodes make 5 of each
         patch.setattr(traces, "PAGE_ROWS", PAGE_ROWS)
         patch.setattr(traces, "CHUNK_EPISODES", PAGE_ROWS)
-        return write_report([base / "run"], base / "report.html")
+        return write_report([base / "scripted", base / "oracle"], base / "report.html")
 
 
 def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: Path, tmp_path: Path) -> None:
-    frame = episode_frame(report.parent / "run")
+    frame = episode_frame([report.parent / "scripted", report.parent / "oracle"])
     page = dom(report, tmp_path)
     ids = {attrs.get("id") for _, attrs in page.tags}
     assert {"grid", "traces", "trace-viewer"} <= ids
+    cells = [attrs for tag, attrs in page.tags if tag == "td" and "cell" in (attrs.get("class") or "").split()]
+    assert len(cells) == 6  # the grid: 2 models x 3 variants
     charts = [attrs["id"] for tag, attrs in page.tags if tag == "figure" and "chart" in (attrs.get("class") or "")]
     svgs = sum(tag == "svg" for tag, _ in page.tags)
     assert len(charts) >= 3 and svgs >= len(charts), charts
@@ -99,13 +103,14 @@ def test_the_report_renders_the_grid_charts_and_a_filtered_trace_viewer(report: 
     assert {r["data-outcome"] for r in rows(searched)} == {"failure"}
     second = dom(report, tmp_path, "traces?q=" + quote("I could not run") + "&text=1&page=2")
     assert len(rows(second)) == failures - PAGE_ROWS and f"Episodes 6–{failures} of" in "".join(second.text)
-    # the third page, and an episode of the last chunk opened from a link
-    assert [r["data-row"] for r in rows(dom(report, tmp_path, "traces?page=3"))] == ["10", "11"]
+    # the third page, and an episode of the last chunk opened from a link (both runs hold its id)
+    assert [r["data-row"] for r in rows(dom(report, tmp_path, "traces?page=3"))] == ["10", "11", "12", "13", "14"]
     last = frame.iloc[-1]
     episode = f"{last['task_id']}@{last['variant']}#{last['seed']}"
-    linked = dom(report, tmp_path, f"traces?episode={quote(episode)}")
-    assert next(attrs for _, attrs in linked.tags if "data-episode" in attrs)["data-episode"] == episode
-    assert next(r for r in rows(linked) if "tv-selected" in (r.get("class") or ""))["data-row"] == "11"
+    for of, row in (("oracle", str(len(frame) - 1)), ("", str(len(frame) // 2 - 1))):
+        linked = dom(report, tmp_path, f"traces?episode={quote(episode)}&of={of}")
+        assert next(attrs for _, attrs in linked.tags if "data-episode" in attrs)["data-episode"] == episode
+        assert next(r for r in rows(linked) if "tv-selected" in (r.get("class") or ""))["data-row"] == row
 
     shot = tmp_path / "report.png"
     chromium(report.as_uri() + "#traces?variant=merge&outcome=failure", tmp_path, f"--screenshot={shot}",

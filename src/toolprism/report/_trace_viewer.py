@@ -124,7 +124,7 @@ VIEWER_SCRIPT = r"""
     this.generation = 0;
   }
   Viewer.prototype.emptyState = function () {
-    const s = { q: "", deep: false, page: 0, episode: "" };
+    const s = { q: "", deep: false, page: 0, episode: "", of: "" };
     this.index.filters.forEach(function (f) { s[f] = ""; });
     return s;
   };
@@ -153,6 +153,7 @@ VIEWER_SCRIPT = r"""
     s.q = params.get("q") || "";
     s.page = Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1);
     s.episode = params.get("episode") || "";
+    s.of = params.get("of") || "";  // the episode's run, where several runs hold that episode id
     s.deep = params.get("text") === "1";
     this.state = s;
     return true;
@@ -164,6 +165,7 @@ VIEWER_SCRIPT = r"""
     if (s.deep) p.set("text", "1");
     if (s.page > 0) p.set("page", String(s.page + 1));
     if (s.episode) p.set("episode", s.episode);
+    if (s.episode && s.of) p.set("of", s.of);
     const text = p.toString();
     history.replaceState(null, "", "#traces" + (text ? "?" + text : ""));
   };
@@ -248,7 +250,7 @@ VIEWER_SCRIPT = r"""
   };
   Viewer.prototype.changed = function () {
     this.state.page = 0;
-    this.state.episode = "";
+    this.state.episode = this.state.of = "";
     this.update(true);
   };
   Viewer.prototype.update = function (write) {
@@ -295,8 +297,10 @@ VIEWER_SCRIPT = r"""
     if (this.state.page >= pages) this.state.page = pages - 1;
     let chosen = -1;
     if (this.state.episode) {
-      const want = this.state.episode;
-      chosen = this.matches.find(function (k) { return this.episodeId(k) === want; }, this);
+      const want = this.state.episode, of = this.state.of, runs = this.values.run, rows = this.rows;
+      chosen = this.matches.find(function (k) {
+        return this.episodeId(k) === want && (!of || runs[rows.run[k]] === of);
+      }, this);
       if (chosen === undefined) chosen = -1;
       if (chosen >= 0) this.state.page = Math.floor(this.matches.indexOf(chosen) / this.index.page_rows);
     }
@@ -353,11 +357,12 @@ VIEWER_SCRIPT = r"""
   };
   Viewer.prototype.turnPage = function (step) {
     this.state.page += step;
-    this.state.episode = "";
+    this.state.episode = this.state.of = "";
     this.update(true);
   };
   Viewer.prototype.open = function (k) {
     this.state.episode = this.episodeId(k);
+    this.state.of = this.values.run.length > 1 ? this.values.run[this.rows.run[k]] : "";
     this.writeHash();
     this.select(k, true);
   };
