@@ -121,13 +121,15 @@ def startup(repeat: int, model: str = "scripted") -> dict:
     check; the model itself loads inside the first generation).
     """
     times, cpus = [], []
-    for _ in range(repeat):
+    for run in range(repeat + 1):  # run 0 warms up: it writes the bytecode caches a real install has
         with tempfile.TemporaryDirectory() as tmp:
             start = time.time()
             out = subprocess.run(
                 [sys.executable, "-c", STARTUP, str(Path(tmp) / "r"), model],
-                capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True,
+                capture_output=True, text=True, env=_env(), check=True,
             )  # fmt: skip
+            if run == 0:
+                continue
             line = next(line for line in out.stdout.splitlines() if line.startswith("FIRST"))
             first, cpu = (float(x) for x in line.split()[1:])
             times.append(first - start)
@@ -143,15 +145,23 @@ def startup(repeat: int, model: str = "scripted") -> dict:
     }
 
 
+def _env() -> dict[str, str]:
+    """The child's environment: toolprism from this checkout, bytecode caches written and read
+    (``PYTHONDONTWRITEBYTECODE`` dropped: without ``.pyc`` files every start recompiles toolprism)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": SRC}
+
+
 def imports(model: str = "scripted", top: int = 12) -> dict:
     """``python -X importtime`` of one startup: the total, the ``top`` third-party packages by
     cumulative time (ms) with the toolprism module that first imported each (where the cost is paid),
     and the ``top`` toolprism modules by their own time (module bodies: pydantic models, tables)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", STARTUP, str(Path(tmp) / "r"), model],
-            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True,
-        )  # fmt: skip
+    for _ in range(2):  # the first run writes the bytecode caches
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run(
+                [sys.executable, "-X", "importtime", "-c", STARTUP, str(Path(tmp) / "r"), model],
+                capture_output=True, text=True, env=_env(), check=True,
+            )  # fmt: skip
     rows = []
     for line in out.stderr.splitlines():
         if line.startswith("import time:") and "self [us]" not in line:
