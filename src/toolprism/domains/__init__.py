@@ -45,28 +45,39 @@ def get_domain(name: str) -> Domain:
     ``name`` is a path (it ends in ``.json`` or contains a path separator; see
     :mod:`toolprism.domains._catalog`).
 
+    A built-in domain's package is imported on first use (only that one: a run on two domains
+    does not pay for the other fourteen).
+
     Raises:
         ConfigError: unknown domain (the message lists the known ones), or an unreadable or
             malformed pack.
     """
     if is_pack_path(name):
         return load_pack(name)
-    _load_builtin()
+    if name not in DOMAINS:
+        if name in _builtin():
+            importlib.import_module(f"{__name__}.{name}")
+        else:
+            _load_builtin()  # an unknown name: the error lists every domain
     return DOMAINS.get(name)()
 
 
 def domain_names() -> list[str]:
-    """Names of all registered domains, sorted (registration order depends on what was imported first)."""
-    _load_builtin()
-    return sorted(DOMAINS.names())
+    """Names of all registered domains, sorted: the built-in ones (each subpackage registers the
+    domain of its own name; listed without importing them) and any other registered."""
+    return sorted(set(_builtin()) | set(DOMAINS.names()))
+
+
+def _builtin() -> list[str]:
+    """The built-in domains: every public subpackage, by name (nothing imported)."""
+    return [m.name for m in pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_")]
 
 
 def _load_builtin() -> None:
     # Every public subpackage is a built-in domain; imported lazily so that importing
     # toolprism.domains stays cheap.
-    for module in pkgutil.iter_modules(__path__):
-        if module.ispkg and not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    for name in _builtin():
+        importlib.import_module(f"{__name__}.{name}")
 
 
 __all__ = [

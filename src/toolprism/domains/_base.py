@@ -273,6 +273,19 @@ class TaskDraft:
     hard_spans: tuple[Span, ...] = ()
 
 
+def _detached(value: JSON) -> JSON:
+    """A copy of a JSON reply that shares no list or dict with the state it was read from."""
+    if type(value) is dict:
+        return {k: _detached(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_detached(v) for v in value]
+    if isinstance(value, dict | list | tuple | BaseModel):  # not plain JSON: copy it whole
+        import copy
+
+        return copy.deepcopy(value)
+    return value
+
+
 class Environment:
     """One episode's mutable world: the domain's state plus its executors.
 
@@ -427,18 +440,20 @@ class Domain:
             index = counters.get(draft.template, 0)
             counters[draft.template] = index + 1
             task_id = f"{self.name}/{draft.template}/{index}"
-            env = self.environment(seed)
-            steps = []
-            for op, args in draft.gold:
-                try:
-                    action = space.action(op, args)
-                except ToolprismError as e:
-                    problems.append(f"task {task_id}: gold action {op}({args}) is invalid: {e}")
-                    break
-                reply = env.execute(action)
-                if isinstance(reply, dict) and "error" in reply:
-                    problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
-                steps.append(ReferenceStep(action, reply))
+            steps = self._replay_in_place(space, draft, seed)
+            if steps is None:  # a gold action is invalid or refused: replay step by step, saying which
+                steps = []
+                env = self.environment(seed)
+                for op, args in draft.gold:
+                    try:
+                        action = space.action(op, args)
+                    except ToolprismError as e:
+                        problems.append(f"task {task_id}: gold action {op}({args}) is invalid: {e}")
+                        break
+                    reply = env.execute(action)
+                    if isinstance(reply, dict) and "error" in reply:
+                        problems.append(f"task {task_id}: gold action {action} refused: {reply['error']}")
+                    steps.append(ReferenceStep(action, reply))
             gold, reference = tuple(s.action for s in steps), tuple(steps)
             common = dict(domain=self.name, gold=gold, reference=reference, world_seed=seed, kind=draft.kind)
             easy.append(
@@ -450,3 +465,29 @@ class Domain:
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {self.name!r}")
         return easy + hard
+
+    def _replay_in_place(self, space: ActionSpace, draft: TaskDraft, seed: int) -> list[ReferenceStep] | None:
+        """The reference steps of ``draft``'s gold on a fresh world of ``seed``, the same as
+        :meth:`Environment.execute` one action after another gives, without its copy of the state
+        before each action (replaying every task was most of a run's startup).
+
+        ``initial_state`` makes a fresh world (its contract), so each action changes it in place;
+        each reply is detached from the state as it is made, so a later action cannot change it
+        (as the per-action copies guaranteed). None when an action is invalid or refused (its
+        operation may have changed the world before refusing): the caller then replays step by
+        step, as an episode would, and reports it. ``tests/domains/test_pinned_tasks.py`` pins what
+        this makes for every domain.
+        """
+        state = self.initial_state(seed)
+        definitions = self.definitions()
+        steps = []
+        for op, args in draft.gold:
+            try:
+                action = space.action(op, args)
+                definition = definitions[action.op]
+                definition.spec.tool().validate(action.arguments)
+                reply = definition.fn(state, **action.arguments)
+            except (ToolprismError, KeyError):  # DomainError, RejectedCall, an unknown operation
+                return None
+            steps.append(ReferenceStep(action, _detached(reply)))
+        return steps
