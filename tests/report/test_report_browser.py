@@ -23,7 +23,7 @@ from toolprism.report import Section, build_sections, load_runs, render_page
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--hide-scrollbars"]
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+pytestmark = [pytest.mark.chromium, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")]
 
 CHECK = """
 (async () => {

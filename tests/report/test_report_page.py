@@ -231,7 +231,7 @@ def test_untrusted_text_is_escaped_and_data_is_embedded_compressed() -> None:
         html=Markup("<p>trusted</p>"),
         charts=(_chart(),),
         script="console.log('</script>');",
-        data={"episodes": [{"text": evil}] * 50},
+        data={"episodes": [{"text": evil}] * 50, "broken": "bad \udcff byte", "accents": "é ✓"},
     )
     twin = Section(id="t", title="twin", script="console.log('</script>');")
     page = render_page(evil, [section, twin], subtitle=evil)
@@ -240,7 +240,8 @@ def test_untrusted_text_is_escaped_and_data_is_embedded_compressed() -> None:
     assert page.count("console.log(") == 1  # each distinct script once
     assert "console.log('<\\/script>')" in page  # cannot close its element early
     payload = re.search(r'<script type="application/octet-stream" id="data-s">([^<]*)</script>', page).group(1)
-    assert decode_data(payload) == {"episodes": [{"text": evil}] * 50}
+    decoded = decode_data(payload)  # a lone surrogate (broken UTF-8) encodes and comes back as it was
+    assert decoded == {"episodes": [{"text": evil}] * 50, "broken": "bad \udcff byte", "accents": "é ✓"}
     assert evil not in payload and len(payload) < len(evil) * 50  # compressed, not readable markup
 
 

@@ -178,8 +178,9 @@ def _inline_script(script: str) -> Markup:
 
 
 def _encode_data(data: Any) -> str:
-    """JSON, gzip-compressed (mtime 0: deterministic) and base64-encoded."""
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    """JSON, gzip-compressed (mtime 0: deterministic) and base64-encoded. Non-ASCII is escaped, so
+    text with a lone surrogate (broken UTF-8 in a model's output) encodes instead of failing."""
+    raw = json.dumps(data, ensure_ascii=True, separators=(",", ":"), default=str).encode("ascii")
     return base64.b64encode(gzip.compress(raw, mtime=0)).decode("ascii")
 
 
