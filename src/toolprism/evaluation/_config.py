@@ -17,6 +17,16 @@ from toolprism.shaping import CATALOG_DOMAIN, SUITES, Control, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+MAIN_JOB: dict[str, object] = {
+    "domains": ["garden"],
+    "task_kinds": ["single"],
+    "variants": ["native", "rename-opaque", "merge"],
+    "tasks": 6,
+    "max_turns": 3,
+}
+"""The main job: what ``toolprism run`` evaluates when it is not told otherwise (each option given
+replaces its field). Sized for the embedded default model on 2 CPU cores (see the README): the
+smallest device domain (8 tools), one-call requests, and variants whose prompts fit its context."""
 """Tasks per domain when a run is not told how many, for every domain that does not set its own
 (:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
 MIXED_SEVERITIES = ("medium", "heavy")
@@ -83,6 +93,8 @@ class RunConfig(BaseModel):
             paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
             ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
             ``catalog`` domain runs those arms only, every other variant runs on the other domains.
+        task_kinds: the task kinds a run poses (``single``, ``compound``, ``compositional``; see
+            :data:`toolprism.domains.TASK_KINDS`), before ``tasks`` is applied; None: every kind.
         tasks: tasks per domain (spread over the domain's templates), None for all, ``"default"``
             (the default) for each domain's own number (:attr:`toolprism.domains.Domain.default_tasks`:
             :data:`DEFAULT_TASKS`, all 192 for ``trb``).
@@ -123,6 +135,7 @@ class RunConfig(BaseModel):
     domains: list[str] = Field(default_factory=lambda: list(DEFAULT_DOMAINS))
     variants: list[str] | None = None
     tasks: int | Literal["default"] | None = "default"
+    task_kinds: list[str] | None = None
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1
