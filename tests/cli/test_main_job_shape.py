@@ -16,6 +16,7 @@ from toolprism.cli import app
 from toolprism.evaluation import MAIN_JOB, RunConfig, plan_run
 from toolprism.run import MAX_TURNS, RunStore
 from toolprism.run._episode import initial_messages
+from toolprism.score import wilson_interval
 
 runner = CliRunner()
 REPLY_BOUND = 512
@@ -24,13 +25,17 @@ garden's longest reply, ``get_garden``, is about 150 tokens)."""
 
 
 def _run(tmp_path: Path, *args: str) -> RunStore:
+    return _invoke(tmp_path, *args)[0]
+
+
+def _invoke(tmp_path: Path, *args: str) -> tuple[RunStore, dict]:
     result = runner.invoke(app, ["run", "--model", "oracle", "--run-dir", str(tmp_path / "r"), "--json", *args])
     assert result.exit_code == 0, result.output
-    return RunStore.open(tmp_path / "r")
+    return RunStore.open(tmp_path / "r"), json.loads(result.stdout)
 
 
 def test_no_arguments_run_the_main_job(tmp_path: Path) -> None:
-    store = _run(tmp_path)
+    store, summary = _invoke(tmp_path)
     config = store.header.config
     assert config.domains == MAIN_JOB["domains"] and config.variants == MAIN_JOB["variants"]
     assert config.task_kinds == MAIN_JOB["task_kinds"] and config.max_turns == MAIN_JOB["max_turns"]
@@ -39,6 +44,18 @@ def test_no_arguments_run_the_main_job(tmp_path: Path) -> None:
     assert all(r.success for r in results)  # the oracle: the main job's tasks and variants agree
     kinds = {t["kind"] for t in store.stored_tasks()}
     assert kinds <= set(MAIN_JOB["task_kinds"])
+    for cell in summary["variants"]:  # each cell: its episodes and the Wilson interval of its rate
+        low, high = wilson_interval(cell["successes"], cell["episodes"])
+        assert cell["episodes"] == MAIN_JOB["tasks"] and (cell["ci_low"], cell["ci_high"]) == (low, high)
+        assert 0 < low < high == 1.0
+
+
+def test_the_table_shows_episodes_and_intervals(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--model", "oracle", "-n", "2", "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "episodes" in result.stdout and "95% CI" in result.stdout
+    low, _ = wilson_interval(2, 2)
+    assert f"{low:.0%}-100%" in result.stdout
 
 
 def test_options_given_replace_their_own_field_only(tmp_path: Path) -> None:
