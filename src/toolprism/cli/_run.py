@@ -251,8 +251,10 @@ def run(
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
-    With no options: the embedded offline model, both domains, five variants, two tasks each
-    (each domain's defaults: trb, ToolRobustBench's environment, runs its 192 anchors natively).
+    With no options, the main job: the embedded offline model on the garden domain's one-call
+    requests, 6 tasks under native, rename-opaque and merge, 3 turns each (see the README). With
+    --domains or --variants, the other defaults are each domain's own (trb, ToolRobustBench's
+    environment, runs its 192 anchors natively).
     With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
     the summary breaks success down by subtype and severity.
 
