@@ -17,6 +17,8 @@ from toolprism.shaping import CATALOG_DOMAIN, SUITES, Control, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
+"""Tasks per domain when a run is not told how many, for every domain that does not set its own
+(:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
 MAIN_JOB: dict[str, object] = {
     "domains": ["garden"],
     "task_kinds": ["single"],
@@ -25,10 +27,10 @@ MAIN_JOB: dict[str, object] = {
     "max_turns": 3,
 }
 """The main job: what ``toolprism run`` evaluates when it is not told otherwise (each option given
-replaces its field). Sized for the embedded default model on 2 CPU cores (see the README): the
-smallest device domain (8 tools), one-call requests, and variants whose prompts fit its context."""
-"""Tasks per domain when a run is not told how many, for every domain that does not set its own
-(:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
+replaces its field; with ``--domains`` or ``--variants`` none of it applies). Sized for 2 CPU cores
+(see the README): the smallest device domain (8 tools), one-call requests, and three variants whose
+prompts fit the embedded models' context: native, opaque names and one merged tool, which
+Qwen2.5-Coder-0.5B solves at clearly different rates (SmolLM2-135M at none)."""
 MIXED_SEVERITIES = ("medium", "heavy")
 """The severities of ``--perturb-suite mixed`` (ToolRobustBench, section 6: medium and heavy)."""
 
