@@ -353,6 +353,39 @@ def test_settings(backend):
     assert s["backend"] == "embedded" and s["model"] == "smollm2"
     assert s["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert len(s["model_sha256"]) == 64 and s["model_size"] > 0
-    assert s["constraint"] == "json-format" and s["temperature"] == 0.0
+    assert s["constraint"] == "json-schema" and s["temperature"] == 0.0
+    assert EmbeddedBackend("smollm2", constraint="format").settings()["constraint"] == "json-format"
     assert s["max_tokens"] == DEFAULT_MAX_TOKENS and s["n_ctx"] == 8192
     json.dumps(s)
+
+
+# --- the schema constraint ------------------------------------------------------------------------
+
+
+@pytest.mark.embedded
+def test_schema_grammar_admits_listed_calls_and_answers_only():
+    import llama_cpp
+
+    grammar = emb.schema_grammar(TOOLS)
+    assert emb.schema_grammar(TOOLS) == grammar  # deterministic
+    compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+    assert compiled is not None
+    # the converter's rules name every tool and the answer; a tool not listed is no alternative
+    assert "set_light" in grammar and "set_thermostat" in grammar and "answer" in grammar
+    assert "get_weather" not in grammar
+
+
+def test_unknown_constraint_config_error():
+    with pytest.raises(ConfigError, match="unknown constraint 'regex'"):
+        EmbeddedBackend("smollm2", constraint="regex")
+
+
+@pytest.mark.embedded
+def test_schema_constraint_keeps_calls_to_listed_tools(backend):
+    turn = asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, TOOLS))
+    assert turn.error is None, turn.raw
+    if turn.calls:  # a call names a listed tool, with an object of that tool's parameters only
+        call = turn.calls[0]
+        listed = {t["function"]["name"]: t["function"]["parameters"] for t in TOOLS}
+        assert call.name in listed
+        assert set(json.loads(call.arguments)) <= set(listed[call.name]["properties"])

@@ -68,7 +68,7 @@ def test_cancelling_a_turn_sets_its_stop_flag() -> None:
     flags: list[threading.Event] = []
     release = threading.Event()
 
-    def generate(prompt: str, seed: int | None = None, *, stop: threading.Event | None = None):  # noqa: ANN202
+    def generate(prompt: str, seed: int | None = None, *, stop: threading.Event | None = None, grammar: str = ""):  # noqa: ANN202
         flags.append(stop)
         release.wait(30)
         return emb._INTERRUPTED

@@ -3,10 +3,13 @@
 The model sees one ChatML prompt that this module builds itself (deterministic, see
 :func:`render_prompt`): a system section with a format instruction, one worked example on a
 made-up tool, the conversation's system message and the tools as compact JSON; then the
-conversation. Decoding is greedy and constrained by a grammar to the *format* only: one JSON
-object, either ``{"name": <string>, "arguments": <object>}`` (a tool call) or
-``{"answer": <string>}``. Tool names and argument values are free, so schema mistakes stay
-visible to the episode loop.
+conversation. Decoding is greedy and constrained by a grammar (:data:`CONSTRAINTS`): by default
+(``schema``) one JSON object that is either ``{"name": <a listed tool>, "arguments": <valid for
+that tool's JSON Schema>}`` (a tool call) or ``{"answer": <string>}``; with ``format``, the same
+shape with any name and any arguments object, so that schema mistakes stay visible to the episode
+loop (SmolLM2-135M then copies the tools' schemas as arguments and never succeeds). Under
+``schema`` the model still chooses the tool, the values and the protocol a variant asks for:
+wrong tools, wrong values, stale handles and incomplete transactions stay visible.
 
 Models (:data:`MODELS`):
 
@@ -467,6 +470,58 @@ ws       ::= " "?
 values are unconstrained strings/JSON."""
 
 
+CONSTRAINTS: tuple[str, ...] = ("schema", "format")
+"""How generation is constrained: ``schema`` (the default): a call of a listed tool whose arguments
+satisfy that tool's JSON Schema, or an answer (:func:`schema_grammar`); ``format``: the output
+format only (:data:`GRAMMAR`: any name, any arguments object)."""
+
+
+def schema_grammar(tools: Sequence[JSON]) -> str:
+    """GBNF for one turn under ``tools``: ``{"name": <a listed tool>, "arguments": <that tool's
+    parameters>}`` or ``{"answer": <string>}``, built with llama-cpp-python's JSON-Schema converter.
+
+    The same rule for every variant: each variant's own tools and schemas are what constrain it, so
+    a variant still differs in which tool and which values the model must choose (SmolLM2-135M
+    under the format-only grammar copies tool schemas as arguments and scores 0% everywhere; see the
+    README's main job). Deterministic: same tools, same grammar.
+
+    Raises:
+        BackendError: llama-cpp-python cannot convert a tool's schema.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    calls = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"const": _signature_name(tool)},
+                "arguments": _signature(tool).get("parameters") or {"type": "object"},
+            },
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        }
+        for tool in tools
+    ]
+    answer = {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
+    try:
+        return json_schema_to_gbnf(json.dumps({"oneOf": [*calls, answer]}))
+    except Exception as exc:  # noqa: BLE001 - the converter raises bare exceptions
+        raise BackendError(f"cannot build a JSON-Schema grammar for these tools: {exc}") from exc
+
+
+def _signature(tool: JSON) -> dict[str, Any]:
+    return tool.get("function", tool) if isinstance(tool, dict) else {}
+
+
+def _signature_name(tool: JSON) -> str:
+    return str(_signature(tool).get("name", ""))
+
+
 def parse_output(text: str, *, call_id: str, truncated: bool = False) -> ModelTurn:
     """Interpret generated ``text``; never raises.
 
@@ -506,9 +561,10 @@ class EmbeddedAgent:
         """Generate one turn (in a worker thread; the model is locked while it runs)."""
         prompt = render_prompt(messages, tools)
         stop = threading.Event()
+        grammar = self.backend.grammar(tools)
         try:
             text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
-                self.backend.generate, prompt, self.seed, stop=stop
+                self.backend.generate, prompt, self.seed, stop=stop, grammar=grammar
             )
         except asyncio.CancelledError:  # Ctrl-C, SIGTERM, a budget: the generation stops at its next token
             stop.set()
@@ -522,11 +578,13 @@ class EmbeddedAgent:
 
 
 class EmbeddedBackend:
-    """Backend ``embedded``: a GGUF model on CPU, greedy, JSON-format constrained.
+    """Backend ``embedded``: a GGUF model on CPU, greedy, grammar-constrained.
 
     Args:
         model: a key of :data:`MODELS` (``"smollm2"`` or ``"qwen2.5-coder-0.5b"``).
         max_tokens: the generation bound per turn.
+        constraint: ``schema`` (a listed tool with schema-valid arguments, or an answer) or
+            ``format`` (the JSON output format only); see :data:`CONSTRAINTS`.
         n_ctx: context window; default ``min(trained context, 8192)``.
         n_threads: CPU threads; default ``os.cpu_count() or 2``.
         seed: the llama.cpp seed (decoding is greedy, so it only pins the sampler state).
@@ -545,8 +603,11 @@ class EmbeddedBackend:
         n_ctx: int | None = None,
         n_threads: int | None = None,
         seed: int = 0,
+        constraint: str = "schema",
     ) -> None:
         problems = []
+        if constraint not in CONSTRAINTS:
+            problems.append(f"unknown constraint {constraint!r}; known: {', '.join(CONSTRAINTS)}")
         if model not in MODELS:
             problems.append(f"unknown embedded model {model!r}; known: {', '.join(MODELS)}")
         if max_tokens < 1:
@@ -563,6 +624,18 @@ class EmbeddedBackend:
         self.n_threads = n_threads or os.cpu_count() or 2
         self.seed = seed
         self.temperature = 0.0
+        self.constraint = constraint
+        self._grammars: dict[str, str] = {}
+
+    def grammar(self, tools: Sequence[JSON]) -> str:
+        """The GBNF a turn under ``tools`` is decoded with (see :data:`CONSTRAINTS`; built once per
+        tool list)."""
+        if self.constraint == "format":
+            return GRAMMAR
+        key = json.dumps(list(tools), sort_keys=True)
+        if key not in self._grammars:
+            self._grammars[key] = schema_grammar(tools)
+        return self._grammars[key]
 
     def settings(self) -> dict[str, JSON]:
         """Model id, file, hash and size, decoding parameters and the format constraint."""
@@ -578,7 +651,7 @@ class EmbeddedBackend:
             "n_ctx": self.n_ctx,
             "seed": self.seed,
             "prompt_format": PROMPT_FORMAT,
-            "constraint": "json-format",
+            "constraint": "json-schema" if self.constraint == "schema" else "json-format",
         }
 
     def agent(self, context: EpisodeContext) -> EmbeddedAgent:
@@ -593,9 +666,15 @@ class EmbeddedBackend:
         return _load(self.path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed)
 
     def generate(
-        self, prompt: str, seed: int | None = None, *, stop: threading.Event | None = None
+        self,
+        prompt: str,
+        seed: int | None = None,
+        *,
+        stop: threading.Event | None = None,
+        grammar: str = GRAMMAR,
     ) -> tuple[str, str | None, int | None, int | None, str | None]:
-        """Run one greedy, grammar-constrained completion of ``prompt`` (blocking).
+        """Run one greedy completion of ``prompt`` constrained by ``grammar`` (GBNF; default the
+        output format only) (blocking).
 
         ``stop``, once set (from another thread), ends the generation at its next token, or
         before it starts when it is waiting for the model: the result is then
@@ -622,7 +701,7 @@ class EmbeddedBackend:
             if stop is not None:  # the prompt is evaluated batch by batch, checking the flag between batches
                 llama.eval = _interruptible_eval(llama, stop)
             try:
-                grammar = llama_cpp.LlamaGrammar.from_string(GRAMMAR, verbose=False)
+                compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
                 out = llama.create_completion(
                     prompt,
                     max_tokens=self.max_tokens,
@@ -633,7 +712,7 @@ class EmbeddedBackend:
                     repeat_penalty=1.0,
                     seed=self.seed if seed is None else seed,
                     stop=["<|im_end|>", "<|endoftext|>"],
-                    grammar=grammar,
+                    grammar=compiled,
                     stopping_criteria=_stop_criteria(llama_cpp, stop),
                 )
             except _Interrupted:
@@ -708,6 +787,7 @@ def _check_room(finish: object, usage: dict[str, Any], *, max_tokens: int, n_ctx
 
 __all__ = [
     "EmbeddedAgent",
+    "CONSTRAINTS",
     "EmbeddedBackend",
     "GRAMMAR",
     "MODELS",
@@ -717,4 +797,5 @@ __all__ = [
     "render_prompt",
     "requirements_file",
     "resolve_model_path",
+    "schema_grammar",
 ]

@@ -15,10 +15,12 @@ from rich.table import Table
 
 from toolprism.backends import DEFAULT_MODEL, TOOL_FORMATS
 from toolprism.cli._common import ProgressReport, friendly_errors, perturbation_table, print_json, stderr
+from toolprism.domains import TASK_KINDS
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.evaluation import (
     DEFAULT_DOMAINS,
     DEFAULT_TASKS,
+    MAIN_JOB,
     PRESETS,
     RunConfig,
     RunSummary,
@@ -42,6 +44,14 @@ def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     return [v.strip() for item in values for v in _split_top(item) if v.strip()]
+
+
+def _kinds(values: list[str] | None, main: dict[str, object]) -> list[str] | None:
+    """``--kinds``: None (every kind) for ``all``; when not given, the main job's in the main job,
+    else every kind."""
+    if values is None:
+        return main.get("task_kinds")  # type: ignore[return-value]
+    return None if values == ["all"] else values
 
 
 def _split_top(text: str) -> list[str]:
@@ -73,7 +83,8 @@ def run(
             "--domains",
             "-d",
             help="Domains (comma list or repeated): built-in names (see 'toolprism domains') or domain pack .json "
-            f"paths (see 'toolprism import'). Default: {','.join(DEFAULT_DOMAINS)}.",
+            f"paths (see 'toolprism import'). Default: the main job's {','.join(MAIN_JOB['domains'])} (with no "
+            f"--variants either), else {','.join(DEFAULT_DOMAINS)}.",
         ),
     ] = None,
     variants: Annotated[
@@ -84,7 +95,8 @@ def run(
             help="Variant names, spec strings such as 'merge(by=class)|rename(style=opaque)', or a suite: 'paper' (the "
             "Action-Space Shaping paper's 32 variants), 'extended' (toolprism's own) or 'all'. "
             "See 'toolprism variants list'. "
-            f"Default: each domain's own: {','.join(DEFAULT_VARIANTS)}; native only for trb (ToolRobustBench).",
+            f"Default: the main job's {','.join(MAIN_JOB['variants'])} (with no --domains either), else each domain's "
+            f"own: {','.join(DEFAULT_VARIANTS)}; native only for trb (ToolRobustBench).",
         ),
     ] = None,
     tasks: Annotated[
@@ -92,13 +104,29 @@ def run(
         typer.Option(
             "--tasks",
             "-n",
-            help="Tasks per domain, spread across templates. Default: each domain's own: "
-            f"{DEFAULT_TASKS}; all 192 for trb (ToolRobustBench's anchors).",
+            help=f"Tasks per domain, spread across templates. Default: {MAIN_JOB['tasks']} in the main job, else each "
+            f"domain's own: {DEFAULT_TASKS}; all 192 for trb (ToolRobustBench's anchors).",
+            show_default=False,
+        ),
+    ] = None,
+    task_kinds: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--kinds",
+            help=f"Task kinds to pose (comma list or repeated): {', '.join(TASK_KINDS)}, or 'all'. "
+            f"Default: {','.join(MAIN_JOB['task_kinds'])} in the main job (one-call requests), else all.",
             show_default=False,
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Run seed: tasks, worlds and episode seeds derive from it.")] = 0,
-    max_turns: Annotated[int, typer.Option(help="Model turns per episode before it is cut off.")] = MAX_TURNS,
+    max_turns: Annotated[
+        int | None,
+        typer.Option(
+            help=f"Model turns per episode before it is cut off. Default: {MAIN_JOB['max_turns']} in the main job, "
+            f"else {MAX_TURNS}.",
+            show_default=False,
+        ),
+    ] = None,
     concurrency: Annotated[
         int,
         typer.Option(
@@ -223,8 +251,10 @@ def run(
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
-    With no options: the embedded offline model, both domains, five variants, two tasks each
-    (each domain's defaults: trb, ToolRobustBench's environment, runs its 192 anchors natively).
+    With no options, the main job: the embedded offline model on the garden domain's one-call
+    requests, 6 tasks under native, rename-opaque and merge, 3 turns each (see the README). With
+    --domains or --variants, the other defaults are each domain's own (trb, ToolRobustBench's
+    environment, runs its 192 anchors natively).
     With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
     the summary breaks success down by subtype and severity.
 
@@ -234,14 +264,18 @@ def run(
     """
     if resume is not None:
         _refuse_options_with_resume(ctx)
+    # no domains, variants, preset or resume: the main job's settings fill what is not given
+    chosen = preset or resume is not None or _given(ctx, "domains") or _given(ctx, "variants")
+    main: dict[str, object] = {} if chosen else MAIN_JOB
     values = {
         "model": model,
         "base_url": base_url,
-        "domains": _split(domains) or list(DEFAULT_DOMAINS),
-        "variants": _split(variants),
-        "tasks": "default" if tasks is None else tasks,
+        "domains": _split(domains) or list(main.get("domains", DEFAULT_DOMAINS)),
+        "variants": _split(variants) or main.get("variants"),
+        "tasks": main.get("tasks", "default") if tasks is None else tasks,
+        "task_kinds": _kinds(_split(task_kinds), main),
         "seed": seed,
-        "max_turns": max_turns,
+        "max_turns": main.get("max_turns", MAX_TURNS) if max_turns is None else max_turns,
         "concurrency": concurrency,
         "perturbations": expand_conditions(_split(perturb) or [], perturb_suite),
         "tool_format": tool_format.value,
@@ -396,6 +430,7 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "domains",
             "variants",
             "tasks",
+            "task_kinds",
             "seed",
             "max_turns",
             "base_url",
@@ -417,7 +452,7 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
 def _print_table(summary: RunSummary) -> None:
     perturbed = any(v.condition for v in summary.variants)
     table = Table(title=f"success per variant — {summary.model}")
-    columns = ("variant", "spec", *(("condition",) if perturbed else ()), "episodes", "success", "rate")
+    columns = ("variant", "spec", *(("condition",) if perturbed else ()), "episodes", "success", "rate", "95% CI")
     unscored = ("context overflow", "backend error")  # counted apart, out of every rate
     for column in (*columns, "rejected calls", "turn limit hit", *unscored):
         left = column in ("variant", "spec", "condition")
@@ -430,6 +465,7 @@ def _print_table(summary: RunSummary) -> None:
             str(v.episodes),
             str(v.successes),
             "—" if v.success_rate is None else f"{v.success_rate:.0%}",
+            "—" if v.ci_low is None or v.ci_high is None else f"{v.ci_low:.0%}-{v.ci_high:.0%}",
             str(v.rejected_calls),
             str(v.turn_limit),
             str(v.context_overflow),

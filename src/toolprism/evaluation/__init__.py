@@ -6,7 +6,14 @@ decoded native actions, and records it in the run directory as it finishes. ``ev
 ``RunConfig`` and ``RunSummary`` are also importable from :mod:`toolprism` itself.
 """
 
-from toolprism.evaluation._config import DEFAULT_DOMAINS, DEFAULT_TASKS, RunConfig, expand_conditions, expand_variants
+from toolprism.evaluation._config import (
+    DEFAULT_DOMAINS,
+    DEFAULT_TASKS,
+    MAIN_JOB,
+    RunConfig,
+    expand_conditions,
+    expand_variants,
+)
 from toolprism.evaluation._evaluate import default_run_dir, evaluate
 from toolprism.evaluation._plan import plan_episodes, plan_run, spread
 from toolprism.evaluation._preset import DEVICE_DOMAINS, PRESETS, Preset, apply_preset
@@ -17,6 +24,7 @@ __all__ = [
     "DEFAULT_DOMAINS",
     "DEFAULT_TASKS",
     "DEVICE_DOMAINS",
+    "MAIN_JOB",
     "PRESETS",
     "Preset",
     "RunConfig",

@@ -19,6 +19,18 @@ DEFAULT_DOMAINS = ("smart_home", "retail")
 DEFAULT_TASKS = 2
 """Tasks per domain when a run is not told how many, for every domain that does not set its own
 (:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
+MAIN_JOB: dict[str, object] = {
+    "domains": ["garden"],
+    "task_kinds": ["single"],
+    "variants": ["native", "rename-opaque", "merge"],
+    "tasks": 6,
+    "max_turns": 3,
+}
+"""The main job: what ``toolprism run`` evaluates when it is not told otherwise (each option given
+replaces its field; with ``--domains`` or ``--variants`` none of it applies). Sized for 2 CPU cores
+(see the README): the smallest device domain (8 tools), one-call requests, and three variants whose
+prompts fit the embedded models' context: native, opaque names and one merged tool, which
+Qwen2.5-Coder-0.5B solves at clearly different rates (SmolLM2-135M at none)."""
 MIXED_SEVERITIES = ("medium", "heavy")
 """The severities of ``--perturb-suite mixed`` (ToolRobustBench, section 6: medium and heavy)."""
 
@@ -83,6 +95,8 @@ class RunConfig(BaseModel):
             paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
             ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
             ``catalog`` domain runs those arms only, every other variant runs on the other domains.
+        task_kinds: the task kinds a run poses (``single``, ``compound``, ``compositional``; see
+            :data:`toolprism.domains.TASK_KINDS`), before ``tasks`` is applied; None: every kind.
         tasks: tasks per domain (spread over the domain's templates), None for all, ``"default"``
             (the default) for each domain's own number (:attr:`toolprism.domains.Domain.default_tasks`:
             :data:`DEFAULT_TASKS`, all 192 for ``trb``).
@@ -123,6 +137,7 @@ class RunConfig(BaseModel):
     domains: list[str] = Field(default_factory=lambda: list(DEFAULT_DOMAINS))
     variants: list[str] | None = None
     tasks: int | Literal["default"] | None = "default"
+    task_kinds: list[str] | None = None
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1

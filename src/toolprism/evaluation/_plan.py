@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from toolprism.domains import Domain, Task, domain_names, get_domain, is_pack_path
+from toolprism.domains import TASK_KINDS, Domain, Task, domain_names, get_domain, is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.evaluation._config import RunConfig
 from toolprism.perturb import Skip, SkipRecord, parse_perturbations
@@ -64,6 +64,18 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
         domains[name] = domain
     if isinstance(config.tasks, int) and config.tasks < 1:
         problems.append(f"tasks must be at least 1, got {config.tasks}")
+    if config.task_kinds is not None:
+        unknown = [k for k in config.task_kinds if k not in TASK_KINDS]
+        problems += [f"unknown task kind {k!r} (known: {', '.join(TASK_KINDS)})" for k in unknown]
+        if not config.task_kinds:
+            problems.append(f"at least one task kind is needed (known: {', '.join(TASK_KINDS)})")
+        else:
+            kinds = set(config.task_kinds)
+            problems += [
+                f"domain {n!r} has no tasks of kind {', '.join(config.task_kinds)}"
+                for n, d in domains.items()
+                if not unknown and not any(t.kind in kinds for t in d.tasks(config.seed))
+            ]
     if config.seed < 0:
         problems.append(f"seed must be at least 0, got {config.seed}")
     if config.max_turns < 1:
@@ -135,7 +147,8 @@ def _posed(domain: Domain, config: RunConfig, conditions: list[list]) -> tuple[l
     single-family condition that is a term of a mixed condition in the run also runs on the
     mixture's tasks, so the interaction table (mixed vs weaker constituent) compares like with like."""
     limit = domain.default_tasks if config.tasks == "default" else config.tasks
-    ordered = spread(domain.tasks(config.seed), None)
+    kinds = TASK_KINDS if config.task_kinds is None else config.task_kinds
+    ordered = spread([t for t in domain.tasks(config.seed) if t.kind in kinds], None)
     keys = ["+".join(t.key for t in terms) for terms in conditions]
     posed = {key: {t.id for t in [t for t in ordered if domain.assigned(t, key)][:limit]} for key in keys}
     for key in keys:  # a constituent also runs where its mixtures run, so they compare on one task set

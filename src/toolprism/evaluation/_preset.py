@@ -45,6 +45,7 @@ PRESETS.add(
         {
             "domains": list(DEVICE_DOMAINS),
             "variants": ["paper"],
+            "task_kinds": None,
             "control": "paper",
             "max_turns": PAPER_MAX_TURNS,
             "instruction": "paper",

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from toolprism.evaluation._config import RunConfig
 from toolprism.run import UNSCORED_ENDS, EpisodeResult, RunStore
-from toolprism.score import PerturbationSummary, by_condition
+from toolprism.score import PerturbationSummary, by_condition, wilson_interval
 
 
 class VariantSummary(BaseModel):
@@ -25,6 +25,10 @@ class VariantSummary(BaseModel):
     successes: int
     success_rate: float | None
     """``successes / episodes``; None when no episode of the cell was scored."""
+    ci_low: float | None = None
+    ci_high: float | None = None
+    """The 95% Wilson interval of ``success_rate`` (:func:`toolprism.score.wilson_interval`); None
+    when no episode of the cell was scored."""
     rejected_calls: int
     turn_limit: int
     """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
@@ -82,6 +86,7 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
 def _variant(name: str, condition: str, rows: list[EpisodeResult]) -> VariantSummary:
     scored = [r for r in rows if r.end not in UNSCORED_ENDS]
     wins = sum(r.success for r in scored)
+    low, high = wilson_interval(wins, len(scored)) if scored else (None, None)
     return VariantSummary(
         variant=name,
         spec=rows[0].spec,
@@ -89,6 +94,8 @@ def _variant(name: str, condition: str, rows: list[EpisodeResult]) -> VariantSum
         episodes=len(scored),
         successes=wins,
         success_rate=wins / len(scored) if scored else None,
+        ci_low=low,
+        ci_high=high,
         rejected_calls=sum(r.rejected_calls for r in scored),
         turn_limit=sum(r.end == "turn_limit" for r in scored),
         context_overflow=sum(r.end == "context_overflow" for r in rows),

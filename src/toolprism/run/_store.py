@@ -88,6 +88,8 @@ class RunConfigRecord(BaseModel):
             domain's default).
         tasks: tasks per domain (None: all; ``"default"``: each domain's own); ``seed``: the run
             seed; ``max_turns``: per episode.
+        task_kinds: the task kinds posed (None: every kind; a header written before the field
+            existed reads as None, as those runs posed every kind).
         concurrency: episodes in flight; ``perturbations``: the conditions (``C2:medium``, ...).
         control: the adapter control (``strict``, ``paper``, ``loose``); a header written before
             controls existed reads as ``strict``, the only control there was.
@@ -105,6 +107,7 @@ class RunConfigRecord(BaseModel):
     domains: list[str] = []
     variants: list[str] | None = []
     tasks: int | Literal["default"] | None = None
+    task_kinds: list[str] | None = None
     seed: int = 0
     max_turns: int = MAX_TURNS
     concurrency: int = 1
