@@ -353,8 +353,8 @@ def test_settings(backend):
     assert s["backend"] == "embedded" and s["model"] == "smollm2"
     assert s["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert len(s["model_sha256"]) == 64 and s["model_size"] > 0
-    assert s["constraint"] == "json-schema" and s["temperature"] == 0.0
-    assert EmbeddedBackend("smollm2", constraint="format").settings()["constraint"] == "json-format"
+    assert s["constraint"] == "json-format" and s["temperature"] == 0.0  # the papers' setting: format only
+    assert EmbeddedBackend("smollm2", constraint="schema").settings()["constraint"] == "json-schema"
     assert s["max_tokens"] == DEFAULT_MAX_TOKENS and s["n_ctx"] == 8192
     json.dumps(s)
 
@@ -381,7 +381,8 @@ def test_unknown_constraint_config_error():
 
 
 @pytest.mark.embedded
-def test_schema_constraint_keeps_calls_to_listed_tools(backend):
+def test_schema_constraint_keeps_calls_to_listed_tools():
+    backend = EmbeddedBackend("smollm2", constraint="schema")
     turn = asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, TOOLS))
     assert turn.error is None, turn.raw
     if turn.calls:  # a call names a listed tool, with an object of that tool's parameters only

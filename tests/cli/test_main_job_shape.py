@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from toolprism.backends._embedded import DEFAULT_MAX_TOKENS, MODELS, render_prompt, resolve_model_path
 from toolprism.cli import app
+from toolprism.errors import ConfigError
 from toolprism.evaluation import MAIN_JOB, RunConfig, plan_run
 from toolprism.run import MAX_TURNS, RunStore
 from toolprism.run._episode import initial_messages
@@ -83,13 +84,18 @@ def test_bad_kinds_are_listed(tmp_path: Path) -> None:
 
 
 @pytest.mark.embedded
-def test_no_main_job_prompt_can_outgrow_the_context() -> None:
+@pytest.mark.parametrize("model", ["smollm2", "qwen2.5-coder-0.5b"])
+def test_no_main_job_prompt_can_outgrow_the_context(model: str) -> None:
     import llama_cpp
 
-    spec = MODELS["smollm2"]
-    vocab = llama_cpp.Llama(str(resolve_model_path(spec)), vocab_only=True, verbose=False)
+    spec = MODELS[model]
+    try:
+        path = resolve_model_path(spec)
+    except ConfigError:
+        pytest.skip(f"the {model} weights are not installed")
+    vocab = llama_cpp.Llama(str(path), vocab_only=True, verbose=False)
     n_ctx = min(spec.n_ctx_train, 8192)
-    specs, _ = plan_run(RunConfig(model="oracle", **MAIN_JOB))
+    specs, _ = plan_run(RunConfig(**{**MAIN_JOB, "model": "oracle"}))
     assert {s.variant.name for s in specs} == set(MAIN_JOB["variants"])
     worst = {}
     for s in specs:

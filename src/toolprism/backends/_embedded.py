@@ -4,12 +4,13 @@ The model sees one ChatML prompt that this module builds itself (deterministic, 
 :func:`render_prompt`): a system section with a format instruction, one worked example on a
 made-up tool, the conversation's system message and the tools as compact JSON; then the
 conversation. Decoding is greedy and constrained by a grammar (:data:`CONSTRAINTS`): by default
-(``schema``) one JSON object that is either ``{"name": <a listed tool>, "arguments": <valid for
-that tool's JSON Schema>}`` (a tool call) or ``{"answer": <string>}``; with ``format``, the same
-shape with any name and any arguments object, so that schema mistakes stay visible to the episode
-loop (SmolLM2-135M then copies the tools' schemas as arguments and never succeeds). Under
-``schema`` the model still chooses the tool, the values and the protocol a variant asks for:
-wrong tools, wrong values, stale handles and incomplete transactions stay visible.
+(``format``) to the output format only: one JSON object, either ``{"name": <string>,
+"arguments": <object>}`` (a tool call) or ``{"answer": <string>}``, with tool names and argument
+values free, so that schema mistakes stay visible to the episode loop (what Action-Space Shaping
+measures). ``schema`` (toolprism's own option, not the papers' setting) also restricts the name to
+a listed tool and the arguments to that tool's JSON Schema: the constrained-decoding repair of
+Action-Space Shaping's "Training repairs what it sees", applied to every call; wrong tools, wrong
+values, stale handles and incomplete transactions stay visible under it.
 
 Models (:data:`MODELS`):
 
@@ -470,10 +471,10 @@ ws       ::= " "?
 values are unconstrained strings/JSON."""
 
 
-CONSTRAINTS: tuple[str, ...] = ("schema", "format")
-"""How generation is constrained: ``schema`` (the default): a call of a listed tool whose arguments
-satisfy that tool's JSON Schema, or an answer (:func:`schema_grammar`); ``format``: the output
-format only (:data:`GRAMMAR`: any name, any arguments object)."""
+CONSTRAINTS: tuple[str, ...] = ("format", "schema")
+"""How generation is constrained: ``format`` (the default): the output format only (:data:`GRAMMAR`:
+any name, any arguments object); ``schema``: a call of a listed tool whose arguments satisfy that
+tool's JSON Schema, or an answer (:func:`schema_grammar`; a repair, not a measurement setting)."""
 
 
 def schema_grammar(tools: Sequence[JSON]) -> str:
@@ -583,8 +584,8 @@ class EmbeddedBackend:
     Args:
         model: a key of :data:`MODELS` (``"smollm2"`` or ``"qwen2.5-coder-0.5b"``).
         max_tokens: the generation bound per turn.
-        constraint: ``schema`` (a listed tool with schema-valid arguments, or an answer) or
-            ``format`` (the JSON output format only); see :data:`CONSTRAINTS`.
+        constraint: ``format`` (the JSON output format only; the default) or ``schema`` (a listed
+            tool with schema-valid arguments, or an answer); see :data:`CONSTRAINTS`.
         n_ctx: context window; default ``min(trained context, 8192)``.
         n_threads: CPU threads; default ``os.cpu_count() or 2``.
         seed: the llama.cpp seed (decoding is greedy, so it only pins the sampler state).
@@ -603,7 +604,7 @@ class EmbeddedBackend:
         n_ctx: int | None = None,
         n_threads: int | None = None,
         seed: int = 0,
-        constraint: str = "schema",
+        constraint: str = "format",
     ) -> None:
         problems = []
         if constraint not in CONSTRAINTS:

@@ -67,6 +67,10 @@ def _split_top(text: str) -> list[str]:
     return [*parts, current]
 
 
+REPORT_LIMIT = 2_000
+"""Runs of more episodes than this do not write their report at the end (``--report``)."""
+
+
 @friendly_errors
 def run(
     ctx: typer.Context,
@@ -74,7 +78,8 @@ def run(
         str,
         typer.Option(
             envvar="TOOLPRISM_MODEL",
-            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, openai:<model>, hf:<dir>.",
+            help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, openai:<model>, hf:<dir>. "
+            f"Default: {MAIN_JOB['model']} in the main job, else {DEFAULT_MODEL} (SmolLM2-135M).",
         ),
     ] = DEFAULT_MODEL,
     domains: Annotated[
@@ -186,6 +191,14 @@ def run(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the summary as one JSON document on stdout.")
     ] = False,
+    report: Annotated[
+        bool,
+        typer.Option(
+            help="Write the HTML report (toolprism report) to RUN_DIR/report.html at the end and print its path. "
+            f"Runs of more than {REPORT_LIMIT:,} episodes skip it (building it re-scores every trace): "
+            "run 'toolprism report RUN_DIR' for them."
+        ),
+    ] = True,
     tool_format: Annotated[
         ToolFormatChoice,
         typer.Option(
@@ -268,7 +281,7 @@ def run(
     chosen = preset or resume is not None or _given(ctx, "domains") or _given(ctx, "variants")
     main: dict[str, object] = {} if chosen else MAIN_JOB
     values = {
-        "model": model,
+        "model": model if _given(ctx, "model") else main.get("model", model),
         "base_url": base_url,
         "domains": _split(domains) or list(main.get("domains", DEFAULT_DOMAINS)),
         "variants": _split(variants) or main.get("variants"),
@@ -337,6 +350,18 @@ def run(
         _restore_handlers(previous)
         progress.stop()
     _print_summary(summary, json_output)
+    if report:
+        _write_report(Path(summary.run_dir), summary.episodes + summary.context_overflow + summary.backend_error)
+
+
+def _write_report(run_dir: Path, episodes: int) -> None:
+    """Write ``run_dir/report.html`` and print its path (on stderr, so ``--json`` stays one document)."""
+    if episodes > REPORT_LIMIT:
+        stderr.print(f"report: not written for {episodes:,} episodes; run: toolprism report {run_dir}", markup=False)
+        return
+    from toolprism.report import write_report
+
+    stderr.print(f"report: {write_report([run_dir], run_dir / 'report.html')}", markup=False, soft_wrap=True)
 
 
 def _print_summary(summary: RunSummary, json_output: bool) -> None:

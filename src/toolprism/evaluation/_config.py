@@ -20,6 +20,7 @@ DEFAULT_TASKS = 2
 """Tasks per domain when a run is not told how many, for every domain that does not set its own
 (:attr:`toolprism.domains.Domain.default_tasks`; ``trb`` runs all 192)."""
 MAIN_JOB: dict[str, object] = {
+    "model": "embedded:qwen2.5-coder-0.5b",
     "domains": ["garden"],
     "task_kinds": ["single"],
     "variants": ["native", "rename-opaque", "merge"],
@@ -28,9 +29,10 @@ MAIN_JOB: dict[str, object] = {
 }
 """The main job: what ``toolprism run`` evaluates when it is not told otherwise (each option given
 replaces its field; with ``--domains`` or ``--variants`` none of it applies). Sized for 2 CPU cores
-(see the README): the smallest device domain (8 tools), one-call requests, and three variants whose
-prompts fit the embedded models' context: native, opaque names and one merged tool, which
-Qwen2.5-Coder-0.5B solves at clearly different rates (SmolLM2-135M at none)."""
+(see the README): Qwen2.5-Coder-0.5B, the smallest device domain (8 tools), one-call requests, and
+three variants whose prompts fit the embedded models' context: native, opaque names and one merged
+tool, which Qwen2.5-Coder-0.5B solves at clearly different rates (SmolLM2-135M, the default
+``embedded`` model, at none)."""
 MIXED_SEVERITIES = ("medium", "heavy")
 """The severities of ``--perturb-suite mixed`` (ToolRobustBench, section 6: medium and heavy)."""
 
