@@ -264,8 +264,9 @@ def run(
 ) -> None:
     """Run a model on tasks under several equivalent tool interfaces and report success per variant.
 
-    With no options, the main job: the embedded offline model on the garden domain's one-call
-    requests, 6 tasks under native, rename-opaque and merge, 3 turns each (see the README). With
+    With no options, the main job: Qwen2.5-Coder-0.5B (embedded, offline) on the garden domain's
+    one-call requests, 6 tasks under native, rename-opaque and merge, 3 turns each (see the
+    README). Every run ends by writing its HTML report (--no-report skips it). With
     --domains or --variants, the other defaults are each domain's own (trb, ToolRobustBench's
     environment, runs its 192 anchors natively).
     With --perturb or --perturb-suite, each task also runs under each perturbation condition, and
