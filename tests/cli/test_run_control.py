@@ -30,7 +30,7 @@ def _controls(run_dir: Path) -> tuple[str, set[str]]:
 
 
 def test_help_lists_the_controls() -> None:
-    result = runner.invoke(app, ["run", "--help"], terminal_width=200)
+    result = runner.invoke(app, ["run", "--help"], terminal_width=200, env={"COLUMNS": "200"})
     assert result.exit_code == 0
     text = re.sub(r"[\s│]+", " ", result.stdout)  # the help as one line, without its box
     assert "--control <strict|paper|loose> How the adapter treats invalid calls: 'strict'" in text
