@@ -17,7 +17,7 @@ from toolprism.errors import ConfigError
 from toolprism.evaluation import MAIN_JOB, RunConfig, plan_run
 from toolprism.run import MAX_TURNS, RunStore
 from toolprism.run._episode import initial_messages
-from toolprism.score import wilson_interval
+from toolprism.score import score_run, success_interval, wilson_interval
 
 runner = CliRunner()
 REPLY_BOUND = 512
@@ -45,9 +45,11 @@ def test_no_arguments_run_the_main_job(tmp_path: Path) -> None:
     assert all(r.success for r in results)  # the oracle: the main job's tasks and variants agree
     kinds = {t["kind"] for t in store.stored_tasks()}
     assert kinds <= set(MAIN_JOB["task_kinds"])
-    for cell in summary["variants"]:  # each cell: its episodes and the Wilson interval of its rate
-        low, high = wilson_interval(cell["successes"], cell["episodes"])
+    scored = {v.variant: v for v in score_run(tmp_path / "r").variants}
+    for cell in summary["variants"]:  # each cell: its episodes and the interval score and the report give it
+        low, high = success_interval([True] * cell["successes"] + [False] * (cell["episodes"] - cell["successes"]))
         assert cell["episodes"] == MAIN_JOB["tasks"] and (cell["ci_low"], cell["ci_high"]) == (low, high)
+        assert (scored[cell["variant"]].ci_low, scored[cell["variant"]].ci_high) == (low, high)
         assert 0 < low < high == 1.0
 
 

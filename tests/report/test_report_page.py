@@ -257,3 +257,23 @@ def test_the_page_is_deterministic_but_for_its_date(runs: tuple[Path, Path], tmp
     second = write_report([runs[0]], tmp_path / "2.html").read_text()
     strip = lambda text: re.sub(r"made \d{4}-\d\d-\d\d \d\d:\d\d UTC", "", text)  # noqa: E731
     assert strip(first) == strip(second)
+
+
+def test_an_incomplete_run_says_so_on_the_page(tmp_path: Path) -> None:
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    from toolprism.cli import app
+
+    run_dir = tmp_path / "partial"
+    result = CliRunner().invoke(app, ["run", "--model", "oracle", "-n", "2", "--run-dir", str(run_dir), "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert "Incomplete run" not in write_report([run_dir], tmp_path / "whole.html").read_text()
+    with sqlite3.connect(run_dir / "results.sqlite") as db:  # as if killed before the last two episodes
+        gone = [row[0] for row in db.execute("SELECT episode_id FROM episodes ORDER BY episode_id LIMIT 2")]
+        db.executemany("DELETE FROM episodes WHERE episode_id = ?", [(g,) for g in gone])
+        db.executemany("DELETE FROM traces WHERE episode_id = ?", [(g,) for g in gone])
+    page = " ".join(write_report([run_dir], tmp_path / "report.html").read_text().split())
+    assert "Incomplete run partial:</strong> 4 of 6 planned episodes are recorded" in page
+    assert f"toolprism run --resume {run_dir}" in page

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from toolprism.evaluation._config import RunConfig
 from toolprism.run import UNSCORED_ENDS, EpisodeResult, RunStore
-from toolprism.score import PerturbationSummary, by_condition, wilson_interval
+from toolprism.score import PerturbationSummary, by_condition, success_interval
 
 
 class VariantSummary(BaseModel):
@@ -27,8 +27,9 @@ class VariantSummary(BaseModel):
     """``successes / episodes``; None when no episode of the cell was scored."""
     ci_low: float | None = None
     ci_high: float | None = None
-    """The 95% Wilson interval of ``success_rate`` (:func:`toolprism.score.wilson_interval`); None
-    when no episode of the cell was scored."""
+    """The 95% interval of ``success_rate`` (:func:`toolprism.score.success_interval`: the seeded
+    percentile bootstrap, Wilson where every episode has the same outcome), the same interval
+    ``toolprism score`` and the report give the cell; None when no episode of the cell was scored."""
     rejected_calls: int
     turn_limit: int
     """Episodes cut off at the turn limit (raise ``max_turns`` for stacked protocols)."""
@@ -86,7 +87,7 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
 def _variant(name: str, condition: str, rows: list[EpisodeResult]) -> VariantSummary:
     scored = [r for r in rows if r.end not in UNSCORED_ENDS]
     wins = sum(r.success for r in scored)
-    low, high = wilson_interval(wins, len(scored)) if scored else (None, None)
+    low, high = success_interval([r.success for r in scored]) if scored else (None, None)
     return VariantSummary(
         variant=name,
         spec=rows[0].spec,

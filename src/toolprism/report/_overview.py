@@ -119,6 +119,12 @@ def header_rows(run: LoadedRun, header: RunHeader, usage: RunUsage) -> dict[str,
 
 
 _HTML = """
+{% for label, path, recorded, planned in partial %}
+<p class="warning"><strong>Incomplete run {{ label }}:</strong> {{ recorded }} of {{ planned }} planned episodes are
+recorded, so every rate below covers only those (variants not yet run have no cell, and gaps compare
+only the variants that have). If the run was stopped, continue it with
+<code>toolprism run --resume {{ path }}</code> and write the report again.</p>
+{% endfor %}
 <p class="note">What each run is (its stored header) and what it holds. Episodes that outgrew the
 model's context or that the backend failed are left out of every score below.</p>
 <div class="scroll"><table class="kv">
@@ -151,7 +157,10 @@ def overview_section(runs: Sequence[LoadedRun]) -> Section | None:
     table = [header_rows(run, *run_usage(run)) for run in runs]
     labels = [r.label for r in runs]
     unscored = [(r.label, o) for r in runs for o in r.score.outcomes if o.context_overflow or o.backend_error]
-    html = render(_HTML, labels=labels, fields=list(table[0]), table=table, unscored=unscored)
+    partial = [
+        (r.label, r.path, r.score.recorded, r.score.planned) for r in runs if (r.score.planned or 0) > r.score.recorded
+    ]
+    html = render(_HTML, labels=labels, fields=list(table[0]), table=table, unscored=unscored, partial=partial)
     markdown = _markdown(labels, table)
     return Section(id="overview", title="Overview", html=html, markdown=markdown)
 

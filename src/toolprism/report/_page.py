@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,6 +64,7 @@ section.report>h2{margin:.1rem 0 .7rem;font-size:1.2rem;font-weight:600}
 h3{font-size:1rem;margin:1.1rem 0 .4rem}
 p.note,.muted{color:var(--muted)}
 p.note{font-size:.88rem;margin:.3rem 0 .6rem}
+p.warning{background:#fff4e5;border-left:4px solid #e8a33d;padding:.5rem .8rem;font-size:.9rem}
 table{border-collapse:collapse;font-size:.85rem;margin:.3rem 0 .8rem}
 th,td{padding:.28rem .6rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{font-weight:600;background:#f0f2f5}
@@ -166,7 +168,7 @@ def chart_svg(chart: Chart) -> Markup:
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"toolprism-{chart.name}"}):
-        chart.figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        _save(chart, buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
     text = _METADATA.sub("", text[text.index("<svg") :], count=1)
     return Markup(_NAMESPACES.sub("", text, count=2))
@@ -312,9 +314,18 @@ def write_figures(runs_or_sections: Iterable[LoadedRun] | Iterable[Section], dir
             path = directory / f"{chart.name}.{fmt}"
             with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"toolprism-{chart.name}"}):
                 metadata = {"Date": None} if fmt == "svg" else {"Software": f"toolprism {__version__}"}
-                chart.figure.savefig(path, format=fmt, dpi=PNG_DPI, metadata=metadata)
+                _save(chart, path, format=fmt, dpi=PNG_DPI, metadata=metadata)
             written.append(path)
     return written
+
+
+def _save(chart: Chart, target: Any, **options: Any) -> None:
+    """Save ``chart``'s figure with every label inside it (``bbox_inches="tight"``: long run or
+    model names are not cut off); matplotlib's warning that a crowded layout could not be applied
+    is not the user's business."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*constrained_layout not applied.*", category=UserWarning)
+        chart.figure.savefig(target, bbox_inches="tight", pad_inches=0.05, **options)
 
 
 def render_markdown(sections: Sequence[Section], *, title: str = "toolprism report") -> str:
