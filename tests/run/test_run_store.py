@@ -145,6 +145,24 @@ def test_bad_run_directories_fail_clearly(tmp_path: Path) -> None:
         evaluate(CONFIG, run_dir=a_file / "sub")
 
 
+def test_a_database_without_the_run_tables_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evaluate(CONFIG, run_dir=run_dir, backend=OracleBackend())
+    database = run_dir / "results.sqlite"
+    database.unlink()
+    database.write_bytes(b"")  # empty (truncated to nothing)
+    with pytest.raises(ConfigError, match="not a toolprism run database .no table 'episodes'"):
+        RunStore.open(run_dir)
+    assert database.read_bytes() == b""  # nothing was written into it
+    database.unlink()
+    with sqlite3.connect(database) as db:  # another program's database
+        db.execute("CREATE TABLE notes (x)")
+    before = database.read_bytes()
+    with pytest.raises(ConfigError, match="no table 'episodes'"):
+        RunStore.open(run_dir)
+    assert database.read_bytes() == before
+
+
 def test_default_run_directories_never_collide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     quick = CONFIG.model_copy(update={"tasks": 1, "variants": ["native"]})
