@@ -163,6 +163,19 @@ def test_a_database_without_the_run_tables_is_refused_and_left_as_it_was(tmp_pat
     assert database.read_bytes() == before
 
 
+def test_a_run_being_written_is_not_resumed_by_a_second_writer(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    evaluate(CONFIG, run_dir=run_dir, backend=OracleBackend())
+    writer = RunStore.open(run_dir)
+    writer.claim()  # as the process still running the run holds it
+    try:
+        with pytest.raises(ConfigError, match=rf"being written by another toolprism process \(pid {os.getpid()}\)"):
+            evaluate(resume=run_dir, backend=OracleBackend())
+    finally:
+        writer.close()
+    evaluate(resume=run_dir, backend=OracleBackend())  # the lock goes with its writer
+
+
 def test_default_run_directories_never_collide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     quick = CONFIG.model_copy(update={"tasks": 1, "variants": ["native"]})

@@ -17,8 +17,10 @@ from toolprism.evaluation._config import SESSION_FIELDS, RunConfig
 from toolprism.evaluation._plan import plan_run
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
+from toolprism.perturb import SkipRecord
 from toolprism.run import (
     EpisodeResult,
+    EpisodeSpec,
     RayRunner,
     RunHeader,
     RunLimits,
@@ -108,22 +110,12 @@ def evaluate(
     started = time.perf_counter()
     if resume is not None:
         store = RunStore.open(resume)
-        stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
-        if config is not None and "control" in config.model_fields_set and config.control != stored.control:
+        try:
+            store.claim()  # one writer: a run still being written is not resumed by a second process
+            config, specs, skips = _resumed(store, resume, config)
+        except BaseException:
             store.close()
-            raise ConfigError(
-                f"{resume} was run under control {stored.control!r}; it cannot be resumed under {config.control!r} "
-                "(one run, one control: start a new run for another)",
-                what="options",
-            )
-        given = config or RunConfig()
-        session = {f: getattr(given, f) for f in (*SESSION_FIELDS, "cache", "cache_dir")}
-        if "concurrency" in given.model_fields_set:  # e.g. fewer in flight after the endpoint rate-limited
-            session["concurrency"] = given.concurrency
-        config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
-        specs, skips = plan_run(config)
-        verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
-        _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
+            raise
     else:
         config = config or RunConfig()
         specs, skips = plan_run(config)
@@ -154,6 +146,7 @@ def evaluate(
             ),
             unique=run_dir is None,
         )
+        store.claim()
     try:
         finished = store.finished()
         todo = sum(s.episode_id not in finished for s in specs)
@@ -186,6 +179,33 @@ def evaluate(
         if ray is not None:
             ray.close()
         store.close()
+
+
+def _resumed(
+    store: RunStore, resume: Path, config: RunConfig | None
+) -> tuple[RunConfig, list[EpisodeSpec], list[SkipRecord]]:
+    """The stored run's configuration with this session's limits, its episodes and skips, after
+    checking that the code still makes the same tasks and variants.
+
+    Raises:
+        ConfigError: a control other than the run's was asked for; a task or variant changed.
+    """
+    stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
+    if config is not None and "control" in config.model_fields_set and config.control != stored.control:
+        raise ConfigError(
+            f"{resume} was run under control {stored.control!r}; it cannot be resumed under {config.control!r} "
+            "(one run, one control: start a new run for another)",
+            what="options",
+        )
+    given = config or RunConfig()
+    session = {f: getattr(given, f) for f in (*SESSION_FIELDS, "cache", "cache_dir")}
+    if "concurrency" in given.model_fields_set:  # e.g. fewer in flight after the endpoint rate-limited
+        session["concurrency"] = given.concurrency
+    config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
+    specs, skips = plan_run(config)
+    verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
+    _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
+    return config, specs, skips
 
 
 def _runner(config: RunConfig, backend: Backend | None, store: RunStore | None) -> RayRunner | None:

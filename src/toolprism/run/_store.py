@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -27,6 +28,8 @@ from toolprism.shaping import Control
 
 HEADER = "header.json"
 DATABASE = "results.sqlite"
+LOCK = ".lock"
+"""Held (flock) by the process writing the run: see :meth:`RunStore.claim`."""
 STORE_VERSION = 1
 
 
@@ -218,6 +221,7 @@ class RunStore:
     def __init__(self, run_dir: Path, header: RunHeader) -> None:
         self.run_dir = Path(run_dir)
         self.header = header
+        self._lock: int | None = None
         self._db = sqlite3.connect(self.run_dir / DATABASE)
         try:
             # a commit survives a crash or kill of this process without waiting for the disk (only a
@@ -381,6 +385,36 @@ class RunStore:
         rows = self._db.execute("SELECT DISTINCT json_extract(trace, '$.task') FROM traces WHERE json_valid(trace)")
         return [task for (text,) in rows if text is not None and isinstance(task := json.loads(text), dict)]
 
+    def claim(self) -> None:
+        """Make this process the run's only writer until :meth:`close`: an exclusive lock on
+        ``RUN_DIR/.lock`` (released by the kernel if the process dies, so a killed run can be
+        resumed at once). Where the platform has no ``fcntl`` locks, nothing is claimed.
+
+        Raises:
+            ConfigError: another process is writing this run (its pid named).
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return
+        fd = os.open(self.run_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.read(fd, 32).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise ConfigError(
+                f"{self.run_dir} is being written by another toolprism process (pid {other}); "
+                "wait for it to finish, or stop it, then resume",
+                what="run directory",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        self._lock = fd
+
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (and give up the writer's lock, if this store holds it)."""
         self._db.close()
+        if (fd := self._lock) is not None:
+            self._lock = None
+            os.close(fd)
