@@ -476,30 +476,33 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
 
 
 def _print_table(summary: RunSummary) -> None:
+    console = Console()
+    if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
+        console = Console(width=max(console.width, 170))
     perturbed = any(v.condition for v in summary.variants)
+    wide = console.width >= 130  # a narrow terminal gets the rates whole; the report has the rest
     table = Table(title=f"success per variant — {summary.model}")
-    columns = ("variant", "spec", *(("condition",) if perturbed else ()), "episodes", "success", "rate", "95% CI")
-    unscored = ("context overflow", "backend error")  # counted apart, out of every rate
-    for column in (*columns, "rejected calls", "turn limit hit", *unscored):
-        left = column in ("variant", "spec", "condition")
-        table.add_column(column, justify="left" if left else "right", overflow="fold")
+    columns = ("variant", *(("spec",) if wide else ()), *(("condition",) if perturbed else ()))
+    numbers = ("episodes", "success", "rate", "95% CI", *(("rejected calls", "turn limit hit") if wide else ()))
+    unscored = ("context overflow", "backend error") if wide else ("not scored",)  # out of every rate
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for column in (*numbers, *unscored):
+        table.add_column(column, justify="right", no_wrap=True)
     for v in summary.variants:
+        extra = (str(v.rejected_calls), str(v.turn_limit)) if wide else ()
+        counts = (v.context_overflow, v.backend_error) if wide else (v.context_overflow + v.backend_error,)
         table.add_row(
             v.variant,
-            v.spec,
+            *((v.spec,) if wide else ()),
             *((v.condition or "clean",) if perturbed else ()),
             str(v.episodes),
             str(v.successes),
             "—" if v.success_rate is None else f"{v.success_rate:.0%}",
             "—" if v.ci_low is None or v.ci_high is None else f"{v.ci_low:.0%}-{v.ci_high:.0%}",
-            str(v.rejected_calls),
-            str(v.turn_limit),
-            str(v.context_overflow),
-            str(v.backend_error),
+            *extra,
+            *map(str, counts),
         )
-    console = Console()
-    if not console.is_terminal:  # logs and pipes: wide enough that specs stay on one line
-        console = Console(width=max(console.width, 170))
     console.print(table)
     if summary.perturbations:
         console.print(perturbation_table(summary.perturbations))

@@ -198,8 +198,8 @@ _READABLE = (
 and task); a trace damaged deeper than that is reported when read."""
 
 
-def _missing_tables(path: Path) -> str:
-    """What a run database lacks (``no table 'episodes'``), read without writing to it; '' when it
+def _database_problem(path: Path) -> str:
+    """What is wrong with a run database, read without writing to it; '' when it is readable and
     has its episodes table (every store creates it before its first episode, so a file without it
     is another program's, empty or truncated; runs stored before traces were kept have no
     ``traces`` table and still open)."""
@@ -207,8 +207,8 @@ def _missing_tables(path: Path) -> str:
         with contextlib.closing(sqlite3.connect(path)) as db:  # reading the schema writes nothing
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as e:
-        return f"not readable: {e}"
-    return "" if "episodes" in tables else "no table 'episodes'"
+        return f"{path} is not a readable run database: {e}"
+    return "" if "episodes" in tables else f"{path} is not a toolprism run database (no table 'episodes')"
 
 
 class RunStore:
@@ -304,8 +304,8 @@ class RunStore:
         except json.JSONDecodeError as e:
             raise ConfigError(f"{run_dir / HEADER} is not valid JSON: {e}", what="run directory") from None
         problems = [] if (run_dir / DATABASE).is_file() else [f"{run_dir} has no {DATABASE}"]
-        if not problems and (missing := _missing_tables(run_dir / DATABASE)):
-            problems.append(f"{run_dir / DATABASE} is not a toolprism run database ({missing})")
+        if not problems and (problem := _database_problem(run_dir / DATABASE)):
+            problems.append(problem)
         if not isinstance(header, dict) or not isinstance(header.get("config"), dict):
             problems.append(f"{run_dir / HEADER} has no run configuration ('config')")
         elif (version := header.get("store_version", STORE_VERSION)) != STORE_VERSION:
