@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import re
 import zlib
 from pathlib import Path
 
 import pytest
+from _report_markdown import markdown_tables
 
 from toolprism import RunConfig, evaluate
 from toolprism.backends import EpisodeContext, OracleBackend, ScriptedTurns
@@ -84,19 +84,6 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     return flaky_run(root / "flaky"), flaky_run(root / "other", "other", CONDITIONS[:4]), root / "clean"
 
 
-def _tables(markdown: str) -> dict[str, list[dict[str, str]]]:
-    """The markdown's tables by their ``###`` title: rows as column → cell."""
-    tables: dict[str, list[dict[str, str]]] = {}
-    for block in re.split(r"^### ", markdown, flags=re.M)[1:]:
-        title, _, body = block.partition("\n")
-        lines = [line for line in body.splitlines() if line.startswith("|")]
-        header = [c.strip() for c in lines[0].strip("|").split(" | ")]
-        tables[title] = [
-            dict(zip(header, (c.strip() for c in line.strip("|").split(" | ")), strict=True)) for line in lines[2:]
-        ]
-    return tables
-
-
 def test_no_section_without_a_perturbed_condition(stored: tuple[Path, Path, Path]) -> None:
     assert perturbation_section(load_runs([stored[2]])) is None
     assert perturbation_section([]) is None
@@ -107,7 +94,7 @@ def test_every_number_is_score_runs(stored: tuple[Path, Path, Path]) -> None:
     section = perturbation_section(load_runs([run_dir]))
     assert section is not None and section.id == "perturbations"
     score = score_run(run_dir)
-    tables = _tables(section.markdown)
+    tables = markdown_tables(section.markdown)
 
     subtypes = {(r["condition"], r["severity"]): r for r in tables["Success per subtype and severity"]}
     singles = [p for p in score.perturbations if "+" not in p.subtype]
@@ -177,7 +164,7 @@ def test_charts_have_their_names_and_draw(stored: tuple[Path, Path, Path]) -> No
 def test_several_runs_get_a_run_column_and_a_line_each(stored: tuple[Path, Path, Path]) -> None:
     runs = load_runs([stored[0], stored[1], stored[2]])
     section = perturbation_section(runs)
-    tables = _tables(section.markdown)
+    tables = markdown_tables(section.markdown)
     assert {r["run"] for r in tables["Success per subtype and severity"]} == {"flaky", "other"}
     legend = section.charts[0].figure.legends[0]
     assert [t.get_text() for t in legend.get_texts()] == ["flaky", "other", "clean success"]

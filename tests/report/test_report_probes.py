@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from _fake_scorer import CharScorer
+from _report_markdown import markdown_tables
 from typer.testing import CliRunner
 
 from toolprism import probes
@@ -67,17 +68,6 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"run": run_dir, "faults": fault_study(root / "faults"), "loglik": root / "loglik", "root": root}
 
 
-def _tables(markdown: str) -> dict[str, list[dict[str, str]]]:
-    tables: dict[str, list[dict[str, str]]] = {}
-    for block in re.split(r"^### ", markdown, flags=re.M)[1:]:
-        title, _, body = block.partition("\n")
-        lines = [line for line in body.splitlines() if line.startswith("|")]
-        header = [c.strip() for c in lines[0].strip("|").split(" | ")]
-        cells = [[c.strip() for c in line.strip("|").split(" | ")] for line in lines[2:]]
-        tables[title] = [dict(zip(header, row, strict=True)) for row in cells]
-    return tables
-
-
 def _number(cell: str) -> float:
     """The first number of a cell (``+0.541 [+0.522, +0.584]`` → 0.541)."""
     return float(cell.split(" ")[0])
@@ -95,7 +85,7 @@ def test_fault_contrasts_are_the_stored_summarys(stored: dict[str, Path]) -> Non
     assert section is not None and section.id == "probes"
     assert [c.name for c in section.charts] == ["fault-arms", "fault-steps"]
     summary = FaultSummary.model_validate_json((stored["faults"] / "summary.json").read_text())
-    (table,) = [t for title, t in _tables(section.markdown).items() if title.endswith("paired contrasts")]
+    (table,) = [t for title, t in markdown_tables(section.markdown).items() if title.endswith("paired contrasts")]
     assert [(r["arm"], r["k"], r["rows"]) for r in table] == [(a.arm, str(a.k), str(a.rows)) for a in summary.arms]
     for row, a in zip(table, summary.arms, strict=True):
         for column, stats in (("ΔS0 nats/token", a.ds0), ("ΔG nats/token", a.dg), ("ΔH nats", a.dh)):
@@ -123,7 +113,7 @@ def test_variant_probes_show_the_stored_curve_and_rho(stored: dict[str, Path]) -
         (stored["run"] / "probe-variants" / "summary.json").read_text()
     )
     assert curve_only.model is None
-    tables = _tables(section.markdown)
+    tables = markdown_tables(section.markdown)
     curve = tables[f"Variant probes, {runs[0].label}: query-sampling curve"]
     assert [r["n"] for r in curve] == [str(p.n) for p in curve_only.curve]
     for row, p in zip(curve, curve_only.curve, strict=True):
@@ -156,9 +146,9 @@ def test_an_interrupted_study_is_summarised_from_its_rows_and_says_so(stored: di
     section = probe_section([], [study])
     assert [c.name for c in section.charts] == ["fault-arms", "fault-steps"]
     assert f"{study} has no summary.json (an interrupted study)" in section.markdown
-    whole = _tables(probe_section([], [stored["faults"]]).markdown)
+    whole = markdown_tables(probe_section([], [stored["faults"]]).markdown)
     assert (
-        _tables(section.markdown)["Fault arms, retail (interrupted): paired contrasts"]
+        markdown_tables(section.markdown)["Fault arms, retail (interrupted): paired contrasts"]
         == (whole["Fault arms, retail (faults): paired contrasts"])
     )
 

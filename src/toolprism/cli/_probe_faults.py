@@ -21,7 +21,6 @@ from toolprism.probes import (
     Directions,
     FaultRow,
     FaultSummary,
-    PairedStats,
     SkippedTask,
     StoredStudy,
     append_rows,
@@ -29,6 +28,7 @@ from toolprism.probes import (
     fault_study,
     finish_study,
     read_study,
+    signed,
     study_config,
     study_sites,
     summarise,
@@ -193,21 +193,6 @@ def _show(
         console.print(f"  skipped {s.task_id}: {s.reason}", markup=False, highlight=False)
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:+.{digits}f}"
-
-
-def _median_iqr(s: PairedStats) -> str:
-    if s.median is None:
-        return "—"
-    return f"{_num(s.median)} [{_num(s.q1)}, {_num(s.q3)}]"
-
-
-def _signs(s: PairedStats) -> str:
-    p = "—" if s.sign_p is None else f"{s.sign_p:.2g}"
-    return f"{s.up}/{s.down} p={p}"
-
-
 def _dirs(d: Directions) -> str:
     return f"{d.up}/{d.down}/{d.flat}"
 
@@ -228,16 +213,16 @@ def fault_table(summary: FaultSummary, stored: StoredStudy) -> Table:
             a.arm,
             str(a.k),
             str(a.rows),
-            _median_iqr(a.ds0),
-            _median_iqr(a.ds1),
-            _median_iqr(a.dg),
-            _signs(a.dg),
-            _num(a.ds0_first.median),
-            _num(a.dh.median, 4),
+            a.ds0.median_iqr(),
+            a.ds1.median_iqr(),
+            a.dg.median_iqr(),
+            a.dg.signs(),
+            signed(a.ds0_first.median),
+            signed(a.dh.median, 4),
             str(a.movable),
             f"{a.leader_changes} ({a.leader_changes_movable})",
             f"{_dirs(a.reply_direction)} ({_dirs(a.reply_direction_movable)})",
-            _num(a.dreread.median),
+            signed(a.dreread.median),
         )
     return table
 

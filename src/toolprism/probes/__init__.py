@@ -51,7 +51,7 @@ from toolprism.probes._scorer import (
     scored_tokens,
     turn_span,
 )
-from toolprism.probes._stats import Directions, PairedStats, directions, paired_stats
+from toolprism.probes._stats import Directions, PairedStats, directions, paired_stats, signed
 from toolprism.probes._variants import (
     COMPLIANCE_TURNS,
     SAMPLE_SIZES,
@@ -148,6 +148,7 @@ __all__ = [
     "write_study",
     "Directions",
     "PairedStats",
+    "signed",
     "directions",
     "paired_stats",
 ]

@@ -38,6 +38,24 @@ class PairedStats(BaseModel):
     zero: int
     sign_p: float | None
 
+    def median_iqr(self, digits: int = 3) -> str:
+        """``+0.123 [-0.010, +0.400]`` (signed, no ``-0.000``); ``—`` when there is no contrast."""
+        if self.median is None:
+            return "—"
+        return f"{signed(self.median, digits)} [{signed(self.q1, digits)}, {signed(self.q3, digits)}]"
+
+    def signs(self) -> str:
+        """``up/down, p=...`` (the sign test; ``p=—`` when every contrast is 0)."""
+        return f"{self.up}/{self.down}, p={'—' if self.sign_p is None else f'{self.sign_p:.2g}'}"
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is ``0.000``
+    (never ``-0.000``); ``—`` for None."""
+    if value is None:
+        return "—"
+    return f"{0.0:.{digits}f}" if round(value, digits) == 0 else f"{value:+.{digits}f}"
+
 
 def paired_stats(deltas: Iterable[float]) -> PairedStats:
     """:class:`PairedStats` of ``deltas`` (NaN left out). Deterministic; never raises."""

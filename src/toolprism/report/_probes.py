@@ -42,7 +42,7 @@ from toolprism.report._perturbations import (
 from toolprism.report._section import Chart, LoadedRun, Section
 
 if TYPE_CHECKING:
-    from toolprism.probes import FaultRow, FaultSummary, PairedStats, StoredStudy, VariantProbeSummary
+    from toolprism.probes import FaultRow, FaultSummary, StoredStudy, VariantProbeSummary
 
 VARIANT_DIR = "probe-variants"
 """Where ``toolprism probe variants RUN_DIR`` stores its result by default (under the run)."""
@@ -263,22 +263,6 @@ def _steps_chart(name: str, study: FaultStudy) -> Chart | None:
     return Chart(name, figure, caption)
 
 
-def _num(value: float, digits: int = 3) -> str:
-    """Signed, with no ``-0.000``: a value that rounds to zero is ``0.000``."""
-    return f"{0.0:.{digits}f}" if round(value, digits) == 0 else f"{value:+.{digits}f}"
-
-
-def _median_iqr(s: PairedStats, digits: int = 3) -> str:
-    if s.median is None:
-        return "—"
-    return f"{_num(s.median, digits)} [{_num(s.q1, digits)}, {_num(s.q3, digits)}]"
-
-
-def _signs(s: PairedStats) -> str:
-    p = "—" if s.sign_p is None else f"{s.sign_p:.2g}"
-    return f"{s.up}/{s.down}, p={p}"
-
-
 def _fault_tables(study: FaultStudy, title: str) -> list[Table]:
     header = ("arm", "k", "rows", "ΔS0 nats/token", "ΔG nats/token", "ΔG up/down, sign p", "ΔH nats",
               "Δπ(V)", "π(V) up/down/flat", "leader changes")  # fmt: skip
@@ -286,8 +270,8 @@ def _fault_tables(study: FaultStudy, title: str) -> list[Table]:
     for a in study.summary.arms:
         d = a.reply_direction
         rows.append(
-            (a.arm, str(a.k), str(a.rows), _median_iqr(a.ds0), _median_iqr(a.dg), _signs(a.dg), _median_iqr(a.dh, 4),
-             _median_iqr(a.dreply), f"{d.up}/{d.down}/{d.flat}", str(a.leader_changes))
+            (a.arm, str(a.k), str(a.rows), a.ds0.median_iqr(), a.dg.median_iqr(), a.dg.signs(), a.dh.median_iqr(4),
+             a.dreply.median_iqr(), f"{d.up}/{d.down}/{d.flat}", str(a.leader_changes))
         )  # fmt: skip
     s = study.summary
     note = (
@@ -512,11 +496,13 @@ def probe_section(runs: Sequence[LoadedRun], probe_dirs: Sequence[Path | str] = 
 
 
 def _fault_findings(study: FaultStudy) -> list[str]:
+    from toolprism.probes import signed
+
     lines = []
     for a in study.summary.arms:
         if a.k != 0:
             continue
-        median = "—" if a.dg.median is None else _num(a.dg.median)
+        median = signed(a.dg.median)
         lines.append(
             f"{study.directory.name}, arm {a.arm} at the site ({a.rows} rows): ΔS0 > 0 on {a.ds0.up} of {a.ds0.n}, "
             f"ΔG > 0 on {a.dg.up} of {a.dg.n} (median {median} nats/token), "
