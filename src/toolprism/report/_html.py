@@ -8,7 +8,6 @@ reach the page as markup.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -130,11 +129,3 @@ def style_axes(ax: Any) -> None:
     ax.set_axisbelow(True)
     ax.grid(True, color="#e4e4e4", linewidth=0.6)
     ax.tick_params(labelsize=8.5)
-
-
-def label_list(values: Sequence[str]) -> str:
-    """``a, b and c`` (plain text)."""
-    values = list(values)
-    if len(values) < 2:
-        return "".join(values)
-    return ", ".join(values[:-1]) + " and " + values[-1]

@@ -46,9 +46,11 @@ if TYPE_CHECKING:
 
 VARIANT_DIR = "probe-variants"
 """Where ``toolprism probe variants RUN_DIR`` stores its result by default (under the run)."""
-STUDY_FILE, ROWS_FILE, SUMMARY_FILE = "study.json", "rows.jsonl", "summary.json"
+STUDY_FILE, SUMMARY_FILE = "study.json", "summary.json"
 """A fault study's files (``toolprism probe faults``); a variant-probe result also has a
-``summary.json`` (and ``settings.json``, ``success.json``)."""
+``summary.json`` (and ``settings.json``, ``success.json``). The same names as in
+``toolprism.probes`` (``_faults.py``), repeated here because importing that package loads scipy
+(1.6 s), which a report without probes must not pay."""
 ARM_COLORS = {"F": PALETTE[1], "Ns": PALETTE[0], "Nm": PALETTE[2]}
 """Fault arm → colour (the report's palette): F failed return, Ns inconsistent status, Nm inconsistent identifier."""
 ARM_NAMES = {"F": "F failed", "Ns": "Ns status", "Nm": "Nm identifier"}
