@@ -15,7 +15,7 @@ from rich.table import Table
 
 from toolprism.backends import DEFAULT_MODEL, TOOL_FORMATS
 from toolprism.cli._common import ProgressReport, friendly_errors, perturbation_table, print_json, stderr
-from toolprism.domains import TASK_KINDS
+from toolprism.domains import TASK_KINDS, catalog_pack
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.evaluation import (
     DEFAULT_DOMAINS,
@@ -25,9 +25,11 @@ from toolprism.evaluation import (
     RunConfig,
     RunSummary,
     apply_preset,
+    default_run_dir,
     evaluate,
     expand_conditions,
 )
+from toolprism.interop import write_packs
 from toolprism.run import MAX_TURNS, EpisodeResult, RunProgress, RunStopped
 from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
 
@@ -105,12 +107,24 @@ def run(
         ),
     ] = None,
     tasks: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--tasks",
             "-n",
+            metavar="N|FILE",
             help=f"Tasks per domain, spread across templates. Default: {MAIN_JOB['tasks']} in the main job, else each "
-            f"domain's own: {DEFAULT_TASKS}; all 192 for trb (ToolRobustBench's anchors).",
+            f"domain's own: {DEFAULT_TASKS}; all 192 for trb (ToolRobustBench's anchors). With --catalog: a task "
+            "file (JSON Lines: a query and its gold calls per line; see the README), every task of which runs.",
+            show_default=False,
+        ),
+    ] = None,
+    catalog: Annotated[
+        Path | None,
+        typer.Option(
+            help="Your own tool catalog (OpenAI tools, MCP tools/list, BFCL function docs or ToolSchemaSpace "
+            "tools.json), run with the tasks of --tasks FILE in an action-log environment (writes are logged, "
+            "calls acknowledged or answered with the task file's scripted replies). The pair becomes a domain "
+            "pack in RUN_DIR/packs/ (added to --domains), so the run resumes and re-scores from its directory.",
             show_default=False,
         ),
     ] = None,
@@ -279,14 +293,19 @@ def run(
     if resume is not None:
         _refuse_options_with_resume(ctx)
     # no domains, variants, preset or resume: the main job's settings fill what is not given
-    chosen = preset or resume is not None or _given(ctx, "domains") or _given(ctx, "variants")
+    chosen = preset or resume is not None or catalog or _given(ctx, "domains") or _given(ctx, "variants")
     main: dict[str, object] = {} if chosen else MAIN_JOB
+    count = _task_count(tasks, catalog)
+    if catalog is not None:  # the pair becomes a pack in the run directory, a domain like any other
+        run_dir = run_dir or default_run_dir(model)
+        pack = _catalog_pack(catalog, Path(str(tasks)), run_dir)
+        domains = [*(_split(domains) or []), str(pack)]
     values = {
         "model": model if _given(ctx, "model") else main.get("model", model),
         "base_url": base_url,
         "domains": _split(domains) or list(main.get("domains", DEFAULT_DOMAINS)),
         "variants": _split(variants) or main.get("variants"),
-        "tasks": main.get("tasks", "default") if tasks is None else tasks,
+        "tasks": main.get("tasks", "default") if count == "default" else count,
         "task_kinds": _kinds(_split(task_kinds), main),
         "seed": seed,
         "max_turns": main.get("max_turns", MAX_TURNS) if max_turns is None else max_turns,
@@ -353,6 +372,43 @@ def run(
     _print_summary(summary, json_output)
     if report:
         _write_report(Path(summary.run_dir), summary.episodes + summary.context_overflow + summary.backend_error)
+
+
+def _task_count(tasks: str | None, catalog: Path | None) -> int | None | str:
+    """``--tasks``: a count (an int), ``"default"`` when not given, or, with ``--catalog``, None
+    (every task of the task file it names).
+
+    Raises:
+        ConfigError: a task file without --catalog, --catalog without a task file, or a count < 1."""
+    if catalog is not None:
+        if tasks is None or tasks.strip().isdigit():
+            raise ConfigError(
+                '--catalog needs --tasks FILE: a JSON Lines task file (one {"query", "gold"} object per line)',
+                what="options",
+            )
+        return None
+    if tasks is None:
+        return "default"
+    if not tasks.strip().isdigit() or int(tasks) < 1:
+        hint = " (a task file goes with --catalog TOOLS)" if not tasks.strip().lstrip("-").isdigit() else ""
+        raise ConfigError(f"--tasks {tasks!r}: expected a number of tasks >= 1{hint}", what="options")
+    return int(tasks)
+
+
+def _catalog_pack(catalog: Path, tasks: Path, run_dir: Path) -> Path:
+    """Check ``catalog`` and ``tasks`` as one domain pack and write it to ``run_dir/packs/<name>.json``.
+
+    Raises:
+        ConfigError: every problem of the catalog and the task file; a run already in ``run_dir``."""
+    if (run_dir / "header.json").exists():
+        raise ConfigError(f"{run_dir} already holds a run: continue it with --resume {run_dir}", what="run directory")
+    pack = catalog_pack(catalog, tasks)
+    try:
+        return write_packs([pack], run_dir / "packs")[0].resolve()
+    except OSError as e:
+        raise ConfigError(
+            f"cannot write the pack into {run_dir / 'packs'}: {e.strerror}", what="run directory"
+        ) from None
 
 
 def _write_report(run_dir: Path, episodes: int) -> None:
@@ -453,6 +509,7 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
         "--" + name.replace("_", "-")
         for name in (
             "model",
+            "catalog",
             "domains",
             "variants",
             "tasks",

@@ -22,15 +22,19 @@ from toolprism.domains._base import (
     task_set_hash,
 )
 from toolprism.domains._catalog import (
+    DEFAULT_POLICY,
     CatalogDomain,
     DomainPack,
     PackCall,
     PackSource,
     PackTask,
     PackTool,
+    TaskLine,
+    catalog_pack,
     is_pack_path,
     kind_from_name,
     load_pack,
+    read_task_file,
 )
 from toolprism.domains._grammar import Span
 from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
@@ -101,6 +105,10 @@ __all__ = [
     "PackSource",
     "PackTask",
     "PackTool",
+    "TaskLine",
+    "DEFAULT_POLICY",
+    "catalog_pack",
+    "read_task_file",
     "domain_names",
     "get_domain",
     "is_pack_path",

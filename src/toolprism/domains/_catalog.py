@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from toolprism.domains._base import Domain, OperationDef, OperationFn, Task, TaskDraft, TaskKind
 from toolprism.domains._grammar import find_spans
 from toolprism.errors import ConfigError, ToolprismError
-from toolprism.schema import JSON, ActionSpace, Operation, load_tools
+from toolprism.schema import JSON, Action, ActionSpace, Operation, load_catalog, load_tools
 
 PACK_FORMAT = "toolprism.domain/1"
 """The version tag every domain pack carries; a reader refuses any other."""
@@ -99,6 +100,9 @@ class PackTask(_Closed):
         hard: the hard form (indirect, reordered, chatter); None when the source has none.
         gold: the native calls a correct episode makes, in execution order.
         source_id: the task's id in the source dataset (provenance only).
+        replies: scripted replies, one per gold call: what the tool returns when it is called
+            with exactly that call's (normalised) arguments, in any task of the domain; None: every
+            call is acknowledged (see the module doc).
     """
 
     id: str
@@ -107,6 +111,7 @@ class PackTask(_Closed):
     hard: str | None = None
     gold: list[PackCall]
     source_id: str = ""
+    replies: list[Any] | None = None
 
 
 class PackSource(_Closed):
@@ -233,12 +238,16 @@ class ActionLog(_Closed):
     actions: list[LoggedAction] = Field(default_factory=list)
 
 
-def _acknowledge(op: Operation) -> OperationFn:
-    """The executor of ``op``: log it if it writes, reply with an acknowledgement."""
+def _acknowledge(op: Operation, replies: Mapping[Action, JSON]) -> OperationFn:
+    """The executor of ``op``: log it if it writes; reply with the scripted reply of that exact
+    call when the tasks give one, else with an acknowledgement."""
 
     def execute(log: ActionLog, /, **arguments: JSON) -> JSON:  # positional: a tool may have a "log" argument
         if op.kind == "write":
             log.actions.append(LoggedAction(tool=op.name, arguments=copy.deepcopy(arguments)))
+        scripted = replies.get(Action.of(op.name, arguments), _UNSCRIPTED)
+        if scripted is not _UNSCRIPTED:
+            return copy.deepcopy(scripted)
         return {"status": "ok", "tool": op.name, "arguments": copy.deepcopy(arguments)}
 
     execute.__name__ = op.name
@@ -270,9 +279,10 @@ class CatalogDomain(Domain):
         self.licence = licence
         self.attribution = attribution
         self._space = space
-        self._definitions_ = {op.name: OperationDef(op, _acknowledge(op)) for op in space.operations}
         self._tasks = list(tasks)
         problems = _task_problems(space, self._tasks)
+        replies = _scripted_replies(space, self._tasks, problems)
+        self._definitions_ = {op.name: OperationDef(op, _acknowledge(op, replies)) for op in space.operations}
         if problems:
             raise ConfigError(problems, what=f"tasks of domain {space.name!r}")
         self._drafts = tuple(_draft(t) for t in self._tasks)
@@ -325,9 +335,154 @@ def _task_problems(space: ActionSpace, tasks: Sequence[PackTask]) -> list[str]:
         seen.add(task.id)
         if not task.gold:
             problems.append(f"task {task.id!r}: no gold calls")
+        if task.replies is not None and len(task.replies) != len(task.gold):
+            problems.append(
+                f"task {task.id!r}: {len(task.replies)} replies for {len(task.gold)} gold calls (one reply per call)"
+            )
         for i, call in enumerate(task.gold):
             try:
                 space.action(call.name, call.arguments)
             except ToolprismError as e:
                 problems.append(f"task {task.id!r}: gold call {i} {call.name}: {e}")
     return problems
+
+
+_UNSCRIPTED = object()
+
+
+def _scripted_replies(space: ActionSpace, tasks: Sequence[PackTask], problems: list[str]) -> dict[Action, JSON]:
+    """Call -> scripted reply over every task's ``replies`` (appending to ``problems`` each call that
+    two tasks script differently: the environment answers a call the same way in every task)."""
+    table: dict[Action, JSON] = {}
+    where: dict[Action, str] = {}
+    for task in tasks:
+        for call, reply in zip(task.gold, task.replies or (), strict=False):
+            try:
+                action = space.action(call.name, call.arguments)
+            except ToolprismError:
+                continue  # reported by _task_problems
+            if action in table and table[action] != reply:
+                problems.append(
+                    f"task {task.id!r}: call {call.name} {json.dumps(call.arguments, sort_keys=True)} is scripted "
+                    f"with another reply by task {where[action]!r} (a call has one reply in every task)"
+                )
+                continue
+            table[action], where[action] = reply, task.id
+    return table
+
+
+# ---------------------------------------------------------------------------------------------
+# a user's catalog and task file
+
+
+DEFAULT_POLICY = (
+    "You are an assistant with access to the tools below. Use them to do what the user asks, "
+    "exactly as their schemas say."
+)
+"""The system prompt of a domain made from a catalog and a task file when none is given."""
+
+
+class TaskLine(_Closed):
+    """One line of a task file (JSON Lines), the format ``toolprism run --catalog --tasks`` reads.
+
+    Attributes:
+        query: the user request.
+        gold: the native calls (``{"name", "arguments"}``, names as the catalog gives them) a correct
+            episode makes, in order; scored as a multiset.
+        id: ``<template>/<index>`` (default ``task/<line number>``, from 0).
+        kind: ``single``, ``compound`` or ``compositional`` (default: ``single`` for one gold call,
+            else ``compound``).
+        hard: an indirect phrasing of the same request (its own task, ``.../hard``).
+        replies: one scripted reply per gold call (JSON), returned when the model makes that call;
+            calls without one are acknowledged (``{"status": "ok", "tool", "arguments"}``).
+    """
+
+    query: str = Field(min_length=1)
+    gold: list[PackCall] = Field(min_length=1)
+    id: str | None = None
+    kind: TaskKind | None = None
+    hard: str | None = None
+    replies: list[Any] | None = None
+
+    def task(self, index: int) -> PackTask:
+        """The pack task of line ``index`` (0-based)."""
+        kind = self.kind or ("single" if len(self.gold) == 1 else "compound")
+        return PackTask(
+            id=self.id or f"task/{index}",
+            kind=kind,
+            easy=self.query,
+            hard=self.hard,
+            gold=self.gold,
+            replies=self.replies,
+        )
+
+
+def read_task_file(path: str | Path) -> list[PackTask]:
+    """Read a task file: JSON Lines of :class:`TaskLine` (blank lines skipped).
+
+    Raises:
+        ConfigError: unreadable file, no task, or lines that are not JSON or do not fit
+            :class:`TaskLine` (every problem listed with its line number).
+    """
+    path = Path(path)
+    what = f"task file {path}"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}", what=what) from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not UTF-8 text: {e}", what=what) from None
+    tasks: list[PackTask] = []
+    problems: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(TaskLine.model_validate_json(line).task(len(tasks)))
+        except ValidationError as e:
+            for err in e.errors():
+                where = ".".join(str(p) for p in err["loc"])
+                problems.append(f"line {number}: {where + ': ' if where else ''}{err['msg']}")
+    if not tasks and not problems:
+        problems.append("no task (one JSON object per line: query, gold)")
+    if problems:
+        raise ConfigError(problems, what=what)
+    return tasks
+
+
+def catalog_pack(
+    catalog: str | Path, tasks: str | Path, *, name: str | None = None, policy: str = DEFAULT_POLICY
+) -> DomainPack:
+    """A domain pack from a user's tool catalog and task file, checked as a run reads it.
+
+    Args:
+        catalog: any catalog :func:`toolprism.schema.load_catalog` reads (OpenAI ``tools``, MCP
+            ``tools/list``, BFCL function docs, ToolSchemaSpace ``tools.json``). A tool is a read
+            when the catalog says so (MCP ``readOnlyHint``) or its name starts with a read prefix
+            (:data:`READ_PREFIXES`), else a write.
+        tasks: a task file (:func:`read_task_file`).
+        name: the domain name (default: the catalog file's name up to its first dot).
+        policy: the system prompt text.
+
+    Raises:
+        ConfigError: the catalog's or the task file's problems, or gold calls the catalog refuses
+            (every problem listed).
+    """
+    space = load_catalog(catalog, name=name)
+    files = {Path(p).name: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in (catalog, tasks)}
+    pack = DomainPack(
+        name=space.name,
+        source=PackSource(dataset="a user's catalog and task file", files=files),
+        licence="unspecified",
+        policy=policy,
+        tools=[_user_tool(op) for op in space.operations],
+        tasks=read_task_file(tasks),
+    )
+    pack.domain()  # every problem now, before anything runs
+    return pack
+
+
+def _user_tool(op: Operation) -> PackTool:
+    """``op`` as a pack tool, a read when the catalog marks it read-only or its name says so."""
+    kind = "read" if op.kind == "read" or kind_from_name(op.name) == "read" else "write"
+    return PackTool.from_operation(op).model_copy(update={"kind": kind})
