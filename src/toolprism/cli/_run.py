@@ -375,13 +375,14 @@ def run(
 
 
 def _task_count(tasks: str | None, catalog: Path | None) -> int | None | str:
-    """``--tasks``: a count (an int), ``"default"`` when not given, or, with ``--catalog``, None
-    (every task of the task file it names).
+    """``--tasks``: a count (an int, checked with the rest of the configuration), ``"default"``
+    when not given, or, with ``--catalog``, None (every task of the task file it names).
 
     Raises:
-        ConfigError: a task file without --catalog, --catalog without a task file, or a count < 1."""
+        ConfigError: a task file without --catalog, or --catalog without a task file."""
+    number = _integer(tasks)
     if catalog is not None:
-        if tasks is None or tasks.strip().isdigit():
+        if tasks is None or number is not None:
             raise ConfigError(
                 '--catalog needs --tasks FILE: a JSON Lines task file (one {"query", "gold"} object per line)',
                 what="options",
@@ -389,10 +390,18 @@ def _task_count(tasks: str | None, catalog: Path | None) -> int | None | str:
         return None
     if tasks is None:
         return "default"
-    if not tasks.strip().isdigit() or int(tasks) < 1:
-        hint = " (a task file goes with --catalog TOOLS)" if not tasks.strip().lstrip("-").isdigit() else ""
-        raise ConfigError(f"--tasks {tasks!r}: expected a number of tasks >= 1{hint}", what="options")
-    return int(tasks)
+    if number is None:
+        raise ConfigError(
+            f"--tasks {tasks!r}: expected a number of tasks (a task file goes with --catalog TOOLS)", what="options"
+        )
+    return number
+
+
+def _integer(text: str | None) -> int | None:
+    try:
+        return None if text is None else int(text)
+    except ValueError:
+        return None
 
 
 def _catalog_pack(catalog: Path, tasks: Path, run_dir: Path) -> Path:
