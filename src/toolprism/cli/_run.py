@@ -29,7 +29,6 @@ from toolprism.evaluation import (
     evaluate,
     expand_conditions,
 )
-from toolprism.interop import write_packs
 from toolprism.run import MAX_TURNS, EpisodeResult, RunProgress, RunStopped
 from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
 
@@ -411,6 +410,8 @@ def _catalog_pack(catalog: Path, tasks: Path, run_dir: Path) -> Path:
         ConfigError: every problem of the catalog and the task file; a run already in ``run_dir``."""
     if (run_dir / "header.json").exists():
         raise ConfigError(f"{run_dir} already holds a run: continue it with --resume {run_dir}", what="run directory")
+    from toolprism.interop import write_packs  # only runs of a user's catalog need it
+
     pack = catalog_pack(catalog, tasks)
     try:
         return write_packs([pack], run_dir / "packs")[0].resolve()
