@@ -16,6 +16,7 @@ in the harness); families A, B and D (the proxy sees neither the harness's task 
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from toolprism.domains import ReferenceStep, Task
 from toolprism.errors import ConfigError
 from toolprism.interop._proxy_state import Message, parse_reply
 from toolprism.perturb import SUBTYPES, CallContext, Injection, Perturbation, parse_perturbations
-from toolprism.schema import Action, ActionSpace, canonical_json
+from toolprism.schema import Action, ActionSpace
 
 
 def proxy_perturbations(specs: Sequence[str]) -> list[Perturbation]:
@@ -98,5 +99,5 @@ class ReplyFaults:
                 self._done.add(p.key)
                 self.injections += [c.model_copy(update={"call": index}) for c in changes]
                 reply = new
-                message = {**message, "content": canonical_json(new)}
+                message = {**message, "content": json.dumps(new, ensure_ascii=False)}  # keeps the subtype's key order
         return message
