@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 pytest.importorskip("starlette")
@@ -128,7 +129,7 @@ def read_sse(response: Any) -> dict[str, Any]:
     return message
 
 
-def run_harness(client: TestClient, stream: bool, turns: int = 8) -> list[dict[str, Any]]:
+def run_harness(client: httpx.Client, stream: bool, turns: int = 8) -> list[dict[str, Any]]:
     """A scripted harness: asks, runs every native call it gets, until a text answer."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": "You help with errands."},
@@ -271,3 +272,28 @@ def test_protocol_loop_is_bounded(tmp_path: Path) -> None:
     assert len(upstream.requests) == 3
     assert body["choices"][0]["message"] == {"role": "assistant", "content": "I was unable to complete the tool calls."}
     assert body["usage"]["total_tokens"] == 45  # summed over the three model calls
+
+
+def test_served_by_uvicorn_on_a_free_port(tmp_path: Path) -> None:
+    """The same harness against the proxy served by uvicorn (what ``toolprism proxy`` runs), over real HTTP."""
+    uvicorn = pytest.importorskip("uvicorn")
+    import threading
+
+    with MockUpstream(transaction_model) as upstream:
+        config = ProxyConfig(upstream=upstream.url, variant="transaction", log_dir=tmp_path)
+        server = uvicorn.Server(uvicorn.Config(create_proxy_app(config), host="127.0.0.1", port=0, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        try:
+            for _ in range(200):
+                if server.started:
+                    break
+                thread.join(0.05)
+            port = server.servers[0].sockets[0].getsockname()[1]
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+                harness = run_harness(client, stream=True)
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    assert [c["function"]["name"] for m in harness for c in m.get("tool_calls") or []] == ["get_weather", "send_email"]
+    assert len((tmp_path / PROXY_LOG_FILE).read_text().splitlines()) == 3

@@ -251,7 +251,7 @@ def _decision_json(decision: Decision) -> dict[str, Any]:
         "call": {**decision.call.to_json(), "id": decision.call.id},
         "outcome": decision.outcome,
         "action": decision.action.to_json() if decision.action else None,
-        "reply": decision.reply if decision.outcome != "executed" else None,
+        "reply": decision.reply,  # None for a call passed on to the harness (its result comes later)
         "rejection": str(decision.rejection) if decision.rejection else None,
         "layer": decision.layer,
     }

@@ -117,7 +117,9 @@ class NativeCall:
         id: the native ``tool_call`` id the proxy issues.
         variant_id: the id of the model's call.
         name: the native tool name, as the harness spelled it in its ``tools``.
-        action: the decoded native action.
+        action: the decoded native action; its arguments are normalised as the native schema
+            normalises them (declared defaults filled in, ``12.0`` written ``12``), so the harness
+            may get a default it would have applied itself.
     """
 
     id: str
