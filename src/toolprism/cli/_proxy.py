@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -70,10 +69,12 @@ def proxy(
     upstream's status (502 unreachable, 504 timeout); a variant that does not apply to a request's tools is
     a 400 error saying why.
     """
-    missing = [m for m in ("starlette", "uvicorn") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ConfigError(f"{', '.join(missing)} not installed: {INSTALL_HINT}", what="proxy dependencies")
-    from toolprism.interop import ProxyConfig, serve_proxy
+    try:
+        import uvicorn  # noqa: F401
+
+        from toolprism.interop import ProxyConfig, serve_proxy
+    except ImportError as e:
+        raise ConfigError(f"{e.name or e} is not installed: {INSTALL_HINT}", what="proxy dependencies") from None
 
     terms = [t for item in perturb or [] for t in item.split(",") if t.strip()]
     config = ProxyConfig(
