@@ -17,6 +17,8 @@ from _proxy_mock import MockUpstream, assistant, call  # noqa: E402  (tests/_pro
 from starlette.testclient import TestClient  # noqa: E402
 
 from toolprism.interop import PROXY_LOG_FILE, ProxyConfig, create_proxy_app  # noqa: E402
+from toolprism.schema import ActionSpace  # noqa: E402
+from toolprism.shaping import Variant  # noqa: E402
 
 pytestmark = pytest.mark.proxy
 
@@ -88,7 +90,55 @@ def transaction_model(body: dict[str, Any]) -> tuple[int, Any]:
     return 200, assistant(content="Done: Bob has the weather.")
 
 
-MODELS = {"merge": merge_model, "transaction": transaction_model}
+def reference_model(body: dict[str, Any]) -> tuple[int, Any]:
+    """A model under ``reference``: resolve each value to a handle, then call with the handles."""
+    messages, n = body["messages"], len(body["messages"])
+    calls = [c for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    last = calls[-1]["function"]["name"] if calls else ""
+    handles = {m["tool_call_id"]: json.loads(m["content"]).get("handle") for m in messages if m["role"] == "tool"}
+    if not last:
+        return 200, assistant(call(f"r{n}", "resolve_city", {"value": "Paris"}))
+    if last == "resolve_city":
+        return 200, assistant(call(f"r{n}", "get_weather", {"city_handle": handles[calls[-1]["id"]], "unit": "c"}))
+    if last == "get_weather":
+        to, body_ = (
+            call(f"r{n}_t", "resolve_to", {"value": "bob@example.com"}),
+            call(f"r{n}_b", "resolve_body", {"value": "21 C"}),
+        )
+        return 200, assistant(to, body_)
+    if last == "resolve_body":
+        args = {"to_handle": handles[calls[-2]["id"]], "body_handle": handles[calls[-1]["id"]]}
+        return 200, assistant(call(f"r{n}", "send_email", args))
+    return 200, assistant(content="Done: Bob has the weather.")
+
+
+def discovery_model(body: dict[str, Any]) -> tuple[int, Any]:
+    """A model under ``discovery``: list the class's methods once, then invoke them."""
+    messages, n = body["messages"], len(body["messages"])
+    lister = next(t["function"] for t in body["tools"] if t["function"]["name"] == "list_methods")
+    (klass,) = lister["parameters"]["properties"]["class"]["enum"]
+    invokes = [c for m in messages if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    invokes = [c for c in invokes if c["function"]["name"] == "invoke"]
+    if not any(m.get("tool_calls") for m in messages if m["role"] == "assistant"):
+        return 200, assistant(call(f"d{n}", "list_methods", {"class": klass}))
+    if not invokes:
+        args = {"class": klass, "method": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}
+        return 200, assistant(call(f"d{n}", "invoke", args))
+    if len(invokes) == 1:
+        args = {"class": klass, "method": "send_email", "arguments": {"to": "bob@example.com", "body": "21 C"}}
+        return 200, assistant(call(f"d{n}", "invoke", args))
+    return 200, assistant(content="Done: Bob has the weather.")
+
+
+MODELS = {
+    "merge": merge_model,
+    "transaction": transaction_model,
+    "reference": reference_model,
+    "discovery": discovery_model,
+}
+UPSTREAM_CALLS = {"merge": 4, "transaction": 5, "reference": 5, "discovery": 4}
+"""Model calls per conversation: the harness's three requests plus one per re-ask (a rejection
+under merge; begins, handles and list_methods answered by the proxy)."""
 
 
 def execute(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +220,7 @@ def proxy_client(upstream: MockUpstream, variant: str, log_dir: Path, **settings
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
-@pytest.mark.parametrize("variant", ["merge", "transaction"])
+@pytest.mark.parametrize("variant", list(MODELS))
 def test_harness_sees_native_calls_model_sees_variant(variant: str, stream: bool, tmp_path: Path) -> None:
     with MockUpstream(MODELS[variant]) as upstream, proxy_client(upstream, variant, tmp_path) as client:
         harness = run_harness(client, stream)
@@ -182,13 +232,12 @@ def test_harness_sees_native_calls_model_sees_variant(variant: str, stream: bool
     ]
     assert [name for name, _ in native_calls] == ["get_weather", "send_email"]
     assert harness[-1]["content"] == "Done: Bob has the weather."
-    # the model: only the variant's tools, never a native name, a well-formed variant-level history
-    variant_names = {"merge": {"execute"}, "transaction": None}[variant]
+    # the model: only the variant's tools, a well-formed variant-level history
+    variant_tools = Variant.build(variant, ActionSpace.from_openai_tools(NATIVE_TOOLS)).openai_tools
+    assert variant_tools != NATIVE_TOOLS
     for request in upstream.requests:
+        assert request["tools"] == variant_tools
         shown = {t["function"]["name"] for t in request["tools"]}
-        assert not shown & NATIVE
-        if variant_names is not None:
-            assert shown == variant_names
         assert "stream" not in request
         called = {c["function"]["name"] for m in request["messages"] for c in m.get("tool_calls") or []}
         assert called <= shown
@@ -196,24 +245,27 @@ def test_harness_sees_native_calls_model_sees_variant(variant: str, stream: bool
     assert_well_formed(final)
     contents = [m["content"] for m in final if m["role"] == "tool"]
     assert json.dumps(WEATHER) in contents  # the harness's own result, shown under the model's call id
+    assert len(upstream.requests) == UPSTREAM_CALLS[variant]
     if variant == "merge":  # the rejection went to the model, never to the harness; it asked again
-        assert len(upstream.requests) == 4
         assert any("get_forecast" in c for c in contents if "error" in c)
-    else:  # begin and every set answered by the proxy, the commit's result from the harness
-        assert len(upstream.requests) == 5
+    if variant == "transaction":  # begin and every set answered by the proxy, the commit's result from the harness
         assert sum('"txn_id"' in c and '"set"' not in c for c in contents) == 2  # two begins
         assert sum('"set"' in c for c in contents) == 4
+    if variant == "reference":
+        assert sum('"handle"' in c for c in contents) == 3
+    if variant == "discovery":
+        assert sum('"methods"' in c for c in contents) == 1
     # both sides recorded: one line per harness request
     lines = [json.loads(line) for line in (tmp_path / PROXY_LOG_FILE).read_text().splitlines()]
     assert len(lines) == 3
     for line in lines:
         assert {t["function"]["name"] for t in line["harness_request"]["tools"]} == NATIVE
-        assert all(not {t["function"]["name"] for t in u["request"]["tools"]} & NATIVE for u in line["upstream"])
+        assert all(u["request"]["tools"] == variant_tools for u in line["upstream"])
         assert line["status"] == 200 and line["harness_response"]["choices"][0]["message"]
     assert sum(len(line["upstream"]) for line in lines) == len(upstream.requests)
     outcomes = [d["outcome"] for line in lines for d in line["decisions"]]
     assert outcomes.count("executed") == 2
-    assert ("rejected" in outcomes) == (variant == "merge") and ("answered" in outcomes) == (variant == "transaction")
+    assert ("rejected" in outcomes) == (variant == "merge") and ("answered" in outcomes) == (variant != "merge")
 
 
 def test_unissued_native_history_is_encoded(tmp_path: Path) -> None:

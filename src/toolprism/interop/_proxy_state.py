@@ -79,7 +79,7 @@ class VariantCache:
         built = self._built.recall(key)
         if built is None:
             try:
-                space = ActionSpace.from_openai_tools(tools, name="request")
+                space = ActionSpace.from_openai_tools(tools)  # named "catalog", as any loaded catalog
                 built = Variant.build(self.spec, space)
             except ConfigError as e:
                 built = e
