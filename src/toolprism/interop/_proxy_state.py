@@ -149,7 +149,10 @@ class TurnDecoding:
 
 
 def text_key(anchor: str, content: JSON) -> str:
-    """The key of a text turn: its text and the conversation's anchor (see :meth:`Translator.anchor`)."""
+    """The key of a text turn: its text and the conversation's anchor (see :meth:`Translator.anchor`).
+
+    Two text turns with the same text after the same anchor share a key (the later one's segment
+    wins); the paper's proxy keys text turns by their text alone."""
     return "text:" + digest([anchor, content])
 
 
@@ -214,7 +217,7 @@ class Translator:
         """What ties a text turn to its conversation: the last native tool-call id before it, or
         (none yet) the hash of the conversation's system and first user messages."""
         for message in reversed(messages):
-            calls = message.get("tool_calls") or [] if message.get("role") == "assistant" else []
+            calls = (message.get("tool_calls") or []) if message.get("role") == "assistant" else []
             if calls and isinstance(calls[-1], dict) and calls[-1].get("id"):
                 return str(calls[-1]["id"])
         opening = [m.get("content") for m in messages if m.get("role") in ("system", "user")][:2]
