@@ -5,7 +5,10 @@ streaming and the non-streaming protocol, and the log must hold both sides."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -326,26 +329,75 @@ def test_protocol_loop_is_bounded(tmp_path: Path) -> None:
     assert body["usage"]["total_tokens"] == 45  # summed over the three model calls
 
 
-def test_served_by_uvicorn_on_a_free_port(tmp_path: Path) -> None:
-    """The same harness against the proxy served by uvicorn (what ``toolprism proxy`` runs), over real HTTP."""
+@contextlib.contextmanager
+def served(config: ProxyConfig) -> Iterator[str]:
+    """The proxy served by uvicorn (what ``toolprism proxy`` runs) on a free 127.0.0.1 port; yields its base URL."""
     uvicorn = pytest.importorskip("uvicorn")
-    import threading
+    server = uvicorn.Server(uvicorn.Config(create_proxy_app(config), host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            thread.join(0.05)
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
+
+def test_served_by_uvicorn_on_a_free_port(tmp_path: Path) -> None:
+    """The same harness against the proxy served by uvicorn, over real HTTP."""
     with MockUpstream(transaction_model) as upstream:
-        config = ProxyConfig(upstream=upstream.url, variant="transaction", log_dir=tmp_path)
-        server = uvicorn.Server(uvicorn.Config(create_proxy_app(config), host="127.0.0.1", port=0, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        try:
-            for _ in range(200):
-                if server.started:
-                    break
-                thread.join(0.05)
-            port = server.servers[0].sockets[0].getsockname()[1]
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        with served(ProxyConfig(upstream=upstream.url, variant="transaction", log_dir=tmp_path)) as url:
+            with httpx.Client(base_url=url, timeout=30) as client:
                 harness = run_harness(client, stream=True)
-        finally:
-            server.should_exit = True
-            thread.join(10)
     assert [c["function"]["name"] for m in harness for c in m.get("tool_calls") or []] == ["get_weather", "send_email"]
     assert len((tmp_path / PROXY_LOG_FILE).read_text().splitlines()) == 3
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
+def test_the_official_openai_client_as_harness(stream: bool) -> None:
+    """The ``openai`` package (when installed) reads the proxy's answers, streamed or not."""
+    openai = pytest.importorskip("openai")
+    with MockUpstream(merge_model) as upstream, served(ProxyConfig(upstream=upstream.url, variant="merge")) as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key="test", max_retries=0)
+        messages: list[dict[str, Any]] = [{"role": "user", "content": "Email bob the weather in Paris."}]
+        for _ in range(4):
+            if stream:
+                calls: dict[int, dict[str, Any]] = {}
+                text = ""
+                for chunk in client.chat.completions.create(
+                    model="m", messages=messages, tools=NATIVE_TOOLS, stream=True
+                ):
+                    for choice in chunk.choices:
+                        text += choice.delta.content or ""
+                        for part in choice.delta.tool_calls or []:
+                            slot = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+                            slot["id"] += part.id or ""
+                            slot["name"] += part.function.name or ""
+                            slot["arguments"] += part.function.arguments or ""
+                got = [(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items())]
+            else:
+                message = (
+                    client.chat.completions.create(model="m", messages=messages, tools=NATIVE_TOOLS).choices[0].message
+                )
+                text = message.content or ""
+                got = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
+            if not got:
+                break
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    "tool_calls": [
+                        {"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in got
+                    ],
+                }
+            )
+            messages += [
+                {"role": "tool", "tool_call_id": i, "content": json.dumps(execute(n, json.loads(a)))} for i, n, a in got
+            ]
+    assert text == "Done: Bob has the weather."
+    assert [c["function"]["name"] for m in messages for c in m.get("tool_calls") or []] == ["get_weather", "send_email"]
