@@ -401,3 +401,47 @@ def test_the_official_openai_client_as_harness(stream: bool) -> None:
             ]
     assert text == "Done: Bob has the weather."
     assert [c["function"]["name"] for m in messages for c in m.get("tool_calls") or []] == ["get_weather", "send_email"]
+
+
+@pytest.mark.parametrize("control", ["strict", "paper", "loose"])
+def test_control_decides_what_reaches_the_harness(control: str, tmp_path: Path) -> None:
+    """Under merge the model calls the native name ``get_weather``, which merge does not show:
+    strict and paper reject it (to the model, in their own words), loose runs it natively."""
+
+    def model(body: dict[str, Any]) -> tuple[int, Any]:
+        if body["messages"][-1]["role"] == "tool":
+            return 200, assistant(content="gave up")
+        return 200, assistant(call("n1", "get_weather", {"city": "Paris", "unit": "c"}))
+
+    ask = {"model": "m", "messages": [{"role": "user", "content": "weather?"}], "tools": NATIVE_TOOLS}
+    with MockUpstream(model) as upstream, proxy_client(upstream, "merge", tmp_path, control=control) as client:
+        message = client.post("/v1/chat/completions", json=ask).json()["choices"][0]["message"]
+    if control == "loose":
+        assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
+        assert len(upstream.requests) == 1
+        return
+    assert message == {"role": "assistant", "content": "gave up"}
+    error = json.loads(upstream.requests[1]["messages"][-1]["content"])["error"]
+    assert (
+        error.startswith("call rejected: unknown tool") if control == "strict" else error.startswith("Unknown function")
+    )
+
+
+def test_convention_and_tool_choice_are_rewritten(tmp_path: Path) -> None:
+    forced = {"type": "function", "function": {"name": "get_weather"}}
+    ask = {
+        "model": "m",
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "weather?"}],
+        "tools": NATIVE_TOOLS,
+        "tool_choice": forced,
+    }
+    with MockUpstream(lambda body: (200, assistant(content="ok"))) as upstream:
+        with proxy_client(upstream, "transaction", tmp_path, convention=True) as client:
+            client.post("/v1/chat/completions", json=ask)
+        with proxy_client(upstream, "reference", tmp_path) as client:
+            client.post("/v1/chat/completions", json=ask)
+    under_transaction, under_reference = upstream.requests
+    convention = Variant.build("transaction", ActionSpace.from_openai_tools(NATIVE_TOOLS)).convention()
+    assert convention and under_transaction["messages"][0]["content"] == f"Be brief.\n\n{convention}"
+    assert under_transaction["tool_choice"] == "required"  # begin_get_weather, not get_weather, is shown
+    assert under_reference["tool_choice"] == forced and under_reference["messages"][0]["content"] == "Be brief."
