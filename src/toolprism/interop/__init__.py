@@ -3,8 +3,14 @@
 - :func:`import_toolschemaspace` / :func:`write_packs`: the Action-Space Shaping paper's ToolSchemaSpace release
   (``tools.json`` + ``queries.jsonl``) as one domain pack per tool group, or one whole-catalog pack;
 - :func:`export_tasks`: tasks with the oracle's encoded gold trace per variant, as JSON lines or a
-  Hugging Face ``datasets`` directory.
+  Hugging Face ``datasets`` directory;
+- :class:`ProxyConfig` / :func:`create_proxy_app` / :func:`serve_proxy`: the OpenAI-compatible schema
+  proxy that puts a variant in front of any agent harness (``toolprism proxy``; needs the extra
+  ``toolprism[proxy]``: starlette and uvicorn, imported only when these names are first used).
 """
+
+import importlib
+from typing import Any
 
 from toolprism.interop._export import (
     FORMATS,
@@ -24,7 +30,29 @@ from toolprism.interop._toolschemaspace import (
     write_packs,
 )
 
+_LAZY = {
+    "ProxyConfig": ("toolprism.interop._proxy", "ProxyConfig"),
+    "create_proxy_app": ("toolprism.interop._proxy", "create_app"),
+    "serve_proxy": ("toolprism.interop._proxy", "serve"),
+    "PROXY_LOG_FILE": ("toolprism.interop._proxy_wire", "LOG_FILE"),
+    "ProxyExchangeRecord": ("toolprism.interop._proxy_wire", "ExchangeRecord"),
+}
+"""Names imported on first use (the proxy needs starlette, an optional extra)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'toolprism.interop' has no attribute {name!r}")
+
+
 __all__ = [
+    "PROXY_LOG_FILE",
+    "ProxyConfig",
+    "ProxyExchangeRecord",
+    "create_proxy_app",
+    "serve_proxy",
     "DEFAULT_OUT",
     "WHOLE_CATALOG",
     "FORMATS",
