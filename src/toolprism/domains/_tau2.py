@@ -18,7 +18,7 @@ poses it as one user message, the brief itself (:func:`brief`). The gold is the 
 ``evaluation_criteria.actions`` in order (reads included); a gold action that tau2's tools refuse
 (15 retail tasks have one: look-ups of a wrong id, a write the policy forbids) stays in the gold and
 in the reference trace with its error reply, as tau2 replays it (logged and skipped).
-:meth:`Tau2Domain.stated_facts` gives the task's ``communicate_info``.
+:attr:`Task.facts` (and :meth:`Tau2Domain.stated_facts`) is the task's ``communicate_info``.
 """
 
 from __future__ import annotations
@@ -293,10 +293,14 @@ class Tau2Domain(Domain):
             raise ConfigError(f"no task {task_id!r} in {self.name}", what="tau2 task")
         return self._by_id[task_id]
 
-    def stated_facts(self, task: Task) -> tuple[str, ...]:
-        """The task's ``communicate_info``: what tau2's communicate check looks for in the agent's
-        messages."""
-        criteria = self.tau2_task(task.id).evaluation_criteria
+    def stated_facts(self, task_id: str) -> tuple[str, ...]:
+        """The task's ``communicate_info`` (also :attr:`Task.facts`): what tau2's communicate check
+        looks for in the agent's messages.
+
+        Raises:
+            ConfigError: no task of this domain has that id.
+        """
+        criteria = self.tau2_task(task_id).evaluation_criteria
         return tuple(criteria.communicate_info or ()) if criteria else ()
 
     def tasks(self, seed: int = 0, limit: int | None = None) -> list[Task]:
@@ -324,6 +328,7 @@ class Tau2Domain(Domain):
             kind="single" if len(gold) <= 1 else "compositional",
             version=self.version,
             spans=find_spans(query, [(a.op, a.arguments) for a in gold]),
+            facts=tuple(tau2.evaluation_criteria.communicate_info or ()) if tau2.evaluation_criteria else (),
         )
 
 

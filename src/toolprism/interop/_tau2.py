@@ -161,7 +161,7 @@ def tau2_reward(trace: Trace, domain: Tau2Domain) -> Tau2Reward:
     tau2 = domain.tau2_task(task.id)
     criteria = tau2.evaluation_criteria
     db_match = trace.final_state_hash == gold_hash(domain, task.gold)
-    checks = communicate_checks(trace.messages, domain.stated_facts(task))
+    checks = communicate_checks(trace.messages, domain.stated_facts(task.id))
     said = all(c.met for c in checks)
     basis = list(criteria.reward_basis) if criteria else []
     parts = {"DB": db_match, "COMMUNICATE": said}
