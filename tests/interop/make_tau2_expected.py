@@ -9,7 +9,8 @@ tau2 does), and take ``RetailTools.get_db_hash()``. It imports tau2-bench's code
 
 Usage (tau2 needs pydantic, loguru, deepdiff, python-dotenv, addict, docstring-parser, pyyaml, toml):
 
-    python tests/interop/make_tau2_expected.py TAU2_SRC DB_JSON TASKS_JSON COMMIT > tests/interop/data/tau2_retail_expected.json
+    python tests/interop/make_tau2_expected.py TAU2_SRC DB_JSON TASKS_JSON COMMIT \
+        > tests/interop/data/tau2_retail_expected.json
 
 where TAU2_SRC is the ``src`` directory of a sierra-research/tau2-bench checkout at COMMIT.
 """
@@ -30,7 +31,6 @@ def main(src: str, db_path: str, tasks_path: str, commit: str) -> None:
     sys.path.insert(0, src)
     import pydantic
     from loguru import logger
-
     from tau2.domains.retail.data_model import RetailDB
     from tau2.domains.retail.tools import RetailTools
 

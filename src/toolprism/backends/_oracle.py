@@ -8,9 +8,11 @@ It cannot see perturbations, with one exception any careful client has: a runtim
 reply with an ``error`` and an HTTP ``status`` of 429 or more, or a reply that is not JSON at all)
 makes it resend the same calls, up to :data:`MAX_RETRIES` times. So it still passes transient
 runtime faults (D2, D3); after a permanent one (D1) it moves on and its final answer says what
-failed. A read whose return comes back as an error or empty (where its gold does not fail: its reference
-reply is not an error) is read once more, as Xu et al.'s incomplete returns call for; so is a read whose returns never carried the
-field that answers the request, where the domain names one (``Domain.answer_field``).
+failed. A read whose return comes back as an error or empty (where its gold does not fail: its
+reference reply is not an error) is read once more, as Xu et al.'s incomplete returns call for; so
+is a read whose returns never carried the field that answers the request, where the domain names
+one (``Domain.answer_field``). Where the task names facts its answer must state (``Task.facts``:
+tau2-bench's ``communicate_info``), the final answer states them.
 
 Where the domain names an answer field, the answer states the result the oracle READ: that field's
 value in the last successful return of the gold call (:func:`read_field`: a careful reader's

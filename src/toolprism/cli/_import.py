@@ -1,4 +1,4 @@
-"""``toolprism import``: other benchmarks as domain packs (``toolprism import toolschemaspace``, ``tau2``, ``catalog``)."""
+"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``catalog``)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,9 @@ def tau2(
         "writes": sum(op.kind == "write" for op in domain.action_space().operations),
         "tasks": len(imported),
         "gold_actions": sum(len(t.gold) for t in imported),
-        "refused_gold_actions": sum(isinstance(s.reply, dict) and "error" in s.reply for t in imported for s in t.reference),
+        "refused_gold_actions": sum(
+            isinstance(s.reply, dict) and "error" in s.reply for t in imported for s in t.reference
+        ),
         "with_communicate_info": sum(bool(t.facts) for t in imported),
         "seconds": round(time.perf_counter() - started, 2),
     }

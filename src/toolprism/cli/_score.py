@@ -219,7 +219,11 @@ def tau2_table(rows: list) -> Table:
     for column in ("variant", "condition", "episodes", "multiset", "tau2", "DB", "communicate", "basis", "agree"):
         table.add_column(column, justify="left" if column in ("variant", "condition") else "right")
     for r in rows:
-        rate = lambda k, ci: f"{k}/{r.episodes} {k / r.episodes:.0%} ({ci[0]:.0%}-{ci[1]:.0%})"  # noqa: E731
-        cells = (rate(r.multiset, r.multiset_ci), rate(r.tau2, r.tau2_ci), str(r.db), str(r.communicate))
+        cells = (_rate(r.multiset, r.episodes, r.multiset_ci), _rate(r.tau2, r.episodes, r.tau2_ci), str(r.db))
+        cells += (str(r.communicate),)
         table.add_row(r.variant, r.condition or "clean", str(r.episodes), *cells, str(r.basis), str(r.agree))
     return table
+
+
+def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
+    return f"{k}/{n} {k / n:.0%} ({ci[0]:.0%}-{ci[1]:.0%})"

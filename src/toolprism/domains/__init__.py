@@ -37,6 +37,8 @@ from toolprism.domains._catalog import (
     read_task_file,
 )
 from toolprism.domains._grammar import Span
+from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
+from toolprism.domains._record import ReferenceStepRecord, TaskRecord
 from toolprism.domains._tau2 import (
     TAU2_PACK_FORMAT,
     TAU2_POLICY,
@@ -49,8 +51,6 @@ from toolprism.domains._tau2 import (
     read_tau2_pack,
 )
 from toolprism.domains._tau2_retail import tau2_hash
-from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
-from toolprism.domains._record import ReferenceStepRecord, TaskRecord
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.domains._base import Domain, Environment, OperationDef, ReferenceStep, Task
 from toolprism.domains._grammar import find_spans
-from toolprism.domains._tau2_retail import EXECUTORS, RetailDB, tau2_hash
+from toolprism.domains._tau2_retail import EXECUTORS, RetailDB
 from toolprism.errors import ConfigError, DomainError, RejectedCall, RejectionKind, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, load_tools
 
@@ -364,7 +364,9 @@ def _tasks(raw: list[dict[str, Any]], problems: list[str]) -> list[Tau2Task]:
             problems.append(f"task {task.id!r}: id is used more than once")
         seen.add(task.id)
         if task.initial_state and any(task.initial_state.get(k) for k in task.initial_state):
-            problems.append(f"task {task.id!r}: an initial_state (initialization data, actions or history) is not supported")
+            problems.append(
+                f"task {task.id!r}: an initial_state (initialization data, actions or history) is not supported"
+            )
         tasks.append(task)
     if not tasks and not problems:
         problems.append("the pack has no tasks")

@@ -379,11 +379,15 @@ def exchange_delivered_order_items(
 
 
 def _set_address(
-    target: Order | User, address1: str, address2: str, city: str, state: str, country: str, zip: str  # noqa: A002
+    target: Order | User,
+    address1: str,
+    address2: str,
+    city: str,
+    state: str,
+    country: str,
+    zip: str,  # noqa: A002
 ) -> None:
-    target.address = UserAddress(
-        address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
-    )
+    target.address = UserAddress(address1=address1, address2=address2, city=city, state=state, country=country, zip=zip)
 
 
 def modify_pending_order_address(

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from toolprism.domains import Tau2Domain, Tau2Pack, Tau2Source, Task, file_digest
+from toolprism.domains import Task, Tau2Domain, Tau2Pack, Tau2Source, file_digest
 from toolprism.errors import ConfigError
 from toolprism.run import RunStore, Trace
 from toolprism.schema import Action
