@@ -1,4 +1,4 @@
-"""``toolprism import``: other benchmarks as domain packs (``toolprism import toolschemaspace``)."""
+"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``catalog``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rich.table import Table
 from toolprism.cli._common import friendly_errors, print_json, stderr
 from toolprism.cli._run import _split
 from toolprism.domains import DEFAULT_POLICY, TASK_KINDS, catalog_pack
-from toolprism.interop import DEFAULT_OUT, import_toolschemaspace, write_packs
+from toolprism.interop import DEFAULT_OUT, import_tau2, import_toolschemaspace, write_packs
 
 app = typer.Typer(help="Import another benchmark's catalog and tasks as domain packs.", no_args_is_help=True)
 
@@ -60,6 +60,57 @@ def catalog(
         return
     print(f"wrote {path}: {row['tools']} tools ({row['reads']} reads), {row['tasks']} tasks")
     print(f"run:      toolprism run --model oracle -d {path}")
+
+
+@app.command("tau2")
+@friendly_errors
+def tau2(
+    tools: Annotated[Path, typer.Option(help="tau2-bench's tool schemas of the domain, an OpenAI tools list.")],
+    tasks: Annotated[Path, typer.Option(help="tau2-bench's tasks.json of the domain.")],
+    db: Annotated[Path, typer.Option(help="tau2-bench's db.json of the domain (retail).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the pack (<name>.json).")] = DEFAULT_OUT,
+    name: Annotated[str, typer.Option(help="The domain name (task ids start with it).")] = "tau2_retail",
+    policy: Annotated[
+        Path | None, typer.Option(help="tau2-bench's policy.md, the system prompt (default: a short one of ours).")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
+) -> None:
+    """Import a tau2-bench domain (retail) as a stateful pack: tau2's database is the state, the
+    tools run with tau2's semantics, and the state hash is tau2's database hash, so a run's final-state
+    check is tau2's DB check. Each task is posed as one user message (tau2's brief to its simulated
+    customer); its gold is the task's evaluation_criteria.actions.
+
+    Everything is checked first (tools have executors, the database fits tau2's model, every gold
+    action fits its tool); nothing is written when anything is wrong. Then: 'toolprism run -d
+    <pack>.json --model oracle -v native,merge,transaction' and 'toolprism score RUN_DIR --scorer tau2'
+    (toolprism's multiset score beside tau2's reward)."""
+    started = time.perf_counter()
+    pack = import_tau2(tools, tasks, db, name=name, policy=policy)
+    path = write_packs([pack], out)[0]  # type: ignore[list-item]  # any pack with a name and dumps()
+    domain = pack.domain()
+    imported = domain.tasks()
+    row = {
+        "domain": pack.name,
+        "path": str(path),
+        "tools": len(domain.action_space().operations),
+        "writes": sum(op.kind == "write" for op in domain.action_space().operations),
+        "tasks": len(imported),
+        "gold_actions": sum(len(t.gold) for t in imported),
+        "refused_gold_actions": sum(
+            isinstance(s.reply, dict) and "error" in s.reply for t in imported for s in t.reference
+        ),
+        "with_communicate_info": sum(bool(t.facts) for t in imported),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+    if json_output:
+        print_json(row)
+        return
+    print(
+        f"wrote {path}: {row['tools']} tools ({row['writes']} writes), {row['tasks']} tasks, "
+        f"{row['gold_actions']} gold actions ({row['refused_gold_actions']} refused, as in tau2), "
+        f"{row['with_communicate_info']} tasks with communicate_info"
+    )
+    print(f"run:      toolprism run --model oracle -d {path} -v native,merge,transaction --max-turns 100")
 
 
 @app.command("toolschemaspace")

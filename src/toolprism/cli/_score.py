@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -42,6 +42,14 @@ def score(
             "(or cut off at its own turn limit) is a livelock (Action-Space Shaping: 16).",
         ),
     ] = LIVELOCK_TURNS,
+    scorer: Annotated[
+        Literal["multiset", "tau2"],
+        typer.Option(
+            help="'tau2': also score the run's tau2-bench episodes as tau2 does (final-database hash against the "
+            "gold replay's, times the communicate_info checks on the agent's messages), beside toolprism's "
+            "multiset score, per variant and condition (see 'toolprism import tau2').",
+        ),
+    ] = "multiset",
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
 
@@ -50,7 +58,8 @@ def score(
     over_exec, wrong_args; other: no output). Episodes whose prompt outgrew the model's context
     (context overflow) or that the backend failed (backend error) are left out of every score and
     counted per variant and condition. Also prints the best-vs-worst variant gap per condition;
-    --parquet writes one row per episode."""
+    --parquet writes one row per episode; --scorer tau2 adds tau2-bench's own reward beside the
+    multiset score for a run on an imported tau2 domain."""
     result = score_run(run_dir, livelock_turns=livelock_turns)
     if result.planned is not None and result.recorded < result.planned:
         Console(stderr=True).print(
@@ -69,8 +78,16 @@ def score(
 
         written = write_parquet(episode_frame([run_dir], livelock_turns=livelock_turns), parquet)
         Console(stderr=True).print(f"wrote {result.recorded} episodes to {written}", markup=False)
+    tau2 = None
+    if scorer == "tau2":
+        from toolprism.interop import score_tau2
+
+        tau2 = score_tau2(run_dir)
     if json_output:
-        print_json(result.model_dump())
+        document = result.model_dump()
+        if tau2 is not None:
+            document["tau2"] = [row.model_dump() for row in tau2]
+        print_json(document)
         return
     table = Table(title=f"re-scored: {result.run_dir}")
     columns = (
@@ -109,6 +126,8 @@ def score(
         console.print(_runtime_table(result.runtime))
     if result.interactions:
         console.print(interaction_table(result.interactions))
+    if tau2 is not None:
+        console.print(tau2_table(tau2))
     for g in result.gaps:
         condition = g.condition or "clean"
         if g.gap == 0:
@@ -187,3 +206,24 @@ def _rate_cell(cell: RateCell, *, name: bool = False) -> str:
     if cell.success_rate is None:
         return f"{label}0/0"
     return f"{label}{cell.successes}/{cell.episodes} {cell.success_rate:.3f} [{cell.ci_low:.2f}, {cell.ci_high:.2f}]"
+
+
+def tau2_table(rows: list) -> Table:
+    """toolprism's multiset score beside tau2's reward (DB x COMMUNICATE) per variant and condition."""
+    table = Table(
+        title="tau2-bench episodes: toolprism's multiset score and tau2's reward",
+        caption="tau2 = DB (final database hash == gold replay's) x COMMUNICATE (communicate_info in the "
+        "agent's messages); basis = the task's reward_basis as far as evaluated (NL_ASSERTION is not); "
+        "agree = episodes both scorers judge alike",
+    )
+    for column in ("variant", "condition", "episodes", "multiset", "tau2", "DB", "communicate", "basis", "agree"):
+        table.add_column(column, justify="left" if column in ("variant", "condition") else "right")
+    for r in rows:
+        cells = (_rate(r.multiset, r.episodes, r.multiset_ci), _rate(r.tau2, r.episodes, r.tau2_ci), str(r.db))
+        cells += (str(r.communicate),)
+        table.add_row(r.variant, r.condition or "clean", str(r.episodes), *cells, str(r.basis), str(r.agree))
+    return table
+
+
+def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
+    return f"{k}/{n} {k / n:.0%} ({ci[0]:.0%}-{ci[1]:.0%})"

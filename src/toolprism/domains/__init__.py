@@ -39,6 +39,18 @@ from toolprism.domains._catalog import (
 from toolprism.domains._grammar import Span
 from toolprism.domains._phrasing import CHATTER, reachable, surface_forms
 from toolprism.domains._record import ReferenceStepRecord, TaskRecord
+from toolprism.domains._tau2 import (
+    TAU2_PACK_FORMAT,
+    TAU2_POLICY,
+    Tau2Domain,
+    Tau2Environment,
+    Tau2Pack,
+    Tau2Source,
+    Tau2Task,
+    file_digest,
+    read_tau2_pack,
+)
+from toolprism.domains._tau2_retail import tau2_hash
 from toolprism.registry import Registry
 
 DOMAINS: Registry[type[Domain]] = Registry("domain")
@@ -106,6 +118,16 @@ __all__ = [
     "PackTask",
     "PackTool",
     "TaskLine",
+    "TAU2_PACK_FORMAT",
+    "TAU2_POLICY",
+    "Tau2Domain",
+    "Tau2Environment",
+    "Tau2Pack",
+    "Tau2Source",
+    "Tau2Task",
+    "file_digest",
+    "read_tau2_pack",
+    "tau2_hash",
     "DEFAULT_POLICY",
     "catalog_pack",
     "read_task_file",

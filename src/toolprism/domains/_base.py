@@ -118,6 +118,10 @@ class Task:
     spans: tuple[Span, ...] = field(default=(), compare=False)
     """Where :attr:`query` states each gold value (derived from the query and gold as it is written,
     so not part of :meth:`to_json` nor of :attr:`content_hash`)."""
+    facts: tuple[str, ...] = field(default=(), compare=False)
+    """What a correct final answer states, where the source benchmark checks it (tau2-bench's
+    ``communicate_info``); data of the source, kept by its domain (not part of :meth:`to_json` nor of
+    :attr:`content_hash`; a stored task is read back without it)."""
 
     @property
     def content_hash(self) -> str:

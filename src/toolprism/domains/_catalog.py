@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.domains._base import Domain, OperationDef, OperationFn, Task, TaskDraft, TaskKind
 from toolprism.domains._grammar import find_spans
+from toolprism.domains._tau2 import TAU2_PACK_FORMAT, Tau2Domain, read_tau2_pack
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.schema import JSON, Action, ActionSpace, Operation, load_catalog, load_tools
 
@@ -185,6 +186,19 @@ def is_pack_path(name: str) -> bool:
     return name.endswith(".json") or "/" in name or os.sep in name
 
 
+def _pack_json(path: Path) -> Any:
+    """The parsed JSON of a pack file (``ConfigError`` for a directory, an unreadable file, not JSON)."""
+    what = f"domain pack {path}"
+    if path.is_dir():
+        raise ConfigError(f"{path} is a directory; pass one pack file (*.json)", what=what)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}", what=what) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path} is not JSON: {e}", what=what) from None
+
+
 def read_pack(path: str | Path) -> DomainPack:
     """Read and check a domain pack file (the model only; see :func:`load_pack` for the domain).
 
@@ -193,18 +207,13 @@ def read_pack(path: str | Path) -> DomainPack:
             :class:`DomainPack` (every problem listed with its JSON path).
     """
     path = Path(path)
-    what = f"domain pack {path}"
-    if path.is_dir():
-        raise ConfigError(f"{path} is a directory; pass one pack file (*.json)", what=what)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}", what=what) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path} is not JSON: {e}", what=what) from None
+    return _domain_pack(_pack_json(path), f"domain pack {path}")
+
+
+def _domain_pack(data: Any, what: str) -> DomainPack:
     if not isinstance(data, dict) or data.get("format") != PACK_FORMAT:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ConfigError(f'expected "format": {PACK_FORMAT!r}, found {found!r}', what=what)
+        raise ConfigError(f'expected "format": {PACK_FORMAT!r} or {TAU2_PACK_FORMAT!r}, found {found!r}', what=what)
     try:
         return DomainPack.model_validate(data)
     except ValidationError as e:
@@ -212,13 +221,35 @@ def read_pack(path: str | Path) -> DomainPack:
         raise ConfigError(problems, what=what) from None
 
 
-def load_pack(path: str | Path) -> CatalogDomain:
-    """The domain a pack file describes.
+def load_pack(path: str | Path) -> Domain:
+    """The domain a pack file describes: a :class:`CatalogDomain` for a ``toolprism.domain/1`` pack,
+    a :class:`~toolprism.domains._tau2.Tau2Domain` for a ``toolprism.tau2/1`` pack (loaded once per
+    process while the file is unchanged: its database and task replay take a few seconds).
 
     Raises:
-        ConfigError: see :func:`read_pack` and :meth:`DomainPack.domain`.
+        ConfigError: see :func:`read_pack`, :meth:`DomainPack.domain` and :class:`Tau2Domain`.
     """
-    return read_pack(path).domain()
+    path = Path(path)
+    key = (str(path.resolve()), *_stamp(path))
+    if key in _TAU2_LOADED:
+        return _TAU2_LOADED[key]
+    data = _pack_json(path)
+    if isinstance(data, dict) and data.get("format") == TAU2_PACK_FORMAT:
+        _TAU2_LOADED[key] = read_tau2_pack(data, f"tau2 pack {path}").domain()
+        return _TAU2_LOADED[key]
+    return _domain_pack(data, f"domain pack {path}").domain()
+
+
+_TAU2_LOADED: dict[tuple[str, int, int], Tau2Domain] = {}
+"""Loaded tau2 packs by (resolved path, modification time in ns, size in bytes)."""
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (0, 0)  # reported by _pack_json
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 # ---------------------------------------------------------------------------------------------
