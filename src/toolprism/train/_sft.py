@@ -47,7 +47,7 @@ import json
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Literal
 
@@ -89,8 +89,9 @@ class SftOptions:
         test_fraction: share of each domain's tasks held out, ``0 <= f < 1`` (``task`` only;
             default :data:`DEFAULT_TEST_FRACTION`).
         test_domains: the domains held out whole (``domain`` only; at least one, not all).
-        mix: variant -> weight (> 0): each task in one variant drawn by weight; None: every task
-            in every variant.
+        mix: ``(variant, weight > 0)`` pairs, or their text form (``native=0.5,merge=0.5``, see
+            :func:`parse_mix`): each task in one variant drawn by weight; None: every task in
+            every variant.
         seed: seeds the split and the mixture draws.
         task_seed: the task and world seed (the suite's tasks at that seed).
         limit: at most this many tasks per domain (the first: easy forms come first).
@@ -102,7 +103,7 @@ class SftOptions:
     split: str = "task"
     test_fraction: float | None = None
     test_domains: tuple[str, ...] = ()
-    mix: tuple[tuple[str, float], ...] | None = None
+    mix: tuple[tuple[str, float], ...] | str | None = None
     seed: int = 0
     task_seed: int = 0
     limit: int | None = None
@@ -205,7 +206,7 @@ def export_sft(
             or the target, all at once and before anything runs or is written.
     """
     out = Path(out)
-    sources = _sources(options)
+    options, sources = _sources(options)
     _check_target(out, overwrite)
     splits = _assign_splits(sources, options)
     written = _render(sources, splits, options, progress)
@@ -258,8 +259,16 @@ def _split_top(text: str) -> list[str]:
     return [p for p in (*parts, current) if p.strip()]
 
 
-def _sources(options: SftOptions) -> list[_Source]:
-    problems = _option_problems(options)
+def _sources(options: SftOptions) -> tuple[SftOptions, list[_Source]]:
+    """The options with the mixture parsed, and what to export; every problem at once."""
+    problems: list[str] = []
+    if isinstance(options.mix, str):
+        try:
+            options = replace(options, mix=parse_mix(options.mix))
+        except ConfigError as e:
+            problems += e.problems
+            options = replace(options, mix=None)
+    problems += _option_problems(options)
     domains = list(options.domains or domain_names())
     variants = list(options.variants or [name for name, _ in options.mix or ()] or ["native"])
     for kind, names in (("domain", domains), ("variant", variants)):
@@ -290,7 +299,7 @@ def _sources(options: SftOptions) -> list[_Source]:
         )
     if problems:
         raise ConfigError(problems, what="SFT export options")
-    return sources
+    return options, sources
 
 
 def _option_problems(options: SftOptions) -> list[str]:
