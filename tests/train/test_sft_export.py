@@ -213,6 +213,7 @@ def test_bad_options_are_listed_together_and_write_nothing(tmp_path: Path) -> No
         assert not out.exists()
 
 
+@pytest.mark.sft
 def test_hf_export_loads_with_datasets(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     export_sft(tmp_path / "hf", SftOptions(variants=("native", "reference"), domains=DOMAINS, format="hf", limit=5))
