@@ -74,7 +74,7 @@ def test_every_row_of_every_variant_replays_to_the_gold(tmp_path: Path, fmt: str
 
 def test_mixture_over_every_task_kind_replays_to_the_gold(tmp_path: Path) -> None:
     """Whole domains (single, compound and compositional tasks), each task in one drawn variant."""
-    mix = ",".join(f"{v}=1" for v in VARIANTS)
+    mix = tuple(f"{v}=1" for v in VARIANTS)
     export_sft(tmp_path / "out", SftOptions(domains=DOMAINS, mix=mix, seed=3))
     tasks = _tasks()
     replays = _check_round_trip(tmp_path / "out", tasks)
@@ -118,7 +118,9 @@ def test_domain_split_holds_the_test_domains_out_whole(tmp_path: Path) -> None:
 
 def test_mixture_is_deterministic_by_seed_and_weighted(tmp_path: Path) -> None:
     def drawn(seed: int, limit: int | None, name: str) -> dict[str, str]:
-        export_sft(tmp_path / name, SftOptions(domains=("smart_home",), mix="native=1,merge=3", seed=seed, limit=limit))
+        export_sft(
+            tmp_path / name, SftOptions(domains=("smart_home",), mix=(("native", 1), "merge=3"), seed=seed, limit=limit)
+        )
         return {e.row.task_id: e.row.variant for e in read_sft(tmp_path / name)}
 
     first, again, other = drawn(5, None, "a"), drawn(5, None, "b"), drawn(6, None, "c")
@@ -177,9 +179,13 @@ def test_cli_json_summary_matches_the_files(tmp_path: Path) -> None:
     assert document["bytes"] == sum(Path(f).stat().st_size for f in document["files"])
     assert document["train"]["variants"] == ["native", "merge"]
     assert len((out / "test.jsonl").read_text().splitlines()) == document["test"]["rows"]
-    again = _cli("-o", str(out), "-d", "tv", "--limit", "2")
-    assert again.exit_code == 2 and "--overwrite" in again.output
-    assert _cli("-o", str(out), "-d", "tv", "--limit", "2", "--overwrite").exit_code == 0
+    again = ("-o", str(out), "-d", "tv", "--limit", "4", "--mix", "native=1,merge|rename(style=opaque)=1", "--json")
+    assert _cli(*again).exit_code == 2 and "--overwrite" in _cli(*again).output
+    mixed = _cli(*again, "--overwrite")
+    assert mixed.exit_code == 0, mixed.output
+    document = json.loads(mixed.stdout)
+    assert sum(document["rows"].values()) == 4 and set(document["train"]["variants"]) <= {"native", "merge|rename(style=opaque)"}
+    assert not (out / "train.jsonl").read_text().count("smart_home")  # the earlier export is replaced
 
 
 def test_bad_options_are_listed_together_and_write_nothing(tmp_path: Path) -> None:
@@ -207,10 +213,15 @@ def test_bad_options_are_listed_together_and_write_nothing(tmp_path: Path) -> No
         (["--split", "domain", "--test-domains", "smart_home"], "every exported domain is held out"),
         (["--split", "domain"], "--split domain needs --test-domains"),
         (["--test-fraction", "1"], "test fraction must be at least 0 and below 1"),
+        (["--seed", "-1", "--task-seed", "-1"], "seed must be at least 0, got -1 - task-seed must be at least 0"),
     ):
         result = _cli("-o", str(out), "-d", "smart_home", *extra)
         assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
         assert not out.exists()
+    (tmp_path / "afile").write_text("")
+    result = _cli("-o", str(tmp_path / "afile" / "out"), "-d", "smart_home")
+    assert result.exit_code == 2 and "afile is a file, not a directory" in result.output
+    assert "episodes" not in result.output  # refused before any episode ran
 
 
 @pytest.mark.sft

@@ -102,7 +102,7 @@ def sft(
         typer.Option("--test-fraction", help="Share of each domain's tasks held out (--split task; default 0.2)."),
     ] = None,
     mix: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(help="Render each task in one variant drawn by weight, e.g. native=0.5,merge=0.5."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the split and the mixture draws.")] = 0,
@@ -135,7 +135,7 @@ def sft(
         split=split,
         test_fraction=test_fraction,
         test_domains=tuple(_split(test_domains) or ()),
-        mix=mix,
+        mix=tuple(_split(mix) or ()) if mix else None,
         seed=seed,
         task_seed=task_seed,
         limit=limit,

@@ -89,7 +89,7 @@ class SftOptions:
         test_fraction: share of each domain's tasks held out, ``0 <= f < 1`` (``task`` only;
             default :data:`DEFAULT_TEST_FRACTION`).
         test_domains: the domains held out whole (``domain`` only; at least one, not all).
-        mix: ``(variant, weight > 0)`` pairs, or their text form (``native=0.5,merge=0.5``, see
+        mix: ``(variant, weight > 0)`` pairs, or their text form (``"native=0.5"``, see
             :func:`parse_mix`): each task in one variant drawn by weight; None: every task in
             every variant.
         seed: seeds the split and the mixture draws.
@@ -103,7 +103,7 @@ class SftOptions:
     split: str = "task"
     test_fraction: float | None = None
     test_domains: tuple[str, ...] = ()
-    mix: tuple[tuple[str, float], ...] | str | None = None
+    mix: tuple[tuple[str, float] | str, ...] | None = None
     seed: int = 0
     task_seed: int = 0
     limit: int | None = None
@@ -225,15 +225,19 @@ def export_sft(
     )
 
 
-def parse_mix(text: str) -> tuple[tuple[str, float], ...]:
-    """``native=0.5,merge=0.5`` -> ``(("native", 0.5), ("merge", 0.5))``; a spec may hold commas
-    and ``=`` inside parentheses (``merge(by=full)=2``: the weight follows the last ``=``).
+def parse_mix(items: Iterable[tuple[str, float] | str]) -> tuple[tuple[str, float], ...]:
+    """``["native=0.5", "merge(by=full)=2"]`` -> ``(("native", 0.5), ("merge(by=full)", 2.0))``: a
+    text item's weight follows its last ``=`` (a spec may hold ``=`` inside parentheses); pairs pass
+    through.
 
     Raises:
-        ConfigError: every item without ``=<weight>`` or with a weight that is no number.
+        ConfigError: every text item without ``=<weight>`` or with a weight that is no number.
     """
     problems, pairs = [], []
-    for item in _split_top(text):
+    for item in items:
+        if not isinstance(item, str):
+            pairs.append((item[0], float(item[1])))
+            continue
         name, eq, weight = item.strip().rpartition("=")
         if not eq or not name or name.count("(") != name.count(")"):
             problems.append(f"mixture item {item.strip()!r} is not <variant>=<weight>")
@@ -247,22 +251,10 @@ def parse_mix(text: str) -> tuple[tuple[str, float], ...]:
     return tuple(pairs)
 
 
-def _split_top(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    return [p for p in (*parts, current) if p.strip()]
-
-
 def _sources(options: SftOptions) -> tuple[SftOptions, list[_Source]]:
     """The options with the mixture parsed, and what to export; every problem at once."""
     problems: list[str] = []
-    if isinstance(options.mix, str):
+    if options.mix is not None:
         try:
             options = replace(options, mix=parse_mix(options.mix))
         except ConfigError as e:
@@ -349,6 +341,9 @@ def _split_problems(options: SftOptions, given: list[str], loaded: Mapping[str, 
 
 
 def _check_target(out: Path, overwrite: bool) -> None:
+    blocker = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise ConfigError(f"{blocker} is a file, not a directory", what="export target")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"{out} is a file; the SFT export writes a directory", what="export target")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
