@@ -184,7 +184,10 @@ def test_cli_json_summary_matches_the_files(tmp_path: Path) -> None:
     mixed = _cli(*again, "--overwrite")
     assert mixed.exit_code == 0, mixed.output
     document = json.loads(mixed.stdout)
-    assert sum(document["rows"].values()) == 4 and set(document["train"]["variants"]) <= {"native", "merge|rename(style=opaque)"}
+    assert sum(document["rows"].values()) == 4 and set(document["train"]["variants"]) <= {
+        "native",
+        "merge|rename(style=opaque)",
+    }
     assert not (out / "train.jsonl").read_text().count("smart_home")  # the earlier export is replaced
 
 
@@ -234,3 +237,33 @@ def test_hf_export_loads_with_datasets(tmp_path: Path) -> None:
     assert isinstance(row["tools"], str) and json.loads(row["tools"])[0]["type"] == "function"
     assert [m["role"] for m in row["messages"]][:3] == ["system", "user", "assistant"]
     assert row["split"] == "train" and row["variant"] in ("native", "reference")
+
+
+def test_episodes_that_miss_the_gold_are_skipped_and_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With two turns the oracle finishes single-call tasks only; the rest are skipped, listed in
+    the manifest with their cause, and absent from the data."""
+    import toolprism.train._sft as sft
+
+    monkeypatch.setattr(sft, "ORACLE_MAX_TURNS", 2)
+    summary = export_sft(tmp_path / "out", SftOptions(variants=("native",), domains=("smart_home",), limit=40))
+    skipped = summary.manifest["skipped"]
+    tasks = _tasks(40, ("smart_home",))
+    assert summary.skipped == len(skipped) > 0 and sum(summary.rows.values()) + len(skipped) == len(tasks)
+    assert all(s["why"] == "episode ended turn_limit" for s in skipped)
+    assert {s["task_id"] for s in skipped} == {t for t, task in tasks.items() if len(task.gold) > 1}
+    written = {e.row.task_id for e in read_sft(tmp_path / "out")}
+    assert not written & {s["task_id"] for s in skipped}
+
+
+@pytest.mark.slow
+def test_every_variant_of_the_suite_replays_to_the_gold(tmp_path: Path) -> None:
+    """The whole suite (``all``: 64 variants) on 2 domains: 6 tasks in every variant, and every task
+    of both domains in one variant each."""
+    from toolprism.evaluation import expand_variants
+
+    variants = tuple(expand_variants(["all"]))
+    export_sft(tmp_path / "cross", SftOptions(variants=variants, domains=DOMAINS, limit=6))
+    cross = _check_round_trip(tmp_path / "cross", _tasks(6))
+    assert {r.row.variant for r in cross} == set(variants) and len(cross) == 2 * 6 * len(variants)
+    export_sft(tmp_path / "mix", SftOptions(domains=DOMAINS, mix=tuple((v, 1.0) for v in variants)))
+    assert len(_check_round_trip(tmp_path / "mix", _tasks())) == len(_tasks())
