@@ -15,7 +15,7 @@ from toolprism.cli import app
 from toolprism.domains import get_domain
 from toolprism.run import EpisodeSpec, initial_messages
 from toolprism.score import score_actions
-from toolprism.shaping import Variant
+from toolprism.shaping import PAPER_INSTRUCTION, Variant
 from toolprism.train import SftOptions, export_sft, read_sft, replay_sft
 
 runner = CliRunner()
@@ -52,10 +52,12 @@ def _check_round_trip(out: Path, tasks: dict) -> list:
         score = score_actions(task.gold, replay.actions)
         assert score.success, (row.task_id, row.variant, score.missing, score.extra)
         assert replay.rejected == 0 and replay.replies_match, (row.task_id, row.variant)
-        domain = get_domain(row.domain)
+        domain = get_domain(json.loads((out / "manifest.json").read_text())["domain_sources"][row.domain])
         variant = Variant.build(row.variant_spec, domain.action_space())
         assert example.tools == variant.openai_tools
-        assert example.messages[:2] == initial_messages(EpisodeSpec(domain, task, variant, task.world_seed))
+        instruction = json.loads((out / "manifest.json").read_text())["instruction"]
+        spec = EpisodeSpec(domain, task, variant, task.world_seed, instruction=instruction)
+        assert example.messages[:2] == initial_messages(spec)
         assert example.messages[-1]["role"] == "assistant" and "tool_calls" not in example.messages[-1]
     return replays
 
@@ -84,23 +86,60 @@ def test_mixture_over_every_task_kind_replays_to_the_gold(tmp_path: Path) -> Non
     assert all(kinds[k, v] for k in ("single", "compound", "compositional") for v in ("reference", "discovery"))
 
 
+def _lamp_pack(tmp_path: Path, n: int = 10) -> str:
+    """A one-tool domain pack of ``n`` tasks, each with a hard form (format: tests/domains/test_catalog.py)."""
+    tool = {
+        "name": "set_lamp",
+        "group": "lamps",
+        "kind": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"lamp": {"type": "string", "enum": ["desk", "floor"]}, "level": {"type": "integer"}},
+            "required": ["lamp", "level"],
+        },
+    }
+    tasks = [
+        {"id": f"lamp/{i}", "kind": "single", "easy": f"desk lamp to {i}", "hard": f"uh, desk at {i}",
+         "gold": [{"name": "set_lamp", "arguments": {"lamp": "desk", "level": i}}]}
+        for i in range(n)
+    ]  # fmt: skip
+    pack = {"format": "toolprism.domain/1", "name": "lamps", "source": {"dataset": "tests"}, "licence": "CC0-1.0",
+            "policy": "Lamps.", "tools": [tool], "tasks": tasks}  # fmt: skip
+    path = tmp_path / "lamps.json"
+    path.write_text(json.dumps(pack), encoding="utf-8")
+    return str(path)
+
+
 def test_task_split_is_disjoint_seeded_and_keeps_hard_forms_with_their_task(tmp_path: Path) -> None:
+    pack = _lamp_pack(tmp_path)
+    domains = {"smart_home": "smart_home", "lamps": pack}
+    everything = {t.id: t for d in domains.values() for t in get_domain(d).tasks(0)}
+    assert sum(t.endswith("/hard") for t in everything) == len(everything) // 2
     manifests = {}
     for seed in (0, 1):
-        export_sft(tmp_path / str(seed), SftOptions(domains=("smart_home", "tv"), test_fraction=0.25, seed=seed))
+        export_sft(tmp_path / str(seed), SftOptions(domains=tuple(domains.values()), test_fraction=0.25, seed=seed))
         manifests[seed] = json.loads((tmp_path / str(seed) / "manifest.json").read_text())
         train, test = (set(manifests[seed][s]["tasks"]) for s in ("train", "test"))
-        everything = _tasks(domains=("smart_home", "tv"))
         assert train and test and not train & test and train | test == set(everything)
         groups = {s: {t.removesuffix("/hard") for t in manifests[seed][s]["tasks"]} for s in ("train", "test")}
-        assert not groups["train"] & groups["test"]
-        for domain in ("smart_home", "tv"):
-            units = {t.removesuffix("/hard") for t in everything if t.startswith(domain)}
-            held = {g for g in groups["test"] if g.startswith(domain)}
-            assert round(0.25 * len(units)) == len(held)
+        assert not groups["train"] & groups["test"]  # a task and its hard form on one side
+        for name in domains:
+            units = {t.removesuffix("/hard") for t, task in everything.items() if task.domain == name}
+            held = {g for g in groups["test"] if everything[g].domain == name}
+            assert round(0.25 * len(units)) == len(held)  # the fraction, per domain
         for example in read_sft(tmp_path / str(seed)):
             assert example.row.task_id in manifests[seed][example.row.split]["tasks"]
     assert manifests[0]["test"]["tasks"] != manifests[1]["test"]["tasks"]
+    assert manifests[0]["domain_sources"] == domains
+    _check_round_trip(tmp_path / "0", everything)  # a pack replays from the path the manifest names
+
+
+def test_paper_instruction_gives_the_paper_runs_system_prompt(tmp_path: Path) -> None:
+    options = SftOptions(variants=("merge",), domains=("tv",), limit=2, instruction="paper")
+    summary = export_sft(tmp_path / "out", options)
+    assert summary.manifest["instruction"] == "paper"
+    examples = list(read_sft(tmp_path / "out"))
+    assert examples and all(e.messages[0]["content"].endswith(PAPER_INSTRUCTION) for e in examples)
 
 
 def test_domain_split_holds_the_test_domains_out_whole(tmp_path: Path) -> None:
@@ -216,6 +255,7 @@ def test_bad_options_are_listed_together_and_write_nothing(tmp_path: Path) -> No
         (["--split", "domain", "--test-domains", "smart_home"], "every exported domain is held out"),
         (["--split", "domain"], "--split domain needs --test-domains"),
         (["--test-fraction", "1"], "test fraction must be at least 0 and below 1"),
+        (["--instruction", "terse"], "instruction must be one of toolprism, paper"),
         (["--seed", "-1", "--task-seed", "-1"], "seed must be at least 0, got -1 - task-seed must be at least 0"),
     ):
         result = _cli("-o", str(out), "-d", "smart_home", *extra)

@@ -108,6 +108,9 @@ def sft(
     seed: Annotated[int, typer.Option(help="Seed of the split and the mixture draws.")] = 0,
     task_seed: Annotated[int, typer.Option(help="Task and world seed.")] = 0,
     limit: Annotated[int | None, typer.Option(help="At most this many tasks per domain (default: all).")] = None,
+    instruction: Annotated[
+        str, typer.Option(help="The system prompt's calling instruction, as a run's: toolprism or paper.")
+    ] = "toolprism",
     overwrite: Annotated[bool, typer.Option(help="Replace an earlier export in --out.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
@@ -139,6 +142,7 @@ def sft(
         seed=seed,
         task_seed=task_seed,
         limit=limit,
+        instruction=instruction,  # type: ignore[arg-type]  # checked by export_sft
     )
     with progress:
         summary = export_sft(out, options, overwrite=overwrite, progress=advance)

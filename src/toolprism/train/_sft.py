@@ -65,6 +65,7 @@ SplitMethod = Literal["task", "domain"]
 SFT_FORMATS: tuple[str, ...] = ("openai", "hf")
 SPLIT_METHODS: tuple[str, ...] = ("task", "domain")
 SPLITS = ("train", "test")
+INSTRUCTIONS = ("toolprism", "paper")
 DEFAULT_TEST_FRACTION = 0.2
 """Share of each domain's tasks held out under ``split="task"`` when no fraction is given."""
 MANIFEST = "manifest.json"
@@ -95,6 +96,9 @@ class SftOptions:
         seed: seeds the split and the mixture draws.
         task_seed: the task and world seed (the suite's tasks at that seed).
         limit: at most this many tasks per domain (the first: easy forms come first).
+        instruction: the calling instruction in the system prompt, as a run's ``instruction``
+            (``toolprism`` or ``paper``; see :class:`toolprism.run.EpisodeSpec`), so the data
+            shows the prompt the evaluation shows.
     """
 
     variants: tuple[str, ...] | None = None
@@ -107,6 +111,7 @@ class SftOptions:
     seed: int = 0
     task_seed: int = 0
     limit: int | None = None
+    instruction: Literal["toolprism", "paper"] = "toolprism"
 
 
 @dataclass(frozen=True)
@@ -305,6 +310,8 @@ def _option_problems(options: SftOptions) -> list[str]:
             problems.append(f"{name.replace('_', '-')} must be at least 0, got {getattr(options, name)}")
     if options.limit is not None and options.limit < 1:
         problems.append(f"limit must be at least 1, got {options.limit}")
+    if options.instruction not in INSTRUCTIONS:
+        problems.append(f"instruction must be one of {', '.join(INSTRUCTIONS)}, got {options.instruction!r}")
     if options.variants is not None and not options.variants:
         problems.append("at least one variant is needed")
     if options.domains is not None and not options.domains:
@@ -394,7 +401,7 @@ def _render(
     written = _Written()
     plan = [(s, t, v) for s in sources for t in s.tasks for v in _chosen(s, t, options)]
     for done, (source, task, variant) in enumerate(plan, 1):
-        spec = EpisodeSpec(source.domain, task, variant, task.world_seed)
+        spec = EpisodeSpec(source.domain, task, variant, task.world_seed, instruction=options.instruction)
         trace = asyncio.run(run_episode(spec, OracleBackend(), max_turns=ORACLE_MAX_TURNS))
         problem = _failure(task, trace)
         if problem:
@@ -537,6 +544,7 @@ def _manifest(sources: list[_Source], written: _Written, options: SftOptions) ->
         "seed": options.seed,
         "task_seed": options.task_seed,
         "limit": options.limit,
+        "instruction": options.instruction,
         "variants": list(variants),
         "variant_specs": variants,
         "mix": dict(options.mix) if options.mix else None,
