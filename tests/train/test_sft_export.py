@@ -186,10 +186,13 @@ def test_same_options_write_the_same_bytes(tmp_path: Path, fmt: str) -> None:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
-def test_openai_lines_hold_only_the_fine_tuning_keys(tmp_path: Path) -> None:
-    """Keys of OpenAI's per-line chat fine-tuning input; ``parallel_tool_calls`` true exactly where
-    an assistant turn makes several calls (the transaction variant's oracle does)."""
-    export_sft(tmp_path / "out", SftOptions(variants=("native", "transaction"), domains=DOMAINS, limit=3))
+@pytest.mark.parametrize("sequential", [True, False])
+def test_openai_lines_hold_only_the_fine_tuning_keys(tmp_path: Path, sequential: bool) -> None:
+    """Keys of OpenAI's per-line chat fine-tuning input. The oracle batches a transaction's
+    independent calls into one turn: kept with ``sequential=False`` (``parallel_tool_calls`` true
+    exactly there), else one call per turn, each answered before the next, replaying the same."""
+    options = SftOptions(variants=("native", "transaction"), domains=DOMAINS, limit=3, sequential=sequential)
+    export_sft(tmp_path / "out", options)
     lines = (tmp_path / "out" / "train.jsonl").read_text().splitlines()
     assert len(lines) == len((tmp_path / "out" / "train.meta.jsonl").read_text().splitlines())
     parallel = Counter()
@@ -199,10 +202,13 @@ def test_openai_lines_hold_only_the_fine_tuning_keys(tmp_path: Path) -> None:
         several = any(len(m.get("tool_calls", ())) > 1 for m in record["messages"])
         assert record["parallel_tool_calls"] is several
         parallel[several] += 1
-        for message in record["messages"]:
+        for message, after in zip(record["messages"], record["messages"][1:], strict=False):
             for call in message.get("tool_calls", ()):
                 assert isinstance(json.loads(call["function"]["arguments"]), dict) and "content" not in message
-    assert parallel[True] and parallel[False]
+            if sequential and message.get("tool_calls"):
+                assert after == {**after, "role": "tool", "tool_call_id": message["tool_calls"][0]["id"]}
+    assert parallel == Counter({False: len(lines)}) if sequential else parallel[True] and parallel[False]
+    _check_round_trip(tmp_path / "out", _tasks(3))
 
 
 def _cli(*args: str) -> object:

@@ -111,6 +111,12 @@ def sft(
     instruction: Annotated[
         str, typer.Option(help="The system prompt's calling instruction, as a run's: toolprism or paper.")
     ] = "toolprism",
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            help="One call per assistant turn, as the prompt asks; --no-sequential keeps the oracle's batches."
+        ),
+    ] = True,
     overwrite: Annotated[bool, typer.Option(help="Replace an earlier export in --out.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
@@ -143,6 +149,7 @@ def sft(
         task_seed=task_seed,
         limit=limit,
         instruction=instruction,  # type: ignore[arg-type]  # checked by export_sft
+        sequential=sequential,
     )
     with progress:
         summary = export_sft(out, options, overwrite=overwrite, progress=advance)

@@ -5,7 +5,8 @@ One row is one episode of the oracle (:class:`toolprism.backends.OracleBackend`,
 task's gold through the variant's encoder) run by the real episode loop
 (:func:`toolprism.run.run_episode`): the system prompt a run shows
 (:func:`toolprism.run.initial_messages`), the user query, the variant-level assistant tool calls
-with the tool replies the adapter gave, and the final answer, plus the tools shown. A call that
+with the tool replies the adapter gave (one call per assistant turn unless
+``SftOptions.sequential`` is off), and the final answer, plus the tools shown. A call that
 needs an earlier reply (a transaction id, a handle, a discovered schema) carries the value that
 reply gave. An episode that does not end answered with exactly the gold actions and no rejected
 call is skipped and counted (``skipped`` in the manifest), never written.
@@ -99,6 +100,9 @@ class SftOptions:
         instruction: the calling instruction in the system prompt, as a run's ``instruction``
             (``toolprism`` or ``paper``; see :class:`toolprism.run.EpisodeSpec`), so the data
             shows the prompt the evaluation shows.
+        sequential: one tool call per assistant turn, as the ``toolprism`` instruction asks ("Call
+            one tool at a time"); the oracle batches independent calls (a transaction's ``set``
+            calls) into one turn, which False keeps (``parallel_tool_calls`` true on those rows).
     """
 
     variants: tuple[str, ...] | None = None
@@ -112,6 +116,7 @@ class SftOptions:
     task_seed: int = 0
     limit: int | None = None
     instruction: Literal["toolprism", "paper"] = "toolprism"
+    sequential: bool = True
 
 
 @dataclass(frozen=True)
@@ -411,7 +416,7 @@ def _render(
             row = SftRow(
                 source.domain.name, task.id, task.content_hash, task.world_seed, variant.name, variant.spec, split
             )
-            written.lines[split].append((row, _chat(trace)))
+            written.lines[split].append((row, _chat(trace, options.sequential)))
         if progress is not None:
             progress(done, len(plan), spec.episode_id)
     return written
@@ -429,11 +434,36 @@ def _failure(task: Task, trace: Trace) -> str | None:
     return None
 
 
-def _chat(trace: Trace) -> dict[str, JSON]:
-    """The OpenAI fine-tuning object of a trace (``content`` left out where it is None)."""
+def _chat(trace: Trace, sequential: bool) -> dict[str, JSON]:
+    """The OpenAI fine-tuning object of a trace (``content`` left out where it is None), with one
+    call per assistant turn when ``sequential``; ``parallel_tool_calls`` says whether any assistant
+    turn makes several calls."""
     messages = [{k: v for k, v in m.items() if v is not None} for m in trace.messages]
+    if sequential:
+        messages = _one_call_per_turn(messages)
     parallel = any(len(m.get("tool_calls") or ()) > 1 for m in messages)
     return {"messages": messages, "tools": trace.tools, "parallel_tool_calls": parallel}
+
+
+def _one_call_per_turn(messages: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    """An assistant turn of k calls as k turns, each followed by its own tool reply. The replies
+    stay valid: the adapter ran the calls one after another, in this order. Unchanged when tool
+    call ids repeat (a reply could not be paired with its call)."""
+    replies = [m for m in messages if m["role"] == "tool"]
+    by_id = {m["tool_call_id"]: m for m in replies}
+    if len(by_id) != len(replies):
+        return messages
+    out: list[dict[str, JSON]] = []
+    for message in messages:
+        calls = message.get("tool_calls") or []
+        if message["role"] == "tool" or (message["role"] == "assistant" and len(calls) > 1):
+            for index, call in enumerate(calls):  # a tool message is re-placed after its call
+                first = {k: v for k, v in message.items() if k != "tool_calls"} if index == 0 else {"role": "assistant"}
+                out += [{**first, "tool_calls": [call]}, by_id[call["id"]]]
+            continue
+        out.append(message)
+        out += [by_id[c["id"]] for c in calls]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -545,6 +575,7 @@ def _manifest(sources: list[_Source], written: _Written, options: SftOptions) ->
         "task_seed": options.task_seed,
         "limit": options.limit,
         "instruction": options.instruction,
+        "sequential": options.sequential,
         "variants": list(variants),
         "variant_specs": variants,
         "mix": dict(options.mix) if options.mix else None,
