@@ -162,10 +162,10 @@ def test_mixture_is_deterministic_by_seed_and_weighted(tmp_path: Path) -> None:
         )
         return {e.row.task_id: e.row.variant for e in read_sft(tmp_path / name)}
 
-    first, again, other = drawn(5, None, "a"), drawn(5, None, "b"), drawn(6, None, "c")
+    first, again, other = drawn(5, 130, "a"), drawn(5, 130, "b"), drawn(6, 130, "c")
     assert first == again and first != other
     share = Counter(first.values())["merge"] / len(first)
-    assert 0.65 < share < 0.85, share  # 0.75 expected over 260 tasks
+    assert 0.6 < share < 0.9, share  # 0.75 expected over 130 tasks (4 standard deviations either side)
     assert (tmp_path / "a" / "train.jsonl").read_bytes() == (tmp_path / "b" / "train.jsonl").read_bytes()
     few = drawn(5, 10, "d")  # a task's draw does not depend on which other tasks are exported
     assert few == {t: first[t] for t in few}
