@@ -29,8 +29,8 @@ from toolprism.run import (
     RunProgress,
     RunStopped,
     RunStore,
-    run_episodes,
     constrain_mode,
+    run_episodes,
     run_pins,
     verify_run_tasks,
 )
