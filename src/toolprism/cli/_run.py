@@ -184,6 +184,7 @@ def run(
         list[str] | None,
         typer.Option(
             "--mitigate",
+            metavar="MITIGATIONS",
             help=f"Training-free mitigations (comma list or repeated): {', '.join(MITIGATIONS)}. 'instruction' adds "
             "each variant's calling-convention sentences to the system prompt (see 'toolprism variants show'); "
             "'constrain-first' decodes the model's turns under a grammar of the variant's valid calls until its "

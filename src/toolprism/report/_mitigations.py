@@ -29,7 +29,7 @@ arguments).{% if marked %} Trained variants are marked <b>trained</b>.{% endif %
 <div class="scroll"><table>
 <tr><th>variant</th><th>condition</th>{% if marked %}<th>trained</th>{% endif %}
 <th class="num">baseline</th><th class="num">mitigated</th><th class="num">change</th><th class="num">95% interval</th>
-<th class="num">first call valid: baseline</th><th class="num">mitigated</th></tr>
+<th class="num">first call valid: baseline</th><th class="num">first call valid: mitigated</th></tr>
 {% for r in c.rows %}
 <tr><td>{{ r.variant }}</td><td>{{ r.condition or "clean" }}</td>
 {% if marked %}<td>{{ "trained" if r.trained else "untrained" }}</td>{% endif %}
@@ -73,7 +73,7 @@ def mitigation_section(runs: Sequence[LoadedRun], trained: Collection[str] | Non
             comparison = compare_mitigation(runs[0].score, run.score, trained=trained)
         except ConfigError as e:
             entry["refused"] = "; ".join(e.problems)
-            markdown.append(f"**{run.label} vs {runs[0].label}**: not compared ({entry['refused']})")
+            markdown.append(f"### {run.label} vs {runs[0].label}\n\nNot compared: {entry['refused']}")
             readable.append(entry)
             continue
         entry["rows"] = comparison.rows
@@ -141,9 +141,10 @@ def _markdown(label: str, baseline: str, comparison: MitigationComparison) -> st
     applied = ", ".join(comparison.mitigations) or "none"
     head = "| variant | condition |" + (" trained |" if marked else "")
     lines = [
-        f"**{label} (mitigations: {applied}) vs {baseline}**",
+        f"### {label} (mitigations: {applied}) vs {baseline}",
         "",
-        head + " baseline | mitigated | change | 95% interval | first call valid: baseline | mitigated |",
+        head + " baseline | mitigated | change | 95% interval | first call valid: baseline | "
+        "first call valid: mitigated |",
         "|---|---|" + ("---|" if marked else "") + "---:|---:|---:|---:|---:|---:|",
     ]
     for r in comparison.rows:
