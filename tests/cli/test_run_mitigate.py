@@ -21,9 +21,11 @@ def _recorded(run_dir: Path) -> tuple[list[str], set[tuple[str, ...]], list[str]
     store = RunStore.open(run_dir)
     try:
         traces = [store.trace(r.episode_id) for r in store.results()]
-        return store.header.config.mitigations, {tuple(t.mitigations) for t in traces}, [
-            t.messages[0]["content"] for t in traces if t.variant == "merge"
-        ]
+        return (
+            store.header.config.mitigations,
+            {tuple(t.mitigations) for t in traces},
+            [t.messages[0]["content"] for t in traces if t.variant == "merge"],
+        )
     finally:
         store.close()
 
