@@ -121,7 +121,8 @@ def mitigation_figure(comparison: MitigationComparison, label: str, baseline: st
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel("success rate", fontsize=9)
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:.0%}")
-    ax.legend(fontsize=8, loc="lower right", frameon=False)
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     return figure
 
 
