@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from toolprism import RunConfig, evaluate
-from toolprism.backends import OracleBackend
+from toolprism.backends import OracleBackend, ScriptedBackend
+from toolprism.backends._scripted import native_names
 from toolprism.errors import ConfigError
 from toolprism.evaluation import plan_episodes
 from toolprism.run import RunStore
@@ -75,6 +76,15 @@ def test_a_given_backend_that_does_not_constrain_is_refused_for_constrain(tmp_pa
     with pytest.raises(ConfigError, match="constrain-first mitigation needs a backend that decodes with constrain="):
         evaluate(RunConfig(**SMALL, mitigations=["constrain-first"]), run_dir=tmp_path / "run", backend=OracleBackend())
     assert not (tmp_path / "run").exists()  # refused before anything was written
+    # a backend whose settings record the decoding runs (the header keeps its settings)
+    decoding = ScriptedBackend(native_names, name="decoding", label={"constrain": "first"})
+    summary = evaluate(RunConfig(**SMALL, mitigations=["constrain-first"]), run_dir=tmp_path / "ok", backend=decoding)
+    assert summary.mitigations == ["constrain-first"] and summary.episodes == 2
+    store = RunStore.open(tmp_path / "ok")
+    try:
+        assert store.header.backend["constrain"] == "first"
+    finally:
+        store.close()
 
 
 def test_resuming_with_other_mitigations_is_refused(tmp_path: Path) -> None:

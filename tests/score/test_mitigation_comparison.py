@@ -41,6 +41,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_the_instruction_repairs_merge_and_leaves_native_alone(runs: dict[str, Path]) -> None:
     comparison = compare_mitigation(score_run(runs["baseline"]), score_run(runs["instruction"]), trained=["merge"])
     assert comparison.baseline_mitigations == [] and comparison.mitigations == ["instruction"]
+    assert comparison.baseline_model == comparison.model == "reader"
     rows = {r.variant: r for r in comparison.rows}
     assert list(rows) == ["native", "merge"] and {r.condition for r in rows.values()} == {""}
     native, merge = rows["native"], rows["merge"]
@@ -118,3 +119,5 @@ def test_score_baseline_prints_the_table_and_one_json_document(runs: dict[str, P
     assert refused.exit_code == 2 and "is posed by the mitigated run only" in refused.stderr
     alone = runner.invoke(app, ["score", str(runs["instruction"]), "--trained", "merge"])
     assert alone.exit_code == 2 and "give --baseline" in alone.stderr
+    same = runner.invoke(app, ["score", str(runs["baseline"]), "--baseline", str(runs["baseline"])], terminal_width=250)
+    assert same.exit_code == 0 and "note: both runs applied the same mitigations (none)" in same.stdout

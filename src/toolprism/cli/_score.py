@@ -171,8 +171,10 @@ def mitigation_table(comparison: MitigationComparison) -> Table:
     and (with --trained) whether the variant was trained."""
     applied = ", ".join(comparison.mitigations) or "none"
     before = ", ".join(comparison.baseline_mitigations) or "none"
+    models = f" — {comparison.model} vs {comparison.baseline_model}"
+    models = "" if comparison.model == comparison.baseline_model else models
     table = Table(
-        title=f"mitigated ({applied}) vs baseline ({before}), per variant",
+        title=f"mitigated ({applied}) vs baseline ({before}), per variant{models}",
         caption="success k/n, rate and 95% CI as above; delta = mitigated - baseline with Newcombe's 95% interval "
         "(*: it excludes 0); first call valid: episodes whose first call exists and was not rejected as an "
         "unknown tool, invalid or malformed arguments",
@@ -197,7 +199,12 @@ def mitigation_notes(comparison: MitigationComparison) -> list[str]:
     notes = []
     if comparison.mitigations == comparison.baseline_mitigations:
         applied = ", ".join(comparison.mitigations) or "none"
-        notes.append(f"note: both runs applied the same mitigations ({applied}); the table compares two runs alike")
+        other = (
+            f"the models: {comparison.model} vs {comparison.baseline_model}"
+            if comparison.model != comparison.baseline_model
+            else "nothing recorded in their headers but the runs themselves"
+        )
+        notes.append(f"note: both runs applied the same mitigations ({applied}); what differs is {other}")
     if comparison.only_baseline:
         notes.append(f"not compared, only in the baseline: {', '.join(comparison.only_baseline)}")
     if comparison.only_mitigated:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from toolprism.errors import ConfigError, RejectionKind
 from toolprism.run import RunStore, Trace
 from toolprism.score._interval import newcombe_difference
-from toolprism.score._report import RunScore, VariantScore
+from toolprism.score._report import RunScore, VariantScore, _model_name
 
 SCHEMA_REJECTIONS: frozenset[RejectionKind] = frozenset(
     {RejectionKind.UNKNOWN_TOOL, RejectionKind.INVALID_ARGUMENTS, RejectionKind.MALFORMED_CALL}
@@ -103,6 +103,8 @@ class MitigationComparison(BaseModel):
 
     Attributes:
         baseline_run / mitigated_run: the run directories.
+        baseline_model / model: each run's model (its backend's model id, else its configured name):
+            they may differ, e.g. a fine-tuned model against its base model.
         baseline_mitigations / mitigations: what each run applied (:data:`toolprism.run.Mitigation`).
         trained: the trained variant names given (None: not given; rows are then unmarked).
         trained_absent: trained names no compared cell has (a misspelling, or a variant neither ran).
@@ -115,6 +117,8 @@ class MitigationComparison(BaseModel):
 
     baseline_run: str
     mitigated_run: str
+    baseline_model: str
+    model: str
     baseline_mitigations: list[str]
     mitigations: list[str]
     trained: list[str] | None = None
@@ -130,9 +134,15 @@ def run_mitigations(run_dir: Path | str) -> list[str]:
     Raises:
         ConfigError: ``run_dir`` is not a run directory.
     """
+    return _header_facts(run_dir)[1]
+
+
+def _header_facts(run_dir: Path | str) -> tuple[str, list[str]]:
+    """A run's model and mitigations, from its header."""
     store = RunStore.open(Path(run_dir))
     try:
-        return list(store.header.config.mitigations)
+        header = store.header
+        return _model_name(header.backend.get("model"), header.config.model), list(header.config.mitigations)
     finally:
         store.close()
 
@@ -263,11 +273,14 @@ def compare_mitigation(
                 first_call_delta=cells[1].first_call_valid_rate - cells[0].first_call_valid_rate,
             )
         )
+    (base_model, base_applied), (model, applied) = _header_facts(baseline.run_dir), _header_facts(mitigated.run_dir)
     return MitigationComparison(
         baseline_run=baseline.run_dir,
         mitigated_run=mitigated.run_dir,
-        baseline_mitigations=run_mitigations(baseline.run_dir),
-        mitigations=run_mitigations(mitigated.run_dir),
+        baseline_model=base_model,
+        model=model,
+        baseline_mitigations=base_applied,
+        mitigations=applied,
         trained=None if trained is None else list(trained),
         trained_absent=[n for n in trained or () if n not in {r.variant for r in rows}],
         rows=rows,
