@@ -55,9 +55,9 @@ def test_a_trace_holds_typed_records_in_the_json_shape_of_version_1() -> None:
     assert trace.injections and all(isinstance(i, Injection) for i in trace.injections)
     assert all(isinstance(c, ExecutedCallRecord) for c in trace.calls)
     data = json.loads(trace.model_dump_json())
-    assert data["version"] == TRACE_VERSION == 4
+    assert data["version"] == TRACE_VERSION == 5
     assert data["error"] is None and data["end"] == "answered"
-    assert data["control"] == "strict"
+    assert data["control"] == "strict" and data["mitigations"] == []
     assert data["task"] == TASK.to_json()
     assert data["actions"] == [a.to_json() for a in TASK.gold]
     assert set(data["turns"][0]["calls"][0]) == {
@@ -99,9 +99,16 @@ def _as_version_2(trace: Trace) -> dict:
 
 
 def _as_version_3(trace: Trace) -> dict:
-    data = json.loads(trace.model_dump_json())
+    data = _as_version_4(trace)
     data["version"] = 3
     del data["error"]  # version 4 added it
+    return data
+
+
+def _as_version_4(trace: Trace) -> dict:
+    data = json.loads(trace.model_dump_json())
+    data["version"] = 4
+    del data["mitigations"]  # version 5 added it
     return data
 
 
@@ -116,17 +123,17 @@ def test_version_3_embedded_overflows_are_upgraded_to_context_overflow() -> None
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded["version"] == 4 and upgraded["end"] == "context_overflow" and upgraded["error"] == note
+    assert upgraded["version"] == 5 and upgraded["end"] == "context_overflow" and upgraded["error"] == note
     assert len(upgraded["turns"]) == 1 and upgraded["messages"] == old["messages"][:-1]  # the empty turn is gone
     loaded = Trace.load(json.dumps(old))
     assert loaded.end == "context_overflow" and not loaded.scored and loaded.calls == overflowed.calls[:1]
-    # the same trace as version 4 writes it
+    # the same trace as version 4 wrote it
     assert loaded.messages[-1]["role"] == "tool" and loaded.turns == overflowed.turns[:1]
     for other in ("output truncated at max_tokens", "prompt too long", None):  # not the embedded overflow note
         kept = _trace(ScriptedBackend([first, ModelTurn(raw="", error=other)]))
-        assert upgrade_trace(_as_version_3(kept)) == {**_as_version_3(kept), "version": 4}
+        assert upgrade_trace(_as_version_3(kept)) == {**_as_version_3(kept), "version": 5, "mitigations": []}
     answered = _as_version_3(_trace())
-    assert upgrade_trace(answered) == {**answered, "version": 4}
+    assert upgrade_trace(answered) == {**answered, "version": 5, "mitigations": []}
 
 
 def test_version_1_traces_are_upgraded() -> None:
@@ -135,16 +142,16 @@ def test_version_1_traces_are_upgraded() -> None:
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded["version"] == 4 and upgraded["control"] == "strict"
+    assert upgraded["version"] == 5 and upgraded["control"] == "strict" and upgraded["mitigations"] == []
     assert {k: upgraded["task"][k] for k in ("world_seed", "kind", "form", "reference")} == {
         "world_seed": 0, "kind": "single", "form": "easy", "reference": []
     }  # fmt: skip
     loaded = Trace.load(json.dumps(old))
-    assert loaded.version == 4 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
-    assert loaded.control == "strict"
-    with pytest.raises(ConfigError, match="reads versions 1, 2 and 3, got version 4"):
-        upgrade_trace({"version": 4})
-    with pytest.raises(ConfigError, match="reads versions 1, 2 and 3, got version True"):
+    assert loaded.version == 5 and loaded.perturbations == trace.perturbations and loaded.calls == trace.calls
+    assert loaded.control == "strict" and loaded.mitigations == []
+    with pytest.raises(ConfigError, match="reads versions 1, 2, 3 and 4, got version 5"):
+        upgrade_trace({"version": 5})
+    with pytest.raises(ConfigError, match="reads versions 1, 2, 3 and 4, got version True"):
         upgrade_trace({"version": True})
 
 
@@ -154,7 +161,7 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
     frozen = json.dumps(old)
     upgraded = upgrade_trace(old)
     assert json.dumps(old) == frozen  # pure
-    assert upgraded == {**old, "version": 4, "control": "strict"}
+    assert upgraded == {**old, "version": 5, "control": "strict", "mitigations": []}
     assert Trace.load(json.dumps(old)) == trace
     with pytest.raises(ConfigError, match="control"):  # a version-3 trace must say a known control
         Trace.load(json.dumps({**json.loads(trace.model_dump_json()), "control": "lenient"}))
@@ -163,9 +170,9 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
 @pytest.mark.parametrize(
     ("text", "match"),
     [
-        ('{"version": 5}', "trace version 5 is not supported"),
+        ('{"version": 6}', "trace version 6 is not supported"),
         ('{"version": "two"}', "trace version 'two' is not supported.*not a trace version"),
-        ('{"version": 5}', "a newer toolprism wrote it"),
+        ('{"version": 6}', "a newer toolprism wrote it"),
         ('{"version": true}', "trace version True is not supported.*not a trace version"),
         ('{"version": 1.0}', "trace version 1.0 is not supported.*not a trace version"),
         ('{"version": 2.0}', "trace version 2.0 is not supported.*not a trace version"),
@@ -179,6 +186,7 @@ def test_version_2_traces_are_upgraded_to_the_strict_control() -> None:
         ('{"version": 2, "episode_id": "e"}', r"task: Field required"),
         ('{"version": 3, "episode_id": "e"}', r"task: Field required"),
         ('{"version": 4, "episode_id": "e"}', r"task: Field required"),
+        ('{"version": 5, "episode_id": "e"}', r"task: Field required"),
     ],
 )
 def test_unreadable_traces_are_config_errors_naming_the_problem(text: object, match: str) -> None:

@@ -70,7 +70,7 @@ def _expected(name: str, what: str) -> dict:
 
 def test_the_fixtures_are_version_1_runs_with_failures_to_score(tmp_path: Path) -> None:
     assert RUNS == ["oracle", "saboteur"]
-    assert TRACE_VERSION == 4
+    assert TRACE_VERSION == 5
     for name in RUNS:
         with sqlite3.connect(_copy(name, tmp_path) / "results.sqlite") as db:
             versions = {v for (v,) in db.execute("SELECT DISTINCT json_extract(trace, '$.version') FROM traces")}

@@ -69,6 +69,15 @@ def report(
         list[Path] | None,
         typer.Option("--probes", metavar="DIR", help="Stored probe results to include (repeat for several)."),
     ] = None,
+    trained: Annotated[
+        str | None,
+        typer.Option(
+            metavar="VARIANTS",
+            help="Mark these variants as trained in the mitigation section (runs whose mitigations differ from the "
+            "first run's, compared with it): a comma list of variant names, or an SFT export's manifest.json "
+            "(its train.variants).",
+        ),
+    ] = None,
 ) -> None:
     """Write a report of one or more stored runs: one self-contained HTML file.
 
@@ -76,15 +85,19 @@ def report(
     built from the stored traces only: no model is called. Sections: the overview (each run's
     header, episode counts, episodes not scored, wall time, tokens), the success grid (model x
     variant with 95% intervals, variants grouped by operator family, the best-vs-worst gap), the
-    comparison of two or more runs (the first is the baseline), the granularity ladder, failure
-    modes, perturbations, probes and the trace viewer, each where the runs have data for it.
+    comparison of two or more runs (the first is the baseline), the mitigations (each run whose
+    mitigations differ from the first run's, per variant; --trained marks trained variants), the
+    granularity ladder, failure modes, perturbations, probes and the trace viewer, each where the
+    runs have data for it.
 
     Prints the path written. --format md prints a markdown summary instead (or writes it to -o);
     --figures DIR writes each chart as PNG and SVG, for papers."""
     from toolprism.report import build_sections, load_runs, render_markdown, report_title, write_figures, write_html
+    from toolprism.score import trained_variants
 
     probe_dirs = probes or []
     _check_paths(output, figures, probe_dirs)
+    marked = None if trained is None else trained_variants(trained)
     runs = load_runs(run_dirs)
     for run in runs:
         if run.score.planned is not None and run.score.recorded < run.score.planned:
@@ -94,7 +107,7 @@ def report(
                 markup=False,
                 highlight=False,
             )
-    sections = build_sections(runs, probe_dirs)
+    sections = build_sections(runs, probe_dirs, trained=marked)
     if figures is not None:
         written = write_figures(sections, figures)
         stderr.print(f"wrote {len(written) // 2} figure(s) as PNG and SVG to {figures}", markup=False, highlight=False)

@@ -29,7 +29,7 @@ from toolprism.evaluation import (
     evaluate,
     expand_conditions,
 )
-from toolprism.run import MAX_TURNS, EpisodeResult, RunProgress, RunStopped
+from toolprism.run import MAX_TURNS, MITIGATIONS, EpisodeResult, RunProgress, RunStopped
 from toolprism.shaping import CONTROLS, DEFAULT_VARIANTS
 
 ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
@@ -193,6 +193,20 @@ def run(
             "native action). With --resume it must be the run's control.",
         ),
     ] = ControlChoice.strict,
+    mitigate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mitigate",
+            metavar="MITIGATIONS",
+            help=f"Training-free mitigations (comma list or repeated): {', '.join(MITIGATIONS)}. 'instruction' adds "
+            "each variant's calling-convention sentences to the system prompt (see 'toolprism variants show'); "
+            "'constrain-first' decodes the model's turns under a grammar of the variant's valid calls until its "
+            "first tool call, 'constrain-all' every turn (a backend that cannot says so; not both). Recorded in "
+            "the run header and every trace; compare with the unmitigated run: toolprism score RUN --baseline BASE. "
+            "With --resume it must be the run's.",
+            show_default=False,
+        ),
+    ] = None,
     preset: Annotated[
         str | None,
         typer.Option(
@@ -319,6 +333,8 @@ def run(
     }
     if resume is None or _given(ctx, "control"):  # with --resume, a control given is checked against the run's
         values["control"] = control.value
+    if resume is None or _given(ctx, "mitigate"):  # likewise the mitigations
+        values["mitigations"] = _split(mitigate) or []
     if resume is not None and not _given(ctx, "concurrency"):  # a resumed run keeps its own unless told
         del values["concurrency"]
     config = RunConfig(
@@ -496,6 +512,8 @@ def _given(ctx: typer.Context, name: str) -> bool:
     """Whether option ``name`` was set (on the command line or through its environment variable)."""
     if name == "perturbations":
         return _given(ctx, "perturb") or _given(ctx, "perturb_suite")
+    if name == "mitigations":
+        return _given(ctx, "mitigate")
     return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")
 
 
@@ -548,7 +566,8 @@ def _print_table(summary: RunSummary) -> None:
         console = Console(width=max(console.width, 170))
     perturbed = any(v.condition for v in summary.variants)
     wide = console.width >= 130  # a narrow terminal gets the rates whole; the report has the rest
-    table = Table(title=f"success per variant — {summary.model}")
+    mitigated = f" — mitigations: {', '.join(summary.mitigations)}" if summary.mitigations else ""
+    table = Table(title=f"success per variant — {summary.model}{mitigated}")
     columns = ("variant", *(("spec",) if wide else ()), *(("condition",) if perturbed else ()))
     numbers = ("episodes", "success", "rate", "95% CI", *(("rejected calls", "turn limit hit") if wide else ()))
     unscored = ("context overflow", "backend error") if wide else ("not scored",)  # out of every rate

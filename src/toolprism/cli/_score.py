@@ -1,4 +1,5 @@
-"""``toolprism score RUN_DIR``: re-score a stored run (no model is called)."""
+"""``toolprism score RUN_DIR [--baseline BASELINE_RUN]``: re-score a stored run, and compare a mitigated run with
+its baseline (no model is called)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,21 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, perturbation_table, print_json
+from toolprism.errors import ConfigError
 from toolprism.score import (
     LIVELOCK_TURNS,
     STAGES,
     AttributionSummary,
     FailureMode,
     InteractionRow,
+    MitigationCell,
+    MitigationComparison,
     OutcomeCount,
     RateCell,
     RuntimeFieldRow,
+    compare_mitigation,
     score_run,
+    trained_variants,
 )
 
 
@@ -50,6 +56,24 @@ def score(
             "multiset score, per variant and condition (see 'toolprism import tau2').",
         ),
     ] = "multiset",
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="BASELINE_RUN",
+            help="Compare RUN_DIR (a mitigated run, 'toolprism run --mitigate ...') with this baseline run, per "
+            "variant and condition: success in each with 95% CIs, the difference with Newcombe's 95% interval, and "
+            "the share of episodes whose first call is schema-valid in each. The two runs must pose the same tasks "
+            "at the same seed.",
+        ),
+    ] = None,
+    trained: Annotated[
+        str | None,
+        typer.Option(
+            metavar="VARIANTS",
+            help="With --baseline: mark these variants as trained, the others as untrained: a comma list of variant "
+            "names, or an SFT export's manifest.json (its train.variants).",
+        ),
+    ] = None,
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
 
@@ -59,8 +83,25 @@ def score(
     (context overflow) or that the backend failed (backend error) are left out of every score and
     counted per variant and condition. Also prints the best-vs-worst variant gap per condition;
     --parquet writes one row per episode; --scorer tau2 adds tau2-bench's own reward beside the
-    multiset score for a run on an imported tau2 domain."""
+    multiset score for a run on an imported tau2 domain.
+
+    With --baseline BASELINE_RUN, RUN_DIR is read as a mitigated run and compared with the
+    baseline variant by variant ("Training repairs what it sees"); --trained marks the trained
+    variants. Under --json the comparison is the document's "mitigation" object."""
+    if trained is not None and baseline is None:
+        raise ConfigError("--trained marks variants in a comparison: give --baseline BASELINE_RUN too", what="options")
+    marked = None if trained is None else trained_variants(trained)
     result = score_run(run_dir, livelock_turns=livelock_turns)
+    mitigation = None
+    if baseline is not None:
+        base = score_run(baseline, livelock_turns=livelock_turns)
+        if base.planned is not None and base.recorded < base.planned:
+            Console(stderr=True).print(
+                f"the baseline {baseline} holds {base.recorded} of its {base.planned} planned episodes; the comparison "
+                "covers those",
+                markup=False,
+            )
+        mitigation = compare_mitigation(base, result, trained=marked)
     if result.planned is not None and result.recorded < result.planned:
         Console(stderr=True).print(
             f"only {result.recorded} of the {result.planned} episodes this run planned are recorded; the scores cover "
@@ -87,6 +128,8 @@ def score(
         document = result.model_dump()
         if tau2 is not None:
             document["tau2"] = [row.model_dump() for row in tau2]
+        if mitigation is not None:
+            document["mitigation"] = mitigation.model_dump()
         print_json(document)
         return
     table = Table(title=f"re-scored: {result.run_dir}")
@@ -137,6 +180,63 @@ def score(
         if unscored := [o.variant for o in result.outcomes if o.condition == g.condition and not o.scored]:
             line += f" (not scored, left out: {', '.join(unscored)})"
         console.print(line, markup=False)
+    if mitigation is not None:
+        console.print(mitigation_table(mitigation))
+        for line in mitigation_notes(mitigation):
+            console.print(line, markup=False)
+
+
+def mitigation_table(comparison: MitigationComparison) -> Table:
+    """Per variant and condition: baseline and mitigated success (k/n, rate, 95% CI), the
+    difference with its 95% Newcombe interval, the share of schema-valid first calls in each run,
+    and (with --trained) whether the variant was trained."""
+    applied = ", ".join(comparison.mitigations) or "none"
+    before = ", ".join(comparison.baseline_mitigations) or "none"
+    models = f" — {comparison.model} vs {comparison.baseline_model}"
+    models = "" if comparison.model == comparison.baseline_model else models
+    table = Table(
+        title=f"mitigated ({applied}) vs baseline ({before}), per variant{models}",
+        caption="success k/n, rate and 95% CI as above; delta = mitigated - baseline with Newcombe's 95% interval "
+        "(*: it excludes 0); first call valid: episodes whose first call exists and was not rejected as an "
+        "unknown tool, invalid or malformed arguments",
+    )
+    marked = comparison.trained is not None
+    columns = ("variant", "condition", *(("trained",) if marked else ()), "baseline", "mitigated", "delta")
+    for column in (*columns, "first call valid: baseline", "first call valid: mitigated"):
+        table.add_column(column, justify="left" if column in ("variant", "condition", "trained") else "right")
+    for r in comparison.rows:
+        cells = [_success(r.baseline), _success(r.mitigated)]
+        delta = f"{r.delta * 100:+.0f} pts [{r.delta_low * 100:+.0f}, {r.delta_high * 100:+.0f}]"
+        delta += "*" if r.significant else ""
+        valid = [f"{c.first_call_valid}/{c.episodes} {c.first_call_valid_rate:.0%}" for c in (r.baseline, r.mitigated)]
+        mark = ("trained" if r.trained else "untrained",) if marked else ()
+        table.add_row(r.variant, r.condition or "clean", *mark, *cells, delta, *valid)
+    return table
+
+
+def mitigation_notes(comparison: MitigationComparison) -> list[str]:
+    """Lines on what the table leaves out: cells only one run scored, trained names no cell has,
+    and two runs with the same mitigations."""
+    notes = []
+    if comparison.mitigations == comparison.baseline_mitigations:
+        applied = ", ".join(comparison.mitigations) or "none"
+        other = (
+            f"the models: {comparison.model} vs {comparison.baseline_model}"
+            if comparison.model != comparison.baseline_model
+            else "nothing recorded in their headers but the runs themselves"
+        )
+        notes.append(f"note: both runs applied the same mitigations ({applied}); what differs is {other}")
+    if comparison.only_baseline:
+        notes.append(f"not compared, only in the baseline: {', '.join(comparison.only_baseline)}")
+    if comparison.only_mitigated:
+        notes.append(f"not compared, only in the mitigated run: {', '.join(comparison.only_mitigated)}")
+    if comparison.trained_absent:
+        notes.append(f"trained variants no compared cell has: {', '.join(comparison.trained_absent)}")
+    return notes
+
+
+def _success(cell: MitigationCell) -> str:
+    return f"{cell.successes}/{cell.episodes} {cell.success_rate:.0%} [{cell.ci_low:.0%}, {cell.ci_high:.0%}]"
 
 
 def _outcome_lines(rows: list[OutcomeCount]) -> list[object]:

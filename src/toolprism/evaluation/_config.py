@@ -12,7 +12,7 @@ from toolprism.backends import DEFAULT_MODEL, ToolFormat
 from toolprism.domains import is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.perturb import MIXED_PAIRS, parse_perturbations, suite
-from toolprism.run import MAX_TURNS
+from toolprism.run import MAX_TURNS, MITIGATIONS, Mitigation
 from toolprism.shaping import CATALOG_DOMAIN, SUITES, Control, variant_scope
 
 DEFAULT_DOMAINS = ("smart_home", "retail")
@@ -76,6 +76,24 @@ def expand_variants(names: list[str]) -> list[str]:
     return out
 
 
+def check_mitigations(names: list[str] | tuple[str, ...]) -> list[str]:
+    """``names`` when they are a valid set of mitigations (:data:`toolprism.run.MITIGATIONS`).
+
+    Raises:
+        ConfigError: every unknown name (with the known ones), and ``constrain-first`` with
+            ``constrain-all`` (one decoding per run: the first call is constrained under both).
+    """
+    problems = [f"unknown mitigation {n!r} (known: {', '.join(MITIGATIONS)})" for n in names if n not in MITIGATIONS]
+    if {"constrain-first", "constrain-all"} <= set(names):
+        problems.append(
+            "constrain-first and constrain-all cannot be combined (constrain-all already constrains the first "
+            "call): choose one"
+        )
+    if problems:
+        raise ConfigError(problems, what="mitigations")
+    return list(names)
+
+
 LIMIT_FIELDS = frozenset({"max_tokens_total", "max_wall_s", "max_consecutive_backend_errors"})
 """The :class:`RunConfig` fields that limit one invocation."""
 SESSION_FIELDS = LIMIT_FIELDS | {"executor", "ray_address"}
@@ -110,6 +128,12 @@ class RunConfig(BaseModel):
         instruction: the calling instruction after the domain's policy in the system prompt:
             ``toolprism`` (one call at a time, answer when done) or ``paper`` (Action-Space Shaping's
             runner: use only the provided tools, exactly as defined).
+        mitigations: the training-free mitigations the run applies (:data:`toolprism.run.Mitigation`;
+            "Training repairs what it sees"): ``instruction`` adds each variant's calling-convention
+            sentences to the system prompt; ``constrain-first`` / ``constrain-all`` build the backend
+            with ``constrain="first"`` / ``"all"`` (:func:`toolprism.run.constrain_mode`). Stored
+            canonical: each once, sorted by name (``["constrain-first", "instruction"]``). Default
+            ``[]``: none.
         preset: the preset the run was set up from (see :data:`toolprism.evaluation.PRESETS`), if any.
         control: how the adapter treats invalid calls: ``strict`` (toolprism's: reject with a
             helpful message), ``paper`` (the Action-Space Shaping paper's hard control) or
@@ -146,6 +170,7 @@ class RunConfig(BaseModel):
     perturbations: list[str] = Field(default_factory=list)
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
+    mitigations: list[Mitigation] = Field(default_factory=list)
     preset: str | None = None
     tool_format: ToolFormat = "native"
     cache: bool = False
@@ -183,6 +208,15 @@ class RunConfig(BaseModel):
                 continue
             out.append("+".join(p.key for p in sorted(terms, key=lambda p: p.subtype)))
         return list(dict.fromkeys(out))
+
+    @field_validator("mitigations", mode="before")
+    @classmethod
+    def _canonical_mitigations(cls, names: object) -> object:
+        # each once, sorted; unknown names and the two constrain modes together are refused here,
+        # as a ConfigError listing every problem (pydantic passes it through)
+        if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+            return names  # pydantic reports the wrong type
+        return sorted(set(check_mitigations(names)))
 
     @field_validator("domains")
     @classmethod

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from toolprism.backends import Backend, create_backend
 from toolprism.errors import ConfigError
@@ -28,6 +29,7 @@ from toolprism.run import (
     RunProgress,
     RunStopped,
     RunStore,
+    constrain_mode,
     run_episodes,
     run_pins,
     verify_run_tasks,
@@ -59,6 +61,44 @@ def _verify_variant_specs(store: RunStore, now: dict[str, str]) -> None:
         )
 
 
+def backend_options(config: RunConfig) -> dict[str, Any]:
+    """The :func:`~toolprism.backends.create_backend` keyword arguments of ``config`` (all but the
+    model name): endpoint, tool format, concurrency, cache, and ``constrain`` (``"first"`` or
+    ``"all"``, from the ``constrain-*`` mitigation; :func:`toolprism.run.constrain_mode`), which is
+    passed only when it is not ``"none"``, so a backend without the option runs unmitigated runs
+    as before."""
+    options: dict[str, Any] = {
+        "base_url": config.base_url,
+        "tool_format": config.tool_format,
+        "concurrency": config.concurrency,
+        "cache": config.cache,
+        "cache_dir": config.cache_dir,
+    }
+    if (constrain := constrain_mode(config.mitigations)) != "none":
+        options["constrain"] = constrain
+    return options
+
+
+def _check_constrained(backend: Backend, constrain: str, store: RunStore | None) -> None:
+    """Refuse a constrained-decoding run on a backend whose settings do not record that decoding
+    (a ready backend handed to :func:`evaluate`, e.g. a scripted agent): the run would record a
+    mitigation it did not apply.
+
+    Raises:
+        ConfigError: the backend's ``settings()["constrain"]`` is not ``constrain``; ``store``
+            (if any) is closed.
+    """
+    if constrain == "none" or backend.settings().get("constrain") == constrain:
+        return
+    if store is not None:
+        store.close()
+    raise ConfigError(
+        f"the constrain-{constrain} mitigation needs a backend that decodes with constrain={constrain!r}; "
+        f"the backend {backend.name!r} records constrain={backend.settings().get('constrain', 'none')!r}",
+        what="mitigations",
+    )
+
+
 def _builds(config: RunConfig, backend: Backend) -> bool:
     """Whether ``config.model`` names the kind of backend ``backend`` is."""
     kind = config.model.partition(":")[0]
@@ -86,7 +126,7 @@ def evaluate(
 
     Args:
         config: what to run; ignored when resuming (the header's config is used), except that a
-            ``control`` it sets explicitly must be the header's, and that this session's fields
+            ``control`` and ``mitigations`` it sets explicitly must be the header's, and that this session's fields
             (:data:`~toolprism.evaluation._config.SESSION_FIELDS`: limits, executor) and the
             response cache are taken from it, and its ``concurrency`` when it sets one.
         run_dir: where to write; default :func:`default_run_dir`.
@@ -103,7 +143,9 @@ def evaluate(
 
     Raises:
         ConfigError: a malformed configuration (before anything runs) or run directory; resuming
-            with an explicitly set ``control`` other than the run's; Ray missing or unreachable.
+            with an explicitly set ``control`` or ``mitigations`` other than the run's; a
+            ``constrain-*`` mitigation with a given ``backend`` whose settings do not record that
+            ``constrain``; Ray missing or unreachable.
         RunStopped: a budget was spent or the circuit breaker opened; finished episodes stay
             recorded and ``RunStopped.summary`` summarises them.
     """
@@ -122,15 +164,10 @@ def evaluate(
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
+    if backend is not None:  # a backend built here gets the constrain option itself
+        _check_constrained(backend, constrain_mode(config.mitigations), store)
     ray = None if runner is not None else _runner(config, backend, store)  # before a new run directory exists
-    backend = backend or create_backend(
-        config.model,
-        base_url=config.base_url,
-        tool_format=config.tool_format,
-        concurrency=config.concurrency,
-        cache=config.cache,
-        cache_dir=config.cache_dir,
-    )
+    backend = backend or create_backend(config.model, **backend_options(config))
     if store is None:
         variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
@@ -188,13 +225,21 @@ def _resumed(
     checking that the code still makes the same tasks and variants.
 
     Raises:
-        ConfigError: a control other than the run's was asked for; a task or variant changed.
+        ConfigError: a control or mitigations other than the run's were asked for; a task or
+            variant changed.
     """
     stored = RunConfig.model_validate(store.header.config.model_dump(exclude_unset=True))
     if config is not None and "control" in config.model_fields_set and config.control != stored.control:
         raise ConfigError(
             f"{resume} was run under control {stored.control!r}; it cannot be resumed under {config.control!r} "
             "(one run, one control: start a new run for another)",
+            what="options",
+        )
+    if config is not None and "mitigations" in config.model_fields_set and config.mitigations != stored.mitigations:
+        was = ", ".join(stored.mitigations) or "none"
+        raise ConfigError(
+            f"{resume} was run with mitigations {was}; it cannot be resumed with "
+            f"{', '.join(config.mitigations) or 'none'} (one run, one set of mitigations: start a new run for another)",
             what="options",
         )
     given = config or RunConfig()

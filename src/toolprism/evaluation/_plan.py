@@ -27,7 +27,8 @@ def _zip_longest(columns: list[list[Task]]) -> list[list[Task]]:
 
 
 def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
-    """Every episode of the run, in a deterministic order (domain, variant, task, condition).
+    """Every episode of the run, in a deterministic order (domain, variant, task, condition), each
+    under the run's mitigations (:attr:`RunConfig.mitigations`).
 
     Raises:
         ConfigError: every unknown domain, bad variant spec, bad perturbation and bad number,
@@ -108,6 +109,7 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             ]
     specs: list[EpisodeSpec] = []
     shared: dict[str, tuple] = {}  # equal perturbation instances (a task's, under most variants) held once
+    mitigations = tuple(config.mitigations)  # every episode runs under the run's mitigations
     skips: list[SkipRecord] = []
     arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
     for name, domain in domains.items():
@@ -131,9 +133,8 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
                         skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
                         continue
                     key = "\n".join(i.model_dump_json() for i in instances)
-                    specs.append(
-                        EpisodeSpec(domain, task, variant, config.seed, shared.setdefault(key, tuple(instances)))
-                    )
+                    instances = shared.setdefault(key, tuple(instances))
+                    specs.append(EpisodeSpec(domain, task, variant, config.seed, instances, mitigations=mitigations))
     if problems:
         raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
     return specs, skips

@@ -47,6 +47,8 @@ class RunSummary(BaseModel):
 
     run_dir: str
     model: str
+    mitigations: list[str] = Field(default_factory=list)
+    """The mitigations the run applied (its header's; ``[]`` none; see :data:`toolprism.run.Mitigation`)."""
     episodes: int
     wall_s: float
     variants: list[VariantSummary]
@@ -73,6 +75,7 @@ def summarize(store: RunStore, wall_s: float) -> RunSummary:
     return RunSummary(
         run_dir=str(store.run_dir),
         model=config.model or "?",
+        mitigations=list(config.mitigations),
         episodes=sum(v.episodes for v in variants),
         wall_s=round(wall_s, 2),
         variants=variants,

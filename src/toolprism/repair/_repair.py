@@ -35,7 +35,7 @@ from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import BackendError, ConfigError
 from toolprism.perturb import Stage, expected_gold
 from toolprism.repair._tiers import TIER_RULES, TIERS, Tier, assign_tier
-from toolprism.run import EpisodeSpec, RunStore, Trace, run_episode, verify_run_tasks
+from toolprism.run import EpisodeSpec, RunStore, Trace, constrain_mode, run_episode, verify_run_tasks
 from toolprism.schema import canonical_json
 from toolprism.score import PrimaryError, run_domains, score_stages
 from toolprism.shaping import Variant
@@ -185,14 +185,15 @@ def intervention(spec: EpisodeSpec, source_stage: str, *, turn_limit: bool = Fal
 
 def spec_of(trace: Trace, domain: Domain | None = None) -> EpisodeSpec:
     """Rebuild the episode's spec from its stored trace (deterministic task regeneration), under
-    the adapter control it ran under."""
+    the adapter control and the mitigations it ran under."""
     domain = domain or get_domain(trace.task.domain)
     seed = trace.task.world_seed
     task: Task = next(t for t in domain.tasks(seed) if t.id == trace.task.id)
     variant = Variant.build(trace.spec, domain.action_space())
     variant = dataclasses.replace(variant, name=trace.variant)
     instances = tuple(trace.perturbations)
-    return EpisodeSpec(domain, task, variant, trace.seed, instances, trace.control)
+    mitigations = tuple(trace.mitigations)
+    return EpisodeSpec(domain, task, variant, trace.seed, instances, trace.control, mitigations=mitigations)
 
 
 def diagnose_run(
@@ -233,7 +234,9 @@ def diagnose_run(
     if backend is None and failed:
         model = config.model or "oracle"
         try:
-            backend = create_backend(model, base_url=config.base_url, tool_format=config.tool_format)
+            constrain = constrain_mode(config.mitigations)  # a constrained run's repairs decode as it did
+            options = {"constrain": constrain} if constrain != "none" else {}
+            backend = create_backend(model, base_url=config.base_url, tool_format=config.tool_format, **options)
         except ConfigError:
             raise ConfigError(
                 f"the run's model {model!r} cannot be rebuilt by name (it was a backend object given to evaluate()); "

@@ -104,6 +104,7 @@ def header_rows(run: LoadedRun, header: RunHeader, usage: RunUsage) -> dict[str,
         "variants": f"{len(variants)}: " + ", ".join(variants) if variants else NOT_RECORDED,
         "control · instruction": f"{config.control} · {config.instruction}"
         + (f" · preset {config.preset}" if config.preset else ""),
+        "mitigations": ", ".join(config.mitigations) or "none",
         "perturbations": ", ".join(config.perturbations) or "none (clean only)",
         "seeds": _seeds(run, header),
         "max turns": str(config.max_turns),
@@ -169,7 +170,8 @@ def _markdown(labels: list[str], table: list[dict[str, str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
-    keep = ("model", "domains", "variants", "perturbations", "toolprism version", "git revision", "episodes")
+    keep = ("model", "domains", "variants", "mitigations", "perturbations", "toolprism version", "git revision")
+    keep += ("episodes",)
     lines = ["| | " + " | ".join(map(cell, labels)) + " |", "|---|" + "---|" * len(labels)]
     lines += [f"| {f} | " + " | ".join(cell(rows[f]) for rows in table) + " |" for f in keep + ("not scored",)]
     return "\n".join(lines)

@@ -14,7 +14,7 @@ import io
 import json
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from toolprism.report._failures import failure_section
 from toolprism.report._grid import grid_section
 from toolprism.report._html import render
 from toolprism.report._ladder import ladder_section
+from toolprism.report._mitigations import mitigation_section
 from toolprism.report._overview import overview_section
 from toolprism.report._perturbations import perturbation_section
 from toolprism.report._probes import probe_section
@@ -234,13 +235,17 @@ def _check_unique(sections: Sequence[Section]) -> None:
         raise ConfigError(problems, what="report sections")
 
 
-def build_sections(runs: Sequence[LoadedRun], probe_dirs: Sequence[Path] = ()) -> list[Section]:
+def build_sections(
+    runs: Sequence[LoadedRun], probe_dirs: Sequence[Path] = (), *, trained: Collection[str] | None = None
+) -> list[Section]:
     """Every section the runs have something for, in the page's order: overview, grid,
-    comparison, granularity ladder, failure modes, perturbations, probes, traces."""
+    comparison, mitigations (``trained``: the trained variants it marks), granularity ladder,
+    failure modes, perturbations, probes, traces."""
     builders = (
         overview_section,
         grid_section,
         comparison_section,
+        lambda r: mitigation_section(r, trained),
         ladder_section,
         failure_section,
         perturbation_section,
@@ -265,9 +270,16 @@ def _model(run: LoadedRun) -> str:
     return run.score.outcomes[0].model if run.score.outcomes else "?"
 
 
-def write_report(paths: Sequence[Path | str], out: Path | str, *, probe_dirs: Sequence[Path | str] = ()) -> Path:
+def write_report(
+    paths: Sequence[Path | str],
+    out: Path | str,
+    *,
+    probe_dirs: Sequence[Path | str] = (),
+    trained: Collection[str] | None = None,
+) -> Path:
     """Score the run directories ``paths`` and write the HTML report to ``out`` (replaced if it
-    exists). Built from stored results only; no model is called.
+    exists). Built from stored results only; no model is called. ``trained``: the trained variants
+    the mitigation section marks (None: unmarked).
 
     Returns:
         ``out`` as a Path.
@@ -277,7 +289,7 @@ def write_report(paths: Sequence[Path | str], out: Path | str, *, probe_dirs: Se
         OSError: ``out`` cannot be written.
     """
     runs = load_runs([Path(p) for p in paths])
-    sections = build_sections(runs, [Path(p) for p in probe_dirs])
+    sections = build_sections(runs, [Path(p) for p in probe_dirs], trained=trained)
     return write_html(runs, sections, out)
 
 

@@ -1,6 +1,13 @@
 """The episode loop, the asynchronous runner and the run store."""
 
-from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, reply_content, run_episode
+from toolprism.run._episode import (
+    MAX_TURNS,
+    EpisodeSpec,
+    constrain_mode,
+    initial_messages,
+    reply_content,
+    run_episode,
+)
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
 from toolprism.run._ray import RayRunner
 from toolprism.run._store import (
@@ -15,6 +22,7 @@ from toolprism.run._store import (
 from toolprism.run._suite import RunLimits, Runner, RunProgress, RunStopped, Scorer, run_episodes, trace_tokens
 from toolprism.run._trace import (
     CALL_RECORD,
+    MITIGATIONS,
     TRACE_VERSION,
     UNSCORED_ENDS,
     AnsweredCallRecord,
@@ -23,6 +31,7 @@ from toolprism.run._trace import (
     EpisodeEnd,
     ExecutedCallRecord,
     FailedCallRecord,
+    Mitigation,
     RejectedCallRecord,
     Trace,
     TurnRecord,
@@ -32,6 +41,7 @@ from toolprism.run._trace import (
 __all__ = [
     "CALL_RECORD",
     "MAX_TURNS",
+    "MITIGATIONS",
     "STORE_VERSION",
     "TRACE_VERSION",
     "UNSCORED_ENDS",
@@ -42,6 +52,7 @@ __all__ = [
     "EpisodeEnd",
     "ExecutedCallRecord",
     "FailedCallRecord",
+    "Mitigation",
     "RejectedCallRecord",
     "RayRunner",
     "EpisodeResult",
@@ -57,6 +68,7 @@ __all__ = [
     "Trace",
     "TurnRecord",
     "changed_tasks",
+    "constrain_mode",
     "git_revision",
     "initial_messages",
     "reply_content",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -13,7 +14,7 @@ from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawC
 from toolprism.domains import Domain, Task, TaskRecord
 from toolprism.errors import BackendError, ContextOverflow, RejectedCall
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
-from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Trace, TurnRecord
+from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Mitigation, Trace, TurnRecord
 from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
 from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant, read_arguments
 
@@ -26,6 +27,15 @@ SYSTEM_SUFFIX = (
 )
 
 
+def constrain_mode(mitigations: Iterable[str]) -> Literal["none", "first", "all"]:
+    """The backend's ``constrain`` setting under ``mitigations``: ``"all"`` under ``constrain-all``,
+    ``"first"`` under ``constrain-first``, else ``"none"`` (``instruction`` changes the prompt, not
+    the decoding). The two together are refused earlier (:class:`toolprism.RunConfig`); here
+    ``constrain-all`` wins."""
+    chosen = set(mitigations)
+    return "all" if "constrain-all" in chosen else "first" if "constrain-first" in chosen else "none"
+
+
 UNREADABLE = "Your last reply could not be read as a tool call or an answer; please reply again"
 
 
@@ -35,7 +45,8 @@ class EpisodeSpec:
     perturbation instances), with a seed, its calls handled under an adapter ``control``
     (``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`), and the calling
     ``instruction`` after the domain's policy (``toolprism``: :data:`SYSTEM_SUFFIX`; ``paper``: the
-    Action-Space Shaping runner's, :data:`toolprism.shaping.PAPER_INSTRUCTION`)."""
+    Action-Space Shaping runner's, :data:`toolprism.shaping.PAPER_INSTRUCTION`), under the
+    ``mitigations`` of the run (see :data:`Mitigation`; ``()`` none)."""
 
     domain: Domain
     task: Task
@@ -44,6 +55,7 @@ class EpisodeSpec:
     perturbations: tuple[Instance, ...] = ()
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
+    mitigations: tuple[Mitigation, ...] = ()
 
     @property
     def condition(self) -> str:
@@ -62,10 +74,19 @@ def initial_messages(spec: EpisodeSpec, query: str | None = None) -> list[Messag
     """The system prompt (domain policy + calling instruction) and the user query (``query``
     overrides the task's, e.g. a perturbed request).
 
+    Under the ``instruction`` mitigation (:data:`Mitigation`) the calling instruction is followed,
+    in the same paragraph, by the variant's calling-convention sentences
+    (:meth:`toolprism.shaping.Variant.convention` of ``spec.variant``, the variant as planned,
+    before any A-family perturbation rewrites its tools); a variant that has none (``native``,
+    and operators with nothing to say, such as ``reorder``) gets nothing added, so its prompt is
+    the unmitigated one.
+
     Under a C or D perturbation the system prompt ends with the runtime-report instruction
     (:data:`toolprism.perturb.RUNTIME_REPORT_INSTRUCTION`, ToolRobustBench section 5); clean and
     A/B-only conditions get the prompt unchanged."""
     suffix = PAPER_INSTRUCTION if spec.instruction == "paper" else SYSTEM_SUFFIX
+    if "instruction" in spec.mitigations and (convention := spec.variant.convention()):
+        suffix = f"{suffix} {convention}"
     system = f"{spec.domain.policy.strip()}\n\n{suffix}"
     if asks_report(spec.perturbations):
         system = f"{system}\n\n{RUNTIME_REPORT_INSTRUCTION}"
@@ -144,6 +165,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         injections=list(perturber.injections),
         model=backend.settings(),
         control=spec.control,
+        mitigations=list(spec.mitigations),
         seed=spec.seed,
         tools=tools,
         messages=messages,

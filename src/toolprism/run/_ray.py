@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, create_backend
 from toolprism.errors import BackendError, ConfigError
-from toolprism.run._episode import MAX_TURNS, EpisodeSpec, run_episode
+from toolprism.run._episode import MAX_TURNS, EpisodeSpec, constrain_mode, run_episode
 from toolprism.run._trace import Trace
 from toolprism.schema import JSON
 
@@ -127,7 +127,8 @@ class RayRunner:
     pack file at the same path.
 
     Args:
-        config: the run configuration; its ``model``, ``base_url`` and ``tool_format`` name the
+        config: the run configuration; its ``model``, ``base_url``, ``tool_format`` and the
+            ``constrain`` of its mitigations (:func:`toolprism.run.constrain_mode`) name the
             backend each worker builds (environment options, such as ``TOOLPRISM_HF_*``, are
             read on the worker).
         address: a Ray cluster address (``ray://host:10001``, ``host:6379``, ``auto``); None:
@@ -165,6 +166,8 @@ class RayRunner:
                 where = f"at {address!r}" if address else "(local)"
                 raise ConfigError(f"cannot start or reach the Ray cluster {where}: {e}", what="executor") from None
         self._build = {"model": config.model, "base_url": config.base_url, "tool_format": config.tool_format}
+        if (constrain := constrain_mode(config.mitigations)) != "none":  # as the driver's backend is built
+            self._build["constrain"] = constrain
         self._max_turns = max_turns
         self._backend = backend
         try:

@@ -23,7 +23,7 @@ from toolprism._version import __version__
 from toolprism.errors import ConfigError
 from toolprism.perturb import SkipRecord
 from toolprism.run._episode import MAX_TURNS
-from toolprism.run._trace import EpisodeEnd, Trace
+from toolprism.run._trace import EpisodeEnd, Mitigation, Trace
 from toolprism.shaping import Control
 
 HEADER = "header.json"
@@ -98,6 +98,8 @@ class RunConfigRecord(BaseModel):
         control: the adapter control (``strict``, ``paper``, ``loose``); a header written before
             controls existed reads as ``strict``, the only control there was.
         instruction: the calling instruction in the system prompt (``toolprism`` or ``paper``).
+        mitigations: the mitigations the run applied (:data:`toolprism.run.Mitigation`); a header
+            written before the field existed reads as ``[]``, as those runs applied none.
         preset: the preset the run was set up from, if any.
         tool_format: how an ``openai`` endpoint was shown the tools (``native``, ``hermes``, ...).
         cache / cache_dir: whether the run started with the response cache, and its directory
@@ -118,6 +120,7 @@ class RunConfigRecord(BaseModel):
     perturbations: list[str] = []
     control: Control = "strict"
     instruction: Literal["toolprism", "paper"] = "toolprism"
+    mitigations: list[Mitigation] = []
     preset: str | None = None
     tool_format: str = "native"
     cache: bool = False

@@ -5,12 +5,14 @@ perturbation instances and injections (:class:`~toolprism.perturb.Instance`,
 :class:`~toolprism.perturb.Injection`), the decoded actions
 (:class:`~toolprism.schema.ActionRecord`) and the calls (one record kind per outcome), in the JSON
 shape version 1 had. Version 3 adds ``control``, the adapter control the episode ran under
-(``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`). Version 4 (this
-module) adds the ends ``context_overflow`` and ``backend_error`` (:data:`UNSCORED_ENDS`) and
-``error``, their cause. :func:`upgrade_trace` brings an older trace to version 4 (version 1: the
-task fields it could leave out are filled; versions 1 and 2: ``control`` is ``strict``, the only
-control they had; versions 1 to 3: an episode the embedded backend ended because its prompt
-outgrew the context, recorded then as ``no_output``, is a ``context_overflow``) and
+(``strict``, ``paper`` or ``loose``; see :data:`toolprism.shaping.Control`). Version 4 adds the
+ends ``context_overflow`` and ``backend_error`` (:data:`UNSCORED_ENDS`) and ``error``, their
+cause. Version 5 (this module) adds ``mitigations``, the mitigations the episode ran under
+(:data:`toolprism.run.Mitigation`). :func:`upgrade_trace` brings an older trace to version 5
+(version 1: the task fields it could leave out are filled; versions 1 and 2: ``control`` is
+``strict``, the only control they had; versions 1 to 3: an episode the embedded backend ended
+because its prompt outgrew the context, recorded then as ``no_output``, is a
+``context_overflow``; versions 1 to 4: ``mitigations`` is ``[]``, as none existed) and
 :meth:`Trace.load` reads any of them.
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -28,8 +30,8 @@ from toolprism.perturb import Injection, Instance
 from toolprism.schema import ActionRecord, ToolCallRecord
 from toolprism.shaping import Control, upgrade_spec
 
-TRACE_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+TRACE_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 """Trace versions :meth:`Trace.load` reads (older ones are upgraded, see :func:`upgrade_trace`)."""
 
 EpisodeEnd = Literal["answered", "turn_limit", "no_output", "context_overflow", "backend_error"]
@@ -44,6 +46,16 @@ attribution, interactions and repair leave these episodes out and count them apa
 variant and condition). A ``backend_error`` episode is not finished: ``toolprism run --resume``
 runs it again; a ``context_overflow`` is a recorded outcome of its own (variants that show more
 tools overflow first, so counting it as a failure would bias the comparison)."""
+Mitigation = Literal["instruction", "constrain-first", "constrain-all"]
+"""A training-free mitigation of a variant's cost ("Training repairs what it sees", the
+calling-convention instruction and constrained decoding of the first call): ``instruction`` adds
+the variant's calling-convention sentences (:meth:`toolprism.shaping.Variant.convention`) to the
+system prompt (:func:`initial_messages`); ``constrain-first`` and ``constrain-all`` decode the
+model's turns under a grammar of the variant's valid calls, until the first tool call or on every
+turn (the backend does it: ``create_backend(..., constrain="first" | "all")``). The episode loop
+itself only records them (:attr:`EpisodeSpec.mitigations`, :attr:`toolprism.run.Trace.mitigations`)."""
+MITIGATIONS: tuple[Mitigation, ...] = get_args(Mitigation)
+"""The mitigations a run can apply, in the order the paper tries them (see :data:`Mitigation`)."""
 CallOutcome = Literal["executed", "answered", "rejected", "failed"]
 """What the adapter did with a call (see :class:`toolprism.shaping.Decision`)."""
 
@@ -166,6 +178,9 @@ class Trace(Record):
         model: backend settings (model id, constraint, sampling; open JSON, as the backend gives them).
         control: the adapter control the calls were handled under (version 3; older traces:
             ``strict``).
+        mitigations: the mitigations the episode ran under (:data:`toolprism.run.Mitigation`;
+            version 5; older traces: ``[]``); the backend's own record of its decoding is in
+            ``model`` (its ``constrain`` setting, where it has one).
         seed: the episode seed.
         tools: the tools shown, OpenAI format (JSON Schema fragments stay JSON).
         messages: the full conversation, OpenAI chat format.
@@ -179,7 +194,7 @@ class Trace(Record):
         duration_ms: wall time of the episode (excluded from determinism checks).
     """
 
-    version: Literal[4] = TRACE_VERSION
+    version: Literal[5] = TRACE_VERSION
     episode_id: str
     task: TaskRecord
     variant: str
@@ -189,6 +204,7 @@ class Trace(Record):
     injections: list[Injection] = []
     model: dict[str, Any]
     control: Control = "strict"
+    mitigations: list[Mitigation] = []
     seed: int
     tools: list[dict[str, Any]]
     messages: list[dict[str, Any]]
@@ -283,15 +299,16 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
     Version 3 → 4: an episode that ended ``no_output`` on a last turn that produced nothing with
     the embedded backend's overflow note (:data:`OVERFLOW_NOTE`) ends ``context_overflow``, that
     turn removed (it was no model turn: nothing ran) and its note the trace's ``error``; every
-    other trace is unchanged. Pure: ``data`` is not modified.
+    other trace is unchanged. Version 4 → 5: ``mitigations`` is ``[]`` (none existed before
+    version 5). Pure: ``data`` is not modified.
 
     Raises:
         ConfigError: ``data`` is not a trace of an older version (its ``version``, 1 when absent,
-            is not 1, 2 or 3).
+            is not 1, 2, 3 or 4).
     """
     version = data.get("version", 1)
     if not _is_int(version) or version not in READABLE_VERSIONS[:-1]:
-        raise ConfigError(f"upgrade_trace reads versions 1, 2 and 3, got version {version!r}", what="trace")
+        raise ConfigError(f"upgrade_trace reads versions 1, 2, 3 and 4, got version {version!r}", what="trace")
     if version == 1:
         task = data.get("task")
         if isinstance(task, dict):
@@ -301,7 +318,9 @@ def upgrade_trace(data: dict[str, Any]) -> dict[str, Any]:
         spec = data.get("spec")
         upgraded = upgrade_spec(spec) if isinstance(spec, str) else spec
         data = {**data, "version": 3, "control": data.get("control", "strict"), "spec": upgraded}
-    return {**data, "version": 4, **_overflowed(data)}
+    if version <= 3:
+        data = {**data, "version": 4, **_overflowed(data)}
+    return {**data, "version": 5, "mitigations": data.get("mitigations", [])}
 
 
 def _overflowed(data: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,18 @@ scoring (S1-S5) with cascade-aware attribution; mixed pairs against their weaker
 
 from toolprism.score._interaction import EpisodeOutcome, InteractionRow, RateCell, interactions
 from toolprism.score._interval import newcombe_difference, success_interval, wilson_interval
+from toolprism.score._mitigation import (
+    SCHEMA_REJECTIONS,
+    MitigationCell,
+    MitigationComparison,
+    MitigationRow,
+    check_comparable,
+    compare_mitigation,
+    first_call_valid,
+    first_calls,
+    run_mitigations,
+    trained_variants,
+)
 from toolprism.score._multiset import ActionScore, multiset_success, score_actions
 from toolprism.score._report import (
     AttributionSummary,
@@ -81,6 +93,16 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "SCHEMA_REJECTIONS",
+    "MitigationCell",
+    "MitigationComparison",
+    "MitigationRow",
+    "check_comparable",
+    "compare_mitigation",
+    "first_call_valid",
+    "first_calls",
+    "run_mitigations",
+    "trained_variants",
     "FAILURE_TYPE_ALIASES",
     "REPORT_FIELDS",
     "FieldRate",
