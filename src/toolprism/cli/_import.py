@@ -183,9 +183,8 @@ def bfcl(
         print_json({"out": str(out), "categories": rows, "seconds": seconds})
         return
     for r in rows:
-        print(
-            f"{r['category']}: {r['packs']} packs ({r['gold_calls']} gold calls) in {r['dir']}, {len(r['skipped'])} skipped"
-        )
+        made = f"{r['packs']} packs ({r['gold_calls']} gold calls) in {r['dir']}"
+        print(f"{r['category']}: {made}, {len(r['skipped'])} skipped")
     print(f"done in {seconds:.2f}s; score a run of them with: toolprism score RUN_DIR --bfcl {data}")
 
 

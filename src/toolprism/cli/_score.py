@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from toolprism.cli._common import friendly_errors, perturbation_table, print_json
+from toolprism.errors import ConfigError
 from toolprism.score import (
     LIVELOCK_TURNS,
     STAGES,
@@ -21,6 +22,9 @@ from toolprism.score import (
     RuntimeFieldRow,
     score_run,
 )
+
+if TYPE_CHECKING:
+    from toolprism.interop import BfclRunScore
 
 
 @friendly_errors
@@ -42,6 +46,20 @@ def score(
             "(or cut off at its own turn limit) is a livelock (Action-Space Shaping: 16).",
         ),
     ] = LIVELOCK_TURNS,
+    bfcl: Annotated[
+        Path | None,
+        typer.Option(
+            help="BFCL's data directory (with possible_answer/): also score the run's BFCL packs (made by "
+            "'toolprism import bfcl') with BFCL's AST checker, beside the multiset success.",
+        ),
+    ] = None,
+    bfcl_numbers: Annotated[
+        str,
+        typer.Option(
+            help="How the BFCL checker reads numbers: python (BFCL's own: 1 is an int, refused in a list of floats) "
+            "or json (one number type).",
+        ),
+    ] = "python",
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
 
@@ -69,8 +87,9 @@ def score(
 
         written = write_parquet(episode_frame([run_dir], livelock_turns=livelock_turns), parquet)
         Console(stderr=True).print(f"wrote {result.recorded} episodes to {written}", markup=False)
+    bfcl_score = _bfcl_score(run_dir, bfcl, bfcl_numbers) if bfcl is not None else None
     if json_output:
-        print_json(result.model_dump())
+        print_json(result.model_dump() | ({"bfcl": bfcl_score.model_dump()} if bfcl_score else {}))
         return
     table = Table(title=f"re-scored: {result.run_dir}")
     columns = (
@@ -118,6 +137,40 @@ def score(
         if unscored := [o.variant for o in result.outcomes if o.condition == g.condition and not o.scored]:
             line += f" (not scored, left out: {', '.join(unscored)})"
         console.print(line, markup=False)
+    if bfcl_score is not None:
+        console.print(_bfcl_table(bfcl_score))
+
+
+def _bfcl_score(run_dir: Path, data: Path, numbers: str) -> BfclRunScore:
+    from toolprism.interop import score_bfcl_run
+
+    if numbers not in ("python", "json"):
+        raise ConfigError(f"--bfcl-numbers must be python or json, not {numbers!r}", what="option")
+    return score_bfcl_run(run_dir, data, numbers=numbers)  # type: ignore[arg-type]
+
+
+def _bfcl_table(score: BfclRunScore) -> Table:
+    table = Table(title=f"BFCL's AST checker ({score.numbers} numbers) beside toolprism's multiset success")
+    for column in ("variant", "condition", "category", "episodes", "BFCL valid", "multiset", "agree", "BFCL errors"):
+        table.add_column(column, justify="left" if column in ("variant", "condition", "category") else "right")
+    for r in score.rows:
+        errors = " ".join(f"{k}:{n}" for k, n in sorted(r.errors.items())) or "—"
+        valid = f"{r.bfcl_valid} ({r.bfcl_valid / r.episodes:.0%})"
+        table.add_row(
+            r.variant,
+            r.condition or "clean",
+            r.category,
+            str(r.episodes),
+            valid,
+            str(r.multiset_success),
+            str(r.agree),
+            errors,
+        )
+    if score.not_bfcl or score.unscored:
+        table.caption = (
+            f"{score.not_bfcl} episode(s) of other domains, {score.unscored} unscored (overflow, backend error)"
+        )
+    return table
 
 
 def _outcome_lines(rows: list[OutcomeCount]) -> list[object]:
