@@ -34,7 +34,9 @@ def right_outputs(task: BfclTask) -> Iterator[tuple[str, Output]]:
         doc = next(d for d in task.functions if d["name"] == name)
         for param, values in acceptable.items():
             for value in values[1:]:
-                kind = doc["parameters"]["properties"].get(param, {}).get("type")
+                if param not in doc["parameters"]["properties"]:
+                    break  # an answer's parameter the doc lacks (BFCL data): BFCL refuses any value for it
+                kind = doc["parameters"]["properties"][param]["type"]
                 if value == "" or isinstance(value, dict) or kind == "dict":
                     continue  # dict answers hold lists of values; the gold already takes their first
                 if _list_of_dicts(doc, param):

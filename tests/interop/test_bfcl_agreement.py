@@ -66,7 +66,7 @@ def test_verdicts_equal_bfcls_case_by_case(external: Path) -> None:
     theirs = _reference(cases)
     kinds: Counter[str] = Counter()
     disagreements = []
-    for (category, entry, label), mine, reference in zip(labels, ours, theirs, strict=True):
+    for (_category, entry, label), mine, reference in zip(labels, ours, theirs, strict=True):
         kinds[f"{label.split()[0]}:{'valid' if reference['valid'] else 'invalid'}"] += 1
         if (mine.valid, mine.error_type) != (reference["valid"], reference["error_type"]):
             disagreements.append((entry, label, mine, reference))
