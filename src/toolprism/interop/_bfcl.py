@@ -31,7 +31,11 @@ Mapping (one domain per entry):
   as decoded, before defaults are filled): a call the adapter rejected executed nothing and is
   not part of it (under ``strict`` the model saw why and may have tried again, which BFCL's one
   response cannot), and calls over several turns count together (a ``transaction`` variant
-  needs several turns for one native call).
+  needs several turns for one native call). So a call whose type the tool's JSON Schema refuses
+  (``"5"`` for an integer) is rejected by the adapter and scored as a missing call
+  (``..._checker:wrong_count`` or ``cannot_find_match``), where BFCL would say ``type_error``:
+  invalid either way. The policy (system prompt) is toolprism's ``DEFAULT_POLICY``; BFCL sends
+  function-calling models none.
 """
 
 from __future__ import annotations
@@ -466,7 +470,8 @@ def score_bfcl_run(run_dir: str | Path, data: str | Path, *, numbers: Numbers = 
 def _tasks_by_domain(data: str | Path, domains: set[str]) -> dict[str, BfclTask]:
     """The BFCL tasks whose domain names appear among ``domains`` (pack paths or names)."""
     names = {Path(d).name.removesuffix(".json") for d in domains}
-    wanted = {c for c in CATEGORIES if c != "irrelevance" and any(n.startswith(f"{c}_") for n in names)}
+    prefixes = {c: (f"{c}_", "simple_") if c == "simple_python" else (f"{c}_",) for c in CATEGORIES}  # v3: simple_<n>
+    wanted = {c for c in CATEGORIES if c != "irrelevance" and any(n.startswith(prefixes[c]) for n in names)}
     return {t.domain: t for c in sorted(wanted) for t in read_bfcl(data, c) if t.domain in names}
 
 
