@@ -106,3 +106,13 @@ def test_an_answer_naming_a_missing_function_is_a_config_error() -> None:
     t = task("multiple", answers=({"geo.volume": {}},))
     with pytest.raises(ConfigError, match="geo.volume"):
         bfcl_check(t, [ToolCall("geo_area", {})])
+
+
+def test_score_refuses_an_unknown_way_of_reading_numbers(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from toolprism.cli import app
+
+    result = CliRunner().invoke(app, ["score", str(tmp_path), "--bfcl", str(tmp_path), "--bfcl-numbers", "perl"])
+    assert result.exit_code != 0 and "--bfcl-numbers must be python or json" in result.output
+    assert "Traceback" not in result.output

@@ -69,6 +69,8 @@ def score(
     (context overflow) or that the backend failed (backend error) are left out of every score and
     counted per variant and condition. Also prints the best-vs-worst variant gap per condition;
     --parquet writes one row per episode."""
+    if bfcl_numbers not in ("python", "json"):
+        raise ConfigError(f"--bfcl-numbers must be python or json, not {bfcl_numbers!r}", what="option")
     result = score_run(run_dir, livelock_turns=livelock_turns)
     if result.planned is not None and result.recorded < result.planned:
         Console(stderr=True).print(
@@ -144,8 +146,6 @@ def score(
 def _bfcl_score(run_dir: Path, data: Path, numbers: str) -> BfclRunScore:
     from toolprism.interop import score_bfcl_run
 
-    if numbers not in ("python", "json"):
-        raise ConfigError(f"--bfcl-numbers must be python or json, not {numbers!r}", what="option")
     return score_bfcl_run(run_dir, data, numbers=numbers)  # type: ignore[arg-type]
 
 
