@@ -31,6 +31,7 @@ from toolprism.interop._toolschemaspace import (
 )
 
 _BFCL = (
+    "BFCL_CATEGORIES",
     "BfclEpisode",
     "BfclImport",
     "BfclRow",
@@ -47,8 +48,6 @@ _BFCL = (
     "score_bfcl_run",
     "trace_calls",
 )
-BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
-"""BFCL's single-turn categories :func:`read_bfcl` reads (``simple`` is taken as ``simple_python``)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -62,7 +61,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     *_BFCL,
-    "BFCL_CATEGORIES",
     "DEFAULT_OUT",
     "WHOLE_CATALOG",
     "FORMATS",

@@ -58,9 +58,8 @@ from toolprism.interop._bfcl_check import BfclVerdict, check_output, json_number
 from toolprism.run import RunStore, Trace
 from toolprism.schema import ActionSpace, Operation, Param, ToolCall
 
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
-"""The single-turn categories this importer reads (``simple`` is taken as ``simple_python``); the
-same tuple as ``toolprism.interop.BFCL_CATEGORIES``."""
+BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "irrelevance")
+"""The single-turn categories this importer reads (``simple`` is taken as ``simple_python``)."""
 
 _ALIASES = {"simple": "simple_python"}
 _NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -72,7 +71,7 @@ class BfclTask:
 
     Attributes:
         id: BFCL's entry id (``parallel_multiple_3``).
-        category: one of :data:`CATEGORIES`.
+        category: one of :data:`BFCL_CATEGORIES`.
         query: the user message.
         functions: the entry's function docs as BFCL gives them (BFCL names and types).
         answers: the possible answer, one ``{name: {param: [acceptable values]}}`` per expected
@@ -100,8 +99,8 @@ def category_name(category: str) -> str:
         ConfigError: not a single-turn category this importer reads.
     """
     name = _ALIASES.get(category, category)
-    if name not in CATEGORIES:
-        raise ConfigError(f"unknown BFCL category {category!r} (known: {', '.join(CATEGORIES)})", what="BFCL")
+    if name not in BFCL_CATEGORIES:
+        raise ConfigError(f"unknown BFCL category {category!r} (known: {', '.join(BFCL_CATEGORIES)})", what="BFCL")
     return name
 
 
@@ -110,7 +109,7 @@ def read_bfcl(data: str | Path, category: str) -> list[BfclTask]:
 
     Args:
         data: the directory holding ``BFCL_v*_<category>.json`` and ``possible_answer/``.
-        category: one of :data:`CATEGORIES` (or ``simple``).
+        category: one of :data:`BFCL_CATEGORIES` (or ``simple``).
 
     Raises:
         ConfigError: missing files, lines that are not JSON, entries that are not single-turn
@@ -470,8 +469,10 @@ def score_bfcl_run(run_dir: str | Path, data: str | Path, *, numbers: Numbers = 
 def _tasks_by_domain(data: str | Path, domains: set[str]) -> dict[str, BfclTask]:
     """The BFCL tasks whose domain names appear among ``domains`` (pack paths or names)."""
     names = {Path(d).name.removesuffix(".json") for d in domains}
-    prefixes = {c: (f"{c}_", "simple_") if c == "simple_python" else (f"{c}_",) for c in CATEGORIES}  # v3: simple_<n>
-    wanted = {c for c in CATEGORIES if c != "irrelevance" and any(n.startswith(prefixes[c]) for n in names)}
+    prefixes = {
+        c: (f"{c}_", "simple_") if c == "simple_python" else (f"{c}_",) for c in BFCL_CATEGORIES
+    }  # v3: simple_<n>
+    wanted = {c for c in BFCL_CATEGORIES if c != "irrelevance" and any(n.startswith(prefixes[c]) for n in names)}
     return {t.domain: t for c in sorted(wanted) for t in read_bfcl(data, c) if t.domain in names}
 
 
