@@ -116,3 +116,10 @@ def test_score_refuses_an_unknown_way_of_reading_numbers(tmp_path) -> None:
     result = CliRunner().invoke(app, ["score", str(tmp_path), "--bfcl", str(tmp_path), "--bfcl-numbers", "perl"])
     assert result.exit_code != 0 and "--bfcl-numbers must be python or json" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_doc_type_bfcl_does_not_know_is_a_config_error() -> None:
+    doc = {"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "array"}}, "required": []}}
+    t = task(functions=(doc,), answers=({"f": {"x": [[1]]}},))
+    with pytest.raises(ConfigError, match="not a BFCL Python type"):
+        bfcl_check(t, [ToolCall("f", {"x": [1]})])

@@ -198,9 +198,10 @@ def _python_type(name: Any) -> type:
 
 
 def _parameter(param: str, value: Any, schema: Mapping[str, Any], acceptable: list[Any]) -> BfclVerdict:
-    type_name = schema["type"]
+    type_name = schema.get("type")
     expected = _python_type(type_name)
-    nested = _python_type(schema["items"]["type"]) if type_name in _NESTED else None
+    items = schema.get("items")
+    nested = _python_type(items.get("type") if isinstance(items, Mapping) else None) if type_name in _NESTED else None
     if type_name == "float" and type(value) is int:
         value = float(value)  # Python's int -> float promotion, the one coercion BFCL allows
     verdict, variable = _type_check(param, value, acceptable, expected, nested)
