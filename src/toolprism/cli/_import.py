@@ -1,4 +1,4 @@
-"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``catalog``)."""
+"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``bfcl``, ``catalog``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rich.table import Table
 from toolprism.cli._common import friendly_errors, print_json, stderr
 from toolprism.cli._run import _split
 from toolprism.domains import DEFAULT_POLICY, TASK_KINDS, catalog_pack
-from toolprism.interop import DEFAULT_OUT, import_tau2, import_toolschemaspace, write_packs
+from toolprism.interop import BFCL_CATEGORIES, DEFAULT_OUT, import_tau2, import_toolschemaspace, write_packs
 
 app = typer.Typer(help="Import another benchmark's catalog and tasks as domain packs.", no_args_is_help=True)
 
@@ -176,6 +176,66 @@ def toolschemaspace(
         print_json({"out": str(out), "domains": rows, "without_tasks": skipped, "notes": notes, "seconds": seconds})
         return
     _print_summary(rows, imported.without_tasks, out, seconds)
+
+
+@app.command("bfcl")
+@friendly_errors
+def bfcl(
+    data: Annotated[
+        Path, typer.Option(help="BFCL's data directory: BFCL_v4_<category>.json and possible_answer/ (JSON Lines).")
+    ],
+    category: Annotated[
+        list[str],
+        typer.Option(
+            "--category",
+            "-c",
+            help=f"Categories (comma list or repeated): {', '.join(c for c in BFCL_CATEGORIES if c != 'irrelevance')} "
+            "('simple' = simple_python). irrelevance has no gold call and cannot be a pack.",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the packs: OUT/<category>/<id>.json.")] = Path(
+        "imported/bfcl"
+    ),
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N entries of each category.")] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
+) -> None:
+    """Turn BFCL's single-turn entries into domain packs, one per entry: its own functions as the
+    tools, its question as the one task, one acceptable answer as the gold.
+
+    Run them like any pack ('toolprism run --model oracle -d OUT/simple_python/simple_python_0.json,...'),
+    then score the run BFCL's way beside toolprism's: 'toolprism score RUN_DIR --bfcl DATA'
+    (BFCL's AST checker, with every acceptable value of the possible answer, over the native calls
+    the adapter decoded, so under any variant). An entry whose possible answer has no value its
+    own schema accepts is skipped and named on stderr."""
+    from toolprism.interop import category_name, import_bfcl
+
+    started = time.perf_counter()
+    rows = []
+    for name in _split(category) or []:
+        imported = import_bfcl(data, name, limit=limit)
+        paths = write_packs(imported.packs, out / category_name(name))
+        for entry, reason in imported.skipped:
+            stderr.print(f"skipped {entry}: {reason}", markup=False, soft_wrap=True)
+        calls = sum(len(p.tasks[0].gold) for p in imported.packs)
+        directory = str(paths[0].parent) if paths else ""
+        skipped = [{"entry": e, "reason": r} for e, r in imported.skipped]
+        rows.append(
+            {
+                "category": category_name(name),
+                "dir": directory,
+                "packs": len(paths),
+                "gold_calls": calls,
+                "skipped": skipped,
+            }
+        )
+    seconds = round(time.perf_counter() - started, 2)
+    if json_output:
+        print_json({"out": str(out), "categories": rows, "seconds": seconds})
+        return
+    for r in rows:
+        made = f"{r['packs']} packs ({r['gold_calls']} gold calls) in {r['dir']}"
+        print(f"{r['category']}: {made}, {len(r['skipped'])} skipped")
+    print(f"done in {seconds:.2f}s; score a run of them with: toolprism score RUN_DIR --bfcl {data}")
 
 
 def _print_summary(rows: list[dict], without_tasks: tuple[str, ...], out: Path, seconds: float) -> None:

@@ -4,7 +4,7 @@ its baseline (no model is called)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -27,6 +27,9 @@ from toolprism.score import (
     score_run,
     trained_variants,
 )
+
+if TYPE_CHECKING:
+    from toolprism.interop import BfclRunScore
 
 
 @friendly_errors
@@ -74,6 +77,20 @@ def score(
             "names, or an SFT export's manifest.json (its train.variants).",
         ),
     ] = None,
+    bfcl: Annotated[
+        Path | None,
+        typer.Option(
+            help="BFCL's data directory (with possible_answer/): also score the run's BFCL packs (made by "
+            "'toolprism import bfcl') with BFCL's AST checker, beside the multiset success.",
+        ),
+    ] = None,
+    bfcl_numbers: Annotated[
+        str,
+        typer.Option(
+            help="How the BFCL checker reads numbers: python (BFCL's own: 1 is an int, refused in a list of floats) "
+            "or json (one number type).",
+        ),
+    ] = "python",
 ) -> None:
     """Re-score a stored run: success with 95% CIs, failure modes, stages S1-S5, attribution.
 
@@ -91,6 +108,8 @@ def score(
     if trained is not None and baseline is None:
         raise ConfigError("--trained marks variants in a comparison: give --baseline BASELINE_RUN too", what="options")
     marked = None if trained is None else trained_variants(trained)
+    if bfcl_numbers not in ("python", "json"):
+        raise ConfigError(f"--bfcl-numbers must be python or json, not {bfcl_numbers!r}", what="option")
     result = score_run(run_dir, livelock_turns=livelock_turns)
     mitigation = None
     if baseline is not None:
@@ -124,12 +143,15 @@ def score(
         from toolprism.interop import score_tau2
 
         tau2 = score_tau2(run_dir)
+    bfcl_score = _bfcl_score(run_dir, bfcl, bfcl_numbers) if bfcl is not None else None
     if json_output:
         document = result.model_dump()
         if tau2 is not None:
             document["tau2"] = [row.model_dump() for row in tau2]
         if mitigation is not None:
             document["mitigation"] = mitigation.model_dump()
+        if bfcl_score is not None:
+            document["bfcl"] = bfcl_score.model_dump()
         print_json(document)
         return
     table = Table(title=f"re-scored: {result.run_dir}")
@@ -184,6 +206,8 @@ def score(
         console.print(mitigation_table(mitigation))
         for line in mitigation_notes(mitigation):
             console.print(line, markup=False)
+    if bfcl_score is not None:
+        console.print(_bfcl_table(bfcl_score))
 
 
 def mitigation_table(comparison: MitigationComparison) -> Table:
@@ -237,6 +261,36 @@ def mitigation_notes(comparison: MitigationComparison) -> list[str]:
 
 def _success(cell: MitigationCell) -> str:
     return f"{cell.successes}/{cell.episodes} {cell.success_rate:.0%} [{cell.ci_low:.0%}, {cell.ci_high:.0%}]"
+
+
+def _bfcl_score(run_dir: Path, data: Path, numbers: str) -> BfclRunScore:
+    from toolprism.interop import score_bfcl_run
+
+    return score_bfcl_run(run_dir, data, numbers=numbers)  # type: ignore[arg-type]
+
+
+def _bfcl_table(score: BfclRunScore) -> Table:
+    table = Table(title=f"BFCL's AST checker ({score.numbers} numbers) beside toolprism's multiset success")
+    for column in ("variant", "condition", "category", "episodes", "BFCL valid", "multiset", "agree", "BFCL errors"):
+        table.add_column(column, justify="left" if column in ("variant", "condition", "category") else "right")
+    for r in score.rows:
+        errors = " ".join(f"{k}:{n}" for k, n in sorted(r.errors.items())) or "—"
+        valid = f"{r.bfcl_valid} ({r.bfcl_valid / r.episodes:.0%})"
+        table.add_row(
+            r.variant,
+            r.condition or "clean",
+            r.category,
+            str(r.episodes),
+            valid,
+            str(r.multiset_success),
+            str(r.agree),
+            errors,
+        )
+    if score.not_bfcl or score.unscored:
+        table.caption = (
+            f"{score.not_bfcl} episode(s) of other domains, {score.unscored} unscored (overflow, backend error)"
+        )
+    return table
 
 
 def _outcome_lines(rows: list[OutcomeCount]) -> list[object]:

@@ -9,7 +9,11 @@
   Hugging Face ``datasets`` directory;
 - :class:`ProxyConfig` / :func:`create_proxy_app` / :func:`serve_proxy`: the OpenAI-compatible schema
   proxy that puts a variant in front of any agent harness (``toolprism proxy``; needs the extra
-  ``toolprism[proxy]``: starlette and uvicorn, imported only when these names are first used).
+  ``toolprism[proxy]``: starlette and uvicorn, imported only when these names are first used);
+- BFCL (loaded on first use): :func:`read_bfcl` (entries + possible answers as :class:`BfclTask`),
+  :func:`bfcl_check` (BFCL's AST checker semantics over native calls, :class:`BfclVerdict`),
+  :func:`import_bfcl` / :func:`bfcl_pack` (one domain pack per entry), :func:`score_bfcl_run`
+  (a stored run re-scored by BFCL's checker).
 """
 
 import importlib
@@ -51,7 +55,26 @@ _LAZY = {
     "PROXY_LOG_FILE": ("toolprism.interop._proxy_wire", "LOG_FILE"),
     "ProxyExchangeRecord": ("toolprism.interop._proxy_wire", "ExchangeRecord"),
 }
-"""Names imported on first use (the proxy needs starlette, an optional extra)."""
+_BFCL = (
+    "BFCL_CATEGORIES",
+    "BfclEpisode",
+    "BfclImport",
+    "BfclRow",
+    "BfclRunScore",
+    "BfclTask",
+    "BfclVerdict",
+    "Numbers",
+    "bfcl_check",
+    "bfcl_pack",
+    "category_name",
+    "gold_calls",
+    "import_bfcl",
+    "read_bfcl",
+    "score_bfcl_run",
+    "trace_calls",
+)
+_LAZY |= {name: ("toolprism.interop._bfcl", name) for name in _BFCL}
+"""Names imported on first use (the proxy needs starlette, an optional extra; BFCL the run store)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -62,6 +85,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    *_BFCL,
     "PROXY_LOG_FILE",
     "ProxyConfig",
     "ProxyExchangeRecord",
