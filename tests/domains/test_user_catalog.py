@@ -97,7 +97,7 @@ def test_same_call_scripted_twice_differently_is_refused(tmp_path: Path) -> None
 
 def test_every_problem_of_a_task_file_is_listed(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"query": "x", "gold": []}\n\nnot json\n{"gold": [{"name": "a"}]}\n')
+    bad.write_text('{"query": "x", "gold": {}}\n\nnot json\n{"gold": [{"name": "a"}]}\n')
     with pytest.raises(ConfigError) as info:
         read_task_file(bad)
     text = str(info.value)
@@ -113,6 +113,12 @@ def test_gold_calls_are_checked_against_the_catalog(tmp_path: Path) -> None:
         catalog_pack(*write(tmp_path, tasks=tasks))
     text = str(info.value)
     assert "unknown tool 'nope'" in text and "'time' is a required property" in text and "2 replies for 1" in text
+
+
+def test_a_task_with_no_gold_call_is_solved_by_answering(tmp_path: Path) -> None:
+    tasks = [*TASKS, {"query": "Tell me a joke.", "gold": []}]
+    task = catalog_pack(*write(tmp_path, tasks=tasks)).domain().tasks()[3]
+    assert task.query == "Tell me a joke." and task.gold == () and task.reference == ()
 
 
 def test_empty_task_file(tmp_path: Path) -> None:

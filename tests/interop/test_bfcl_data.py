@@ -86,11 +86,21 @@ def test_every_entry_becomes_a_pack_or_is_skipped_for_its_schema(data: Path, cat
         assert bfcl_check(task, gold, numbers="json").valid, pack.name
 
 
-def test_irrelevance_cannot_be_a_pack(data: Path) -> None:
-    with pytest.raises(ConfigError, match="no call"):
-        import_bfcl(data, "irrelevance")
-    result = runner.invoke(app, ["import", "bfcl", "--data", str(data), "-c", "irrelevance"])
-    assert result.exit_code != 0 and "Traceback" not in result.output
+def test_irrelevance_runs_under_variants_and_no_call_is_the_success(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "packs"
+    made = runner.invoke(
+        app, ["import", "bfcl", "--data", str(data), "-c", "irrelevance", "--limit", "3", "-o", str(out)]
+    )
+    assert made.exit_code == 0, made.output
+    packs = sorted(out.glob("irrelevance/*.json"))
+    assert len(packs) == 3 and all(not json.loads(p.read_text())["tasks"][0]["gold"] for p in packs)
+    run_dir = tmp_path / "run"
+    args = ["run", "--model", "oracle", "-d", ",".join(map(str, packs)), "-v", "native,merge,discovery"]
+    ran = runner.invoke(app, [*args, "--run-dir", str(run_dir), "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    scored = score_bfcl_run(run_dir, data)
+    assert len(scored.episodes) == 9 and all(e.valid and e.multiset_success for e in scored.episodes)
+    assert {r.category for r in scored.rows} == {"irrelevance"}
 
 
 def _integral_floats_in_float_arrays(task: BfclTask, calls: list[ToolCall]) -> bool:

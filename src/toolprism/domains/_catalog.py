@@ -99,7 +99,8 @@ class PackTask(_Closed):
         kind: ``single``, ``compound`` or ``compositional``.
         easy: the easy form of the request (direct wording).
         hard: the hard form (indirect, reordered, chatter); None when the source has none.
-        gold: the native calls a correct episode makes, in execution order.
+        gold: the native calls a correct episode makes, in execution order; empty for a request
+            no tool serves (BFCL's irrelevance: answering without a call is the success).
         source_id: the task's id in the source dataset (provenance only).
         replies: scripted replies, one per gold call: what the tool returns when it is called
             with exactly that call's (normalised) arguments, in any task of the domain; None: every
@@ -364,8 +365,6 @@ def _task_problems(space: ActionSpace, tasks: Sequence[PackTask]) -> list[str]:
         if task.id in seen:
             problems.append(f"task {task.id!r}: id is used more than once")
         seen.add(task.id)
-        if not task.gold:
-            problems.append(f"task {task.id!r}: no gold calls")
         if task.replies is not None and len(task.replies) != len(task.gold):
             problems.append(
                 f"task {task.id!r}: {len(task.replies)} replies for {len(task.gold)} gold calls (one reply per call)"
@@ -429,7 +428,7 @@ class TaskLine(_Closed):
     """
 
     query: str = Field(min_length=1)
-    gold: list[PackCall] = Field(min_length=1)
+    gold: list[PackCall]
     id: str | None = None
     kind: TaskKind | None = None
     hard: str | None = None

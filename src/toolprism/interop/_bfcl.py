@@ -273,11 +273,12 @@ def bfcl_pack(task: BfclTask, *, files: Mapping[str, str] | None = None) -> Doma
     """The entry as a domain pack (see the module doc): its functions, one task with one acceptable
     answer as gold.
 
+    An irrelevance entry has no gold call: the task is solved by answering without one (BFCL:
+    irrelevance = no call), under any variant.
+
     Raises:
-        ConfigError: an irrelevance entry (no gold call), or a gold call the tools refuse.
+        ConfigError: a gold call the tools refuse.
     """
-    if not task.answers:
-        raise ConfigError(f"entry {task.id!r}: no expected call (irrelevance); a pack needs gold calls", what="BFCL")
     gold = gold_calls(task)
     pack = DomainPack(
         name=task.domain,
@@ -333,21 +334,13 @@ def import_bfcl(data: str | Path, category: str, *, limit: int | None = None) ->
     """One pack per entry of ``category`` (of the first ``limit`` entries when given), each checked.
 
     Raises:
-        ConfigError: see :func:`read_bfcl`; ``irrelevance`` is refused (no gold call).
+        ConfigError: see :func:`read_bfcl`.
     """
     category = category_name(category)
-    if category == "irrelevance":
-        raise ConfigError(
-            "irrelevance entries expect no call, and a pack needs gold calls; read them with "
-            "toolprism.interop.read_bfcl and check outputs with bfcl_check",
-            what="BFCL",
-        )
     tasks = read_bfcl(data, category)[:limit]
     entries = _data_file(Path(data), category)
-    files = {
-        f"{category}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in (entries, _answer_file(Path(data), entries))
-    }
+    read = (entries,) if category == "irrelevance" else (entries, _answer_file(Path(data), entries))
+    files = {f"{category}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in read}
     packs, skipped = [], []
     for task in tasks:
         try:
@@ -472,7 +465,7 @@ def _tasks_by_domain(data: str | Path, domains: set[str]) -> dict[str, BfclTask]
     prefixes = {
         c: (f"{c}_", "simple_") if c == "simple_python" else (f"{c}_",) for c in BFCL_CATEGORIES
     }  # v3: simple_<n>
-    wanted = {c for c in BFCL_CATEGORIES if c != "irrelevance" and any(n.startswith(prefixes[c]) for n in names)}
+    wanted = {c for c in BFCL_CATEGORIES if any(n.startswith(prefixes[c]) for n in names)}
     return {t.domain: t for c in sorted(wanted) for t in read_bfcl(data, c) if t.domain in names}
 
 
