@@ -254,6 +254,9 @@ def _content(record: CallRecord) -> str:
 
 
 def reply_content(reply: object) -> str:
-    """A tool reply as the model is shown it in a ``tool`` message: compact JSON, keys sorted,
-    non-ASCII kept (probes rebuild episodes' messages with it)."""
-    return json.dumps(reply, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """A tool reply as the model is shown it in a ``tool`` message: compact JSON, keys in the
+    order the tool (or a perturbation) wrote them, non-ASCII kept (probes rebuild episodes'
+    messages with it). Not sorted: ToolRobustBench's C1 at light severity *is* a reordering of
+    the fields, which sorted keys would undo. Deterministic: every domain builds its replies in a
+    fixed order (checked across hash seeds by ``tests/run/test_reply_order.py``)."""
+    return json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
