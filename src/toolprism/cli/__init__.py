@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "variants": ("_variants", "app"),
     "import": ("_import", "app"),
     "export": ("_export", "app"),
+    "serve-mcp": ("_mcp", "serve_mcp"),
     "probe": ("_probe", "app"),
     "report": ("_report", "report"),
 }

@@ -3,7 +3,10 @@
 - :func:`import_toolschemaspace` / :func:`write_packs`: the Action-Space Shaping paper's ToolSchemaSpace release
   (``tools.json`` + ``queries.jsonl``) as one domain pack per tool group, or one whole-catalog pack;
 - :func:`export_tasks`: tasks with the oracle's encoded gold trace per variant, as JSON lines or a
-  Hugging Face ``datasets`` directory.
+  Hugging Face ``datasets`` directory;
+- MCP (the extra ``toolprism[mcp]``, the official SDK): :func:`import_mcp` (a server's ``tools/list``
+  as a catalog), :class:`McpConnection` (a live server over stdio), :func:`serve_mcp` (a variant of
+  a server's tools served over MCP) and the live environment of ``toolprism run --mcp``.
 """
 
 from toolprism.interop._export import (
@@ -16,6 +19,9 @@ from toolprism.interop._export import (
     read_hf_records,
     task_from_json,
 )
+from toolprism.interop._mcp import META_KEY, import_mcp
+from toolprism.interop._mcp_client import McpConnection, McpServerError, ToolResult, list_server_tools, split_command
+from toolprism.interop._mcp_server import VariantProxy, serve_mcp, server_space
 from toolprism.interop._toolschemaspace import (
     DEFAULT_OUT,
     WHOLE_CATALOG,
@@ -32,9 +38,19 @@ __all__ = [
     "ExportFormat",
     "ExportSummary",
     "Imported",
+    "META_KEY",
+    "McpConnection",
+    "McpServerError",
+    "ToolResult",
+    "VariantProxy",
     "encoded_gold",
     "export_tasks",
+    "import_mcp",
     "import_toolschemaspace",
+    "list_server_tools",
+    "serve_mcp",
+    "server_space",
+    "split_command",
     "read_hf_records",
     "task_from_json",
     "write_packs",
