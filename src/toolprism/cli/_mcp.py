@@ -17,7 +17,7 @@ def serve_mcp(
         str,
         typer.Option(
             help="The upstream MCP server's command line, quoted as one argument "
-            "(e.g. \\"mcp-server-git --repository /path/to/repo\\"); started now, stopped when the client leaves.",
+            "(e.g. 'mcp-server-git --repository /path/to/repo'); started now, stopped when the client leaves.",
             show_default=False,
         ),
     ],

@@ -20,7 +20,14 @@ from toolprism.interop._export import (
     task_from_json,
 )
 from toolprism.interop._mcp import META_KEY, import_mcp
-from toolprism.interop._mcp_client import McpConnection, McpServerError, ToolResult, list_server_tools, split_command
+from toolprism.interop._mcp_client import (
+    McpConnection,
+    McpServerError,
+    ToolResult,
+    list_server_tools,
+    result_reply,
+    split_command,
+)
 from toolprism.interop._mcp_server import VariantProxy, serve_mcp, server_space
 from toolprism.interop._toolschemaspace import (
     DEFAULT_OUT,
@@ -48,6 +55,7 @@ __all__ = [
     "import_mcp",
     "import_toolschemaspace",
     "list_server_tools",
+    "result_reply",
     "serve_mcp",
     "server_space",
     "split_command",
