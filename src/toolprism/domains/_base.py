@@ -325,6 +325,10 @@ class Environment:
         """SHA-256 of the canonical JSON of the state (hex)."""
         return hashlib.sha256(canonical_json(self.state.model_dump(mode="json")).encode()).hexdigest()
 
+    def close(self) -> None:
+        """Release what the environment holds outside this process (a live tool server); a no-op here.
+        The episode loop calls it when the episode ends."""
+
 
 class Domain:
     """Base of every domain. Subclasses set :attr:`name`, :attr:`policy`, :attr:`operations`,
@@ -410,6 +414,11 @@ class Domain:
     def environment(self, world_seed: int = 0) -> Environment:
         """A fresh environment on the world of ``world_seed``."""
         return Environment(self, self.initial_state(world_seed))
+
+    def offline_environment(self, world_seed: int = 0) -> Environment:
+        """An environment that touches nothing outside this process: :meth:`environment` for every
+        domain but one whose calls a live tool server executes (scoring replays gold actions here)."""
+        return self.environment(world_seed)
 
     def tasks(self, seed: int = 0, limit: int | None = None) -> list[Task]:
         """The domain's tasks for ``seed``: drafts replayed into reference traces.

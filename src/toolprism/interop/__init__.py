@@ -19,7 +19,7 @@ from toolprism.interop._export import (
     read_hf_records,
     task_from_json,
 )
-from toolprism.interop._mcp import META_KEY, import_mcp
+from toolprism.interop._mcp import META_KEY, import_mcp, import_mcp_tools, mcp_pack
 from toolprism.interop._mcp_client import (
     McpConnection,
     McpServerError,
@@ -28,6 +28,7 @@ from toolprism.interop._mcp_client import (
     result_reply,
     split_command,
 )
+from toolprism.interop._mcp_env import McpEnvironment, live_environment
 from toolprism.interop._mcp_server import VariantProxy, serve_mcp, server_space
 from toolprism.interop._toolschemaspace import (
     DEFAULT_OUT,
@@ -47,12 +48,16 @@ __all__ = [
     "Imported",
     "META_KEY",
     "McpConnection",
+    "McpEnvironment",
     "McpServerError",
     "ToolResult",
     "VariantProxy",
     "encoded_gold",
     "export_tasks",
     "import_mcp",
+    "import_mcp_tools",
+    "mcp_pack",
+    "live_environment",
     "import_toolschemaspace",
     "list_server_tools",
     "result_reply",

@@ -9,10 +9,12 @@ so every command's ``--catalog`` accepts it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolprism.domains import DomainPack, PackServer, catalog_pack
 from toolprism.interop._mcp_client import list_server_tools, split_command
 from toolprism.interop._mcp_server import server_space
 
@@ -37,10 +39,39 @@ def import_mcp(command: str | Sequence[str], out: str | Path | None = None) -> t
     """
     words = split_command(command)
     name, tools = list_server_tools(words)
-    server_space(name, tools)  # every problem now, before anything is written
-    catalog = {"tools": tools, "_meta": {META_KEY: {"name": name, "command": words}}}
-    path = Path(out) if out is not None else Path(f"{server_space(name, tools).name}.tools.json")
-    if path.parent != Path():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    return import_mcp_tools(name, tools, words, out)
+
+
+def import_mcp_tools(
+    name: str, tools: list[dict[str, Any]], command: list[str], out: str | Path | None = None
+) -> tuple[Path, dict[str, Any]]:
+    """Write tools already read from a server as a catalog file (see :func:`import_mcp`).
+
+    Raises:
+        ConfigError: a tool toolprism cannot read (nothing is written).
+    """
+    space = server_space(name, tools)  # every problem now, before anything is written
+    catalog = {"tools": tools, "_meta": {META_KEY: {"name": name, "command": command}}}
+    path = Path(out) if out is not None else Path(f"{space.name}.tools.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(catalog, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path, catalog
+
+
+def mcp_pack(command: str | Sequence[str], tasks: str | Path, catalog_dir: str | Path) -> DomainPack:
+    """A domain pack whose calls a live MCP server executes: the server's tools (imported now with
+    :func:`import_mcp`, the catalog kept as ``<catalog_dir>/<name>.tools.json``), the task file's
+    tasks (checked against the tools), and the server to start for each episode (its command, run
+    from the current directory).
+
+    Raises:
+        ConfigError: the ``mcp`` package is missing, the task file's problems, gold calls the
+            server's tools refuse (every problem listed); McpServerError: the server cannot be
+            started or breaks the protocol.
+    """
+    words = split_command(command)
+    name, tools = list_server_tools(words)
+    space = server_space(name, tools)
+    path, _ = import_mcp_tools(name, tools, words, Path(catalog_dir) / f"{space.name}.tools.json")
+    pack = catalog_pack(path, tasks)
+    return pack.model_copy(update={"server": PackServer(command=words, cwd=os.getcwd())})

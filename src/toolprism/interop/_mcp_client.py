@@ -85,26 +85,31 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     return words
 
 
-def result_reply(raw: dict[str, Any]) -> JSON:
-    """The JSON reply of a ``tools/call`` result (wire form).
+def result_reply(raw: dict[str, Any]) -> dict[str, JSON]:
+    """The JSON reply of a ``tools/call`` result (wire form): always a JSON object, as every
+    toolprism domain replies (a bare string reads as malformed feedback to the scorers and the oracle).
 
-    ``structuredContent`` when the server gives it; else the text of a single text block, parsed as
-    JSON when it is JSON, else the text itself; else the list of content blocks. A result with
-    ``isError`` becomes ``{"error": <that reply>}``, the form every toolprism domain uses for a
-    refused call.
+    - ``structuredContent`` when the server gives it (a non-object wrapped as ``{"result": value}``);
+    - else the text of a single text block: the object it parses to when it is a JSON object, else
+      ``{"text": text}``;
+    - else ``{"content": [blocks]}`` (images, resources, several blocks);
+    - a result with ``isError`` becomes ``{"error": text}`` (the blocks' texts joined; the form a
+      domain's refused call takes).
     """
     content = raw.get("content") or []
-    if raw.get("structuredContent") is not None:
-        reply: JSON = raw["structuredContent"]
-    elif len(content) == 1 and content[0].get("type") == "text":
-        text = content[0].get("text", "")
+    texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+    if raw.get("isError"):
+        return {"error": "\n".join(texts) if texts else content}
+    structured = raw.get("structuredContent")
+    if structured is not None:
+        return structured if isinstance(structured, dict) else {"result": structured}
+    if len(content) == 1 and len(texts) == 1:
         try:
-            reply = json.loads(text)
+            parsed = json.loads(texts[0])
         except ValueError:
-            reply = text
-    else:
-        reply = content
-    return {"error": reply} if raw.get("isError") else reply
+            parsed = None
+        return parsed if isinstance(parsed, dict) else {"text": texts[0]}
+    return {"content": content}
 
 
 class McpConnection:
