@@ -48,6 +48,17 @@ def test_import_mcp_time_writes_a_catalog_every_command_reads(tmp_path: Path) ->
     checked = _toolprism("validate", "--catalog", str(out), "-v", "discovery,reference", "--json", cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["checks"] > 0
+    task = {
+        "query": "What time is it in UTC?",
+        "gold": [{"name": "get_current_time", "arguments": {"timezone": "UTC"}}],
+    }
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task) + "\n")
+    ran = _toolprism(
+        "run", "--model", "oracle", "--catalog", str(out), "--tasks", "tasks.jsonl", "-v", "native,discovery",
+        "--run-dir", str(tmp_path / "run"), "--json", "--no-report", cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert [v["successes"] for v in json.loads(ran.stdout)["variants"]] == [1, 1]
 
 
 @pytest.mark.parametrize(
