@@ -452,7 +452,7 @@ class Domain:
             steps = self._replay_in_place(space, draft, seed)
             if steps is None:  # a gold action is invalid or refused: replay step by step, saying which
                 steps = []
-                env = self.environment(seed)
+                env = self.offline_environment(seed)
                 for op, args in draft.gold:
                     try:
                         action = space.action(op, args)
