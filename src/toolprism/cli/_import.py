@@ -86,7 +86,7 @@ def mcp(
     'toolprism validate --catalog FILE', 'toolprism run --catalog FILE --tasks TASKS'. To run episodes
     against the live server instead of an action log: 'toolprism run --mcp "CMD ARGS" --tasks TASKS'.
     A command that is no MCP server, or a server that exits, is an error naming the cause and the
-    server's last stderr lines. Needs the extra toolprism[mcp]."""
+    server's last stderr lines. Needs the extra toolprism\\[mcp]."""
     path, catalog = import_mcp(command, out)
     tools = catalog["tools"]
     row = {

@@ -47,5 +47,5 @@ def serve_mcp(
 
     Stdout is the MCP channel: start it from an MCP client, e.g. command 'toolprism', args
     ['serve-mcp', '--upstream', 'mcp-server-time', '--variant', 'discovery']. Needs the extra
-    toolprism[mcp]."""
+    toolprism\\[mcp]."""
     serve(upstream, variant, control=control.value)
