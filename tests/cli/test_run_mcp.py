@@ -53,6 +53,25 @@ def test_run_mcp_oracle_succeeds_and_keeps_its_pack(tmp_path: Path) -> None:
     assert staged.stdout.split() == ["a.txt"]  # the live server did stage it
 
 
+def test_run_mcp_scope_run_serves_every_episode_from_one_server(tmp_path: Path) -> None:
+    pytest.importorskip("mcp_server_time")
+    log = tmp_path / "starts.log"  # the command appends a line each time a server process starts
+    server = shlex.join([sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"])
+    command = f"sh -c {shlex.quote(f'echo start >> {shlex.quote(str(log))}; exec {server}')}"
+    task = {"query": "Time in UTC?", "gold": [{"name": "get_current_time", "arguments": {"timezone": "UTC"}}]}
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task) + "\n")
+    for scope, starts in (("run", 1 + 1), ("episode", 1 + 3)):  # the import's start, then the episodes'
+        log.unlink(missing_ok=True)
+        done = _toolprism(
+            "run", "--model", "oracle", "--mcp", command, "--mcp-scope", scope, "--tasks", "tasks.jsonl",
+            "-v", "native,discovery,reference", "--run-dir", str(tmp_path / scope), "--json", "--no-report",
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert [v["successes"] for v in json.loads(done.stdout)["variants"]] == [1, 1, 1]
+        assert log.read_text().count("start") == starts, scope
+
+
 def test_run_mcp_bad_options_are_clear_errors(tmp_path: Path) -> None:
     (tmp_path / "tools.json").write_text(json.dumps({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
     both = _toolprism("run", "--mcp", "x", "--catalog", "tools.json", "--tasks", "t.jsonl", cwd=tmp_path)

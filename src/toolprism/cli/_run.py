@@ -37,6 +37,8 @@ ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
 """The adapter controls as a command-line choice."""
 ToolFormatChoice = StrEnum("ToolFormatChoice", {f: f for f in TOOL_FORMATS})
 """The tool-call formats as a command-line choice."""
+McpScopeChoice = StrEnum("McpScopeChoice", {s: s for s in ("episode", "run")})
+"""How long an --mcp server process lives, as a command-line choice."""
 ExecutorChoice = StrEnum("ExecutorChoice", {e: e for e in ("local", "ray")})
 """Where episodes run, as a command-line choice."""
 
@@ -140,6 +142,14 @@ def run(
             show_default=False,
         ),
     ] = None,
+    mcp_scope: Annotated[
+        McpScopeChoice,
+        typer.Option(
+            help="With --mcp: 'episode' starts a server process per episode (its in-process state never leaks); "
+            "'run' one per run, for servers without state (saves a start per episode). Files or databases the server "
+            "keeps are never reset by toolprism: give a command that resets them.",
+        ),
+    ] = McpScopeChoice.episode,
     task_kinds: Annotated[
         list[str] | None,
         typer.Option(
@@ -313,7 +323,7 @@ def run(
     count = _task_count(tasks, own, "--mcp" if mcp is not None else "--catalog")
     if own is not None:  # the pair becomes a pack in the run directory, a domain like any other
         run_dir = run_dir or default_run_dir(model)
-        pack = _catalog_pack(catalog, Path(str(tasks)), run_dir, mcp)
+        pack = _catalog_pack(catalog, Path(str(tasks)), run_dir, mcp, mcp_scope.value)
         domains = [*(_split(domains) or []), str(pack)]
     values = {
         "model": model if _given(ctx, "model") else main.get("model", model),
@@ -420,16 +430,18 @@ def _integer(text: str | None) -> int | None:
         return None
 
 
-def _catalog_pack(catalog: Path | None, tasks: Path, run_dir: Path, mcp: str | None = None) -> Path:
-    """Check ``catalog`` (or the tools of the live MCP server ``mcp``) and ``tasks`` as one domain
-    pack and write it to ``run_dir/packs/<name>.json``.
+def _catalog_pack(
+    catalog: Path | None, tasks: Path, run_dir: Path, mcp: str | None = None, scope: str = "episode"
+) -> Path:
+    """Check ``catalog`` (or the tools of the live MCP server ``mcp``, started per ``scope``) and
+    ``tasks`` as one domain pack and write it to ``run_dir/packs/<name>.json``.
 
     Raises:
         ConfigError: every problem of the catalog and the task file; a run already in ``run_dir``.
         McpServerError: the MCP server cannot be started or breaks the protocol."""
     if (run_dir / "header.json").exists():
         raise ConfigError(f"{run_dir} already holds a run: continue it with --resume {run_dir}", what="run directory")
-    pack = catalog_pack(catalog, tasks) if mcp is None else mcp_pack(mcp, tasks, run_dir / "packs")
+    pack = catalog_pack(catalog, tasks) if mcp is None else mcp_pack(mcp, tasks, run_dir / "packs", scope=scope)  # type: ignore[arg-type]
     try:
         return write_packs([pack], run_dir / "packs")[0].resolve()
     except OSError as e:
@@ -538,6 +550,7 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "model",
             "catalog",
             "mcp",
+            "mcp_scope",
             "domains",
             "variants",
             "tasks",

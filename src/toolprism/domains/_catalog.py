@@ -148,15 +148,17 @@ class PackServer(_Closed):
         command: the server's command line, as words.
         cwd: its working directory (relative paths in ``command`` resolve there); None: the
             directory the run is started from.
-        scope: ``episode``: one server process per episode, started at the episode's first call and
-            stopped at its end (the server's own in-process state never leaks between episodes;
-            state it keeps outside, in files or databases, is not reset by toolprism).
+        scope: ``episode`` (default): one server process per episode, started at the episode's
+            first call and stopped at its end (the server's own in-process state never leaks between
+            episodes); ``run``: one process per run (per worker process), started at the first call
+            and stopped when the process exits, for servers without state (saves a start per
+            episode). State a server keeps outside, in files or databases, is not reset by toolprism.
     """
 
     kind: Literal["mcp"] = "mcp"
     command: list[str] = Field(min_length=1)
     cwd: str | None = None
-    scope: Literal["episode"] = "episode"
+    scope: Literal["episode", "run"] = "episode"
 
 
 class DomainPack(_Closed):

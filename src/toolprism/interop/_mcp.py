@@ -12,11 +12,14 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from toolprism.domains import DomainPack, PackServer, catalog_pack
 from toolprism.interop._mcp_client import list_server_tools, split_command
 from toolprism.interop._mcp_server import server_space
+
+Scope = Literal["episode", "run"]
+"""How long one server process lives: an episode, or the whole run (see :class:`~toolprism.domains.PackServer`)."""
 
 META_KEY = "toolprism/server"
 """The ``_meta`` key of an imported catalog that records where it came from."""
@@ -58,11 +61,14 @@ def import_mcp_tools(
     return path, catalog
 
 
-def mcp_pack(command: str | Sequence[str], tasks: str | Path, catalog_dir: str | Path) -> DomainPack:
+def mcp_pack(
+    command: str | Sequence[str], tasks: str | Path, catalog_dir: str | Path, *, scope: Scope = "episode"
+) -> DomainPack:
     """A domain pack whose calls a live MCP server executes: the server's tools (imported now with
     :func:`import_mcp`, the catalog kept as ``<catalog_dir>/<name>.tools.json``), the task file's
-    tasks (checked against the tools), and the server to start for each episode (its command, run
-    from the current directory).
+    tasks (checked against the tools), and the server to start (its command, run from the current
+    directory) for each episode, or once per run with ``scope="run"`` (see
+    :class:`~toolprism.domains.PackServer`).
 
     Raises:
         ConfigError: the ``mcp`` package is missing, the task file's problems, gold calls the
@@ -74,4 +80,4 @@ def mcp_pack(command: str | Sequence[str], tasks: str | Path, catalog_dir: str |
     space = server_space(name, tools)
     path, _ = import_mcp_tools(name, tools, words, Path(catalog_dir) / f"{space.name}.tools.json")
     pack = catalog_pack(path, tasks)
-    return pack.model_copy(update={"server": PackServer(command=words, cwd=os.getcwd())})
+    return pack.model_copy(update={"server": PackServer(command=words, cwd=os.getcwd(), scope=scope)})

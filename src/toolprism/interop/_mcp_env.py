@@ -1,8 +1,10 @@
 """The live environment of a pack whose calls an MCP server executes (``toolprism run --mcp``).
 
-One server process per episode (:class:`~toolprism.domains.PackServer` ``scope="episode"``),
-started at the episode's first native call and stopped when the episode ends, so a server's
-in-process state never leaks from one episode into the next. State the server keeps outside its
+One server process per episode by default (:class:`~toolprism.domains.PackServer`
+``scope="episode"``), started at the episode's first native call and stopped when the episode
+ends, so a server's in-process state never leaks from one episode into the next; with
+``scope="run"`` one process serves every episode of the run in this process (started at the first
+call, stopped at exit), for servers without state. State the server keeps outside its
 process (files, a database) is the user's to reset: give a command that sets it up, e.g.
 ``sh -c 'cp seed.db /tmp/run.db && exec mcp-server-sqlite --db-path /tmp/run.db'``.
 
@@ -21,6 +23,8 @@ process (files, a database) is the user's to reset: give a command that sets it 
 
 from __future__ import annotations
 
+import atexit
+import threading
 import weakref
 
 from toolprism.domains import ActionLog, CatalogDomain, Environment, LoggedAction, PackServer
@@ -44,6 +48,8 @@ class McpEnvironment(Environment):
         self._connection: McpConnection | None = None
 
     def _connected(self) -> McpConnection:
+        if self._connection is None and self.server.scope == "run":
+            self._connection = _shared(self.server)
         if self._connection is None:
             self._connection = McpConnection(self.server.command, cwd=self.server.cwd)
             weakref.finalize(self, self._connection.close)  # an episode cancelled mid-way still stops it
@@ -68,9 +74,30 @@ class McpEnvironment(Environment):
         return result.reply
 
     def close(self) -> None:
-        """Stop the server process, if one was started."""
-        if self._connection is not None:
+        """Stop the server process, if this episode started one (a run-scoped server stays up)."""
+        if self._connection is not None and self.server.scope == "episode":
             self._connection.close()
+
+
+_SHARED: dict[tuple[tuple[str, ...], str | None], McpConnection] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(server: PackServer) -> McpConnection:
+    """The run-scoped connection of ``server`` in this process, started on first use (a failed start
+    is not kept: the next episode tries again)."""
+    key = (tuple(server.command), server.cwd)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = McpConnection(server.command, cwd=server.cwd)
+        return _SHARED[key]
+
+
+@atexit.register
+def _close_shared() -> None:
+    for connection in _SHARED.values():
+        connection.close()
+    _SHARED.clear()
 
 
 def live_environment(domain: CatalogDomain, server: PackServer, world_seed: int = 0) -> McpEnvironment:
