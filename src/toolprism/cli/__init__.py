@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("_import", "app"),
     "export": ("_export", "app"),
     "proxy": ("_proxy", "proxy"),
+    "serve-mcp": ("_mcp", "serve_mcp"),
     "probe": ("_probe", "app"),
     "report": ("_report", "report"),
 }

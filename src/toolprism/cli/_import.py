@@ -1,4 +1,5 @@
-"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``bfcl``, ``catalog``)."""
+"""``toolprism import``: other benchmarks as domain packs (``toolschemaspace``, ``tau2``, ``bfcl``), your own
+catalog and tasks (``catalog``), an MCP server's tools as a catalog (``mcp``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from rich.table import Table
 from toolprism.cli._common import friendly_errors, print_json, stderr
 from toolprism.cli._run import _split
 from toolprism.domains import DEFAULT_POLICY, TASK_KINDS, catalog_pack
-from toolprism.interop import BFCL_CATEGORIES, DEFAULT_OUT, import_tau2, import_toolschemaspace, write_packs
+from toolprism.interop import BFCL_CATEGORIES, DEFAULT_OUT, import_mcp, import_tau2, import_toolschemaspace, write_packs
 
 app = typer.Typer(help="Import another benchmark's catalog and tasks as domain packs.", no_args_is_help=True)
 
@@ -111,6 +112,46 @@ def tau2(
         f"{row['with_communicate_info']} tasks with communicate_info"
     )
     print(f"run:      toolprism run --model oracle -d {path} -v native,merge,transaction --max-turns 100")
+
+
+@app.command("mcp")
+@friendly_errors
+def mcp(
+    command: Annotated[
+        list[str],
+        typer.Argument(
+            help="The MCP server's command line, after '--' (e.g. -- mcp-server-time --local-timezone UTC).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The catalog file to write. Default: <server name>.tools.json here."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
+) -> None:
+    """Start an MCP server over stdio (the official mcp SDK's client), read its tools (tools/list: input
+    and output schemas, annotations) and write them as a catalog file, the tools/list result itself.
+
+    Every command's --catalog reads the file: 'toolprism variants show SPEC --catalog FILE',
+    'toolprism validate --catalog FILE', 'toolprism run --catalog FILE --tasks TASKS'. To run episodes
+    against the live server instead of an action log: 'toolprism run --mcp "CMD ARGS" --tasks TASKS'.
+    A command that is no MCP server, or a server that exits, is an error naming the cause and the
+    server's last stderr lines. Needs the extra toolprism\\[mcp]."""
+    path, catalog = import_mcp(command, out)
+    tools = catalog["tools"]
+    row = {
+        "path": str(path),
+        "server": catalog["_meta"]["toolprism/server"]["name"],
+        "tools": len(tools),
+        "reads": sum(bool((t.get("annotations") or {}).get("readOnlyHint")) for t in tools),
+        "with_output_schema": sum("outputSchema" in t for t in tools),
+    }
+    if json_output:
+        print_json(row)
+        return
+    print(f"wrote {path}: {row['tools']} tools of MCP server {row['server']!r} ({row['reads']} read-only)")
+    print(f"show:     toolprism variants show discovery --catalog {path}")
 
 
 @app.command("toolschemaspace")

@@ -36,6 +36,8 @@ ControlChoice = StrEnum("ControlChoice", {c: c for c in CONTROLS})
 """The adapter controls as a command-line choice."""
 ToolFormatChoice = StrEnum("ToolFormatChoice", {f: f for f in TOOL_FORMATS})
 """The tool-call formats as a command-line choice."""
+McpScopeChoice = StrEnum("McpScopeChoice", {s: s for s in ("episode", "run")})
+"""How long an --mcp server process lives, as a command-line choice."""
 ExecutorChoice = StrEnum("ExecutorChoice", {e: e for e in ("local", "ray")})
 """Where episodes run, as a command-line choice."""
 
@@ -127,6 +129,26 @@ def run(
             show_default=False,
         ),
     ] = None,
+    mcp: Annotated[
+        str | None,
+        typer.Option(
+            "--mcp",
+            help="A live MCP server's command line, quoted as one argument (e.g. 'mcp-server-git --repository "
+            "REPO'): its tools (tools/list) are the native tools and it executes the calls of the tasks of --tasks "
+            "FILE, one server process per episode (extra toolprism\\[mcp]). A tool's isError result is a reply "
+            "the model sees; a protocol or transport failure ends the episode as a backend error, never scored. "
+            "The tools and the command become a pack in RUN_DIR/packs/.",
+            show_default=False,
+        ),
+    ] = None,
+    mcp_scope: Annotated[
+        McpScopeChoice,
+        typer.Option(
+            help="With --mcp: 'episode' starts a server process per episode (its in-process state never leaks); "
+            "'run' one per run, for servers without state (saves a start per episode). Files or databases the server "
+            "keeps are never reset by toolprism: give a command that resets them.",
+        ),
+    ] = McpScopeChoice.episode,
     task_kinds: Annotated[
         list[str] | None,
         typer.Option(
@@ -306,12 +328,15 @@ def run(
     if resume is not None:
         _refuse_options_with_resume(ctx)
     # no domains, variants, preset or resume: the main job's settings fill what is not given
-    chosen = preset or resume is not None or catalog or _given(ctx, "domains") or _given(ctx, "variants")
+    if catalog is not None and mcp is not None:
+        raise ConfigError("give --catalog (an action log answers) or --mcp (a live server answers), not both")
+    own = catalog or mcp
+    chosen = preset or resume is not None or own or _given(ctx, "domains") or _given(ctx, "variants")
     main: dict[str, object] = {} if chosen else MAIN_JOB
-    count = _task_count(tasks, catalog)
-    if catalog is not None:  # the pair becomes a pack in the run directory, a domain like any other
+    count = _task_count(tasks, own, "--mcp" if mcp is not None else "--catalog")
+    if own is not None:  # the pair becomes a pack in the run directory, a domain like any other
         run_dir = run_dir or default_run_dir(model)
-        pack = _catalog_pack(catalog, Path(str(tasks)), run_dir)
+        pack = _catalog_pack(catalog, Path(str(tasks)), run_dir, mcp, mcp_scope.value)
         domains = [*(_split(domains) or []), str(pack)]
     values = {
         "model": model if _given(ctx, "model") else main.get("model", model),
@@ -389,9 +414,10 @@ def run(
         _write_report(Path(summary.run_dir), summary.episodes + summary.context_overflow + summary.backend_error)
 
 
-def _task_count(tasks: str | None, catalog: Path | None) -> int | None | str:
+def _task_count(tasks: str | None, catalog: object | None, option: str = "--catalog") -> int | None | str:
     """``--tasks``: a count (an int, checked with the rest of the configuration), ``"default"``
-    when not given, or, with ``--catalog``, None (every task of the task file it names).
+    when not given, or, with ``--catalog`` (or ``--mcp``, named by ``option``), None (every task of
+    the task file it names).
 
     Raises:
         ConfigError: a task file without --catalog, or --catalog without a task file."""
@@ -399,7 +425,7 @@ def _task_count(tasks: str | None, catalog: Path | None) -> int | None | str:
     if catalog is not None:
         if tasks is None or number is not None:
             raise ConfigError(
-                '--catalog needs --tasks FILE: a JSON Lines task file (one {"query", "gold"} object per line)',
+                f'{option} needs --tasks FILE: a JSON Lines task file (one {{"query", "gold"}} object per line)',
                 what="options",
             )
         return None
@@ -419,16 +445,20 @@ def _integer(text: str | None) -> int | None:
         return None
 
 
-def _catalog_pack(catalog: Path, tasks: Path, run_dir: Path) -> Path:
-    """Check ``catalog`` and ``tasks`` as one domain pack and write it to ``run_dir/packs/<name>.json``.
+def _catalog_pack(
+    catalog: Path | None, tasks: Path, run_dir: Path, mcp: str | None = None, scope: str = "episode"
+) -> Path:
+    """Check ``catalog`` (or the tools of the live MCP server ``mcp``, started per ``scope``) and
+    ``tasks`` as one domain pack and write it to ``run_dir/packs/<name>.json``.
 
     Raises:
-        ConfigError: every problem of the catalog and the task file; a run already in ``run_dir``."""
+        ConfigError: every problem of the catalog and the task file; a run already in ``run_dir``.
+        McpServerError: the MCP server cannot be started or breaks the protocol."""
     if (run_dir / "header.json").exists():
         raise ConfigError(f"{run_dir} already holds a run: continue it with --resume {run_dir}", what="run directory")
-    from toolprism.interop import write_packs  # only runs of a user's catalog need it
+    from toolprism.interop import mcp_pack, write_packs  # only runs of a user's catalog need them
 
-    pack = catalog_pack(catalog, tasks)
+    pack = catalog_pack(catalog, tasks) if mcp is None else mcp_pack(mcp, tasks, run_dir / "packs", scope=scope)  # type: ignore[arg-type]
     try:
         return write_packs([pack], run_dir / "packs")[0].resolve()
     except OSError as e:
@@ -538,6 +568,8 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
         for name in (
             "model",
             "catalog",
+            "mcp",
+            "mcp_scope",
             "domains",
             "variants",
             "tasks",

@@ -329,6 +329,10 @@ class Environment:
         """SHA-256 of the canonical JSON of the state (hex)."""
         return hashlib.sha256(canonical_json(self.state.model_dump(mode="json")).encode()).hexdigest()
 
+    def close(self) -> None:
+        """Release what the environment holds outside this process (a live tool server); a no-op here.
+        The episode loop calls it when the episode ends."""
+
 
 class Domain:
     """Base of every domain. Subclasses set :attr:`name`, :attr:`policy`, :attr:`operations`,
@@ -415,6 +419,11 @@ class Domain:
         """A fresh environment on the world of ``world_seed``."""
         return Environment(self, self.initial_state(world_seed))
 
+    def offline_environment(self, world_seed: int = 0) -> Environment:
+        """An environment that touches nothing outside this process: :meth:`environment` for every
+        domain but one whose calls a live tool server executes (scoring replays gold actions here)."""
+        return self.environment(world_seed)
+
     def tasks(self, seed: int = 0, limit: int | None = None) -> list[Task]:
         """The domain's tasks for ``seed``: drafts replayed into reference traces.
 
@@ -447,7 +456,7 @@ class Domain:
             steps = self._replay_in_place(space, draft, seed)
             if steps is None:  # a gold action is invalid or refused: replay step by step, saying which
                 steps = []
-                env = self.environment(seed)
+                env = self.offline_environment(seed)
                 for op, args in draft.gold:
                     try:
                         action = space.action(op, args)

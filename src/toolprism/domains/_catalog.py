@@ -10,6 +10,11 @@ A **domain pack** is the file form of such a domain: one JSON document (``"forma
 "toolprism.domain/1"``, see :class:`DomainPack`) with a name, its source, licence and attribution,
 the policy text, the tools and the tasks. ``toolprism import`` writes packs, and
 :func:`toolprism.domains.get_domain` accepts a pack's path wherever a domain name is expected.
+
+A pack may name a **live tool server** (:class:`PackServer`, today an MCP server over stdio): its
+episodes' native calls are then executed by that server instead of being acknowledged (see
+:meth:`CatalogDomain.environment`); the state is still the log of the writes, and the tasks'
+reference replies are still the action log's (scoring replays gold offline, never on the server).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -26,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toolprism.domains._base import Domain, OperationDef, OperationFn, Task, TaskDraft, TaskKind
+from toolprism.domains._base import Domain, Environment, OperationDef, OperationFn, Task, TaskDraft, TaskKind
 from toolprism.domains._grammar import find_spans
 from toolprism.domains._tau2 import TAU2_PACK_FORMAT, Tau2Domain, read_tau2_pack
 from toolprism.errors import ConfigError, ToolprismError
@@ -130,6 +136,33 @@ class PackSource(_Closed):
     files: dict[str, str] = Field(default_factory=dict)
 
 
+LIVE_SERVERS: dict[str, tuple[str, str]] = {"mcp": ("toolprism.interop", "live_environment")}
+"""Server kind -> (module, function) that makes a live environment,
+``fn(domain, server, world_seed) -> Environment``. Named, not imported: the live clients sit above
+``domains`` (in ``interop``, with their SDKs) and are loaded only when a live pack runs."""
+
+
+class PackServer(_Closed):
+    """The live tool server that executes a pack's native calls (see the module doc).
+
+    Attributes:
+        kind: ``mcp``: an MCP server over stdio (``toolprism run --mcp``).
+        command: the server's command line, as words.
+        cwd: its working directory (relative paths in ``command`` resolve there); None: the
+            directory the run is started from.
+        scope: ``episode`` (default): one server process per episode, started at the episode's
+            first call and stopped at its end (the server's own in-process state never leaks between
+            episodes); ``run``: one process per run (per worker process), started at the first call
+            and stopped when the process exits, for servers without state (saves a start per
+            episode). State a server keeps outside, in files or databases, is not reset by toolprism.
+    """
+
+    kind: Literal["mcp"] = "mcp"
+    command: list[str] = Field(min_length=1)
+    cwd: str | None = None
+    scope: Literal["episode", "run"] = "episode"
+
+
 class DomainPack(_Closed):
     """A domain as data: the file format ``toolprism.domain/1`` (one JSON document per domain).
 
@@ -142,6 +175,8 @@ class DomainPack(_Closed):
         policy: the system prompt text of the domain.
         tools: the native tools.
         tasks: the tasks, in the order they are posed.
+        server: the live tool server that executes the calls; None (default): the action log
+            acknowledges them.
     """
 
     format: Literal["toolprism.domain/1"] = PACK_FORMAT
@@ -152,6 +187,7 @@ class DomainPack(_Closed):
     policy: str
     tools: list[PackTool]
     tasks: list[PackTask]
+    server: PackServer | None = None
 
     def action_space(self) -> ActionSpace:
         """The native action space of the pack's tools (schemas normalised as catalogs are).
@@ -171,14 +207,22 @@ class DomainPack(_Closed):
             ConfigError: malformed tools, or gold calls the tools refuse (every problem listed).
         """
         return CatalogDomain(
-            self.action_space(), self.policy, self.tasks, licence=self.licence, attribution=self.attribution
+            self.action_space(),
+            self.policy,
+            self.tasks,
+            licence=self.licence,
+            attribution=self.attribution,
+            server=self.server,
         )
 
     def dumps(self) -> str:
         """The pack file's text: indented JSON, keys in model order, UTF-8 kept, final newline.
 
         Deterministic: equal packs give byte-identical text."""
-        return json.dumps(self.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+        data = self.model_dump(mode="json")
+        if self.server is None:  # packs without a live server read and write as before it existed
+            del data["server"]
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
 def is_pack_path(name: str) -> bool:
@@ -297,6 +341,7 @@ class CatalogDomain(Domain):
         policy: the system prompt text.
         tasks: the tasks in order; task ids must match :data:`TASK_ID` and be unique.
         licence / attribution: of the content, carried into exports.
+        server: a live tool server that executes the episodes' calls (see :meth:`environment`).
 
     Raises:
         ConfigError: every bad task id and every gold call the space refuses (unknown tool,
@@ -304,12 +349,20 @@ class CatalogDomain(Domain):
     """
 
     def __init__(
-        self, space: ActionSpace, policy: str, tasks: Sequence[PackTask], *, licence: str = "", attribution: str = ""
+        self,
+        space: ActionSpace,
+        policy: str,
+        tasks: Sequence[PackTask],
+        *,
+        licence: str = "",
+        attribution: str = "",
+        server: PackServer | None = None,
     ) -> None:
         self.name = space.name  # type: ignore[misc]  # instance-level on purpose (see class doc)
         self.policy = policy  # type: ignore[misc]
         self.licence = licence
         self.attribution = attribution
+        self.server = server
         self._space = space
         self._tasks = list(tasks)
         problems = _task_problems(space, self._tasks)
@@ -330,6 +383,19 @@ class CatalogDomain(Domain):
     def initial_state(self, world_seed: int) -> ActionLog:
         """An empty action log (the same for every seed)."""
         return ActionLog()
+
+    def environment(self, world_seed: int = 0) -> Environment:
+        """A fresh environment: the action log, or, for a pack with a :class:`PackServer`, a live
+        environment whose calls that server executes (made by the function :data:`LIVE_SERVERS`
+        names; the server process starts at the first call)."""
+        if self.server is None:
+            return super().environment(world_seed)
+        module, function = LIVE_SERVERS[self.server.kind]
+        return getattr(importlib.import_module(module), function)(self, self.server, world_seed)
+
+    def offline_environment(self, world_seed: int = 0) -> Environment:
+        """The action-log environment, even for a pack with a live server (scoring replays gold here)."""
+        return super().environment(world_seed)
 
     def drafts(self, world_seed: int) -> list[TaskDraft]:
         """The tasks as drafts, in order (the same for every seed)."""

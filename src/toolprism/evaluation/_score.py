@@ -70,7 +70,7 @@ def gold_state_hash(spec: EpisodeSpec) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _gold_state_hash(domain: Domain, world_seed: int, gold: tuple[Action, ...]) -> str:
-    env = domain.environment(world_seed)
+    env = domain.offline_environment(world_seed)  # never a live tool server: scoring has no side effects
     for action in gold:
         env.execute(action)
     return env.state_hash()

@@ -14,6 +14,9 @@
   :func:`bfcl_check` (BFCL's AST checker semantics over native calls, :class:`BfclVerdict`),
   :func:`import_bfcl` / :func:`bfcl_pack` (one domain pack per entry), :func:`score_bfcl_run`
   (a stored run re-scored by BFCL's checker).
+- MCP (the extra ``toolprism[mcp]``, the official SDK): :func:`import_mcp` (a server's ``tools/list``
+  as a catalog), :class:`McpConnection` (a live server over stdio), :func:`serve_mcp` (a variant of
+  a server's tools served over MCP) and the live environment of ``toolprism run --mcp``.
 """
 
 import importlib
@@ -40,6 +43,17 @@ from toolprism.interop._tau2 import (
     score_tau2,
     tau2_reward,
 )
+from toolprism.interop._mcp import META_KEY, import_mcp, import_mcp_tools, mcp_pack
+from toolprism.interop._mcp_client import (
+    McpConnection,
+    McpServerError,
+    ToolResult,
+    list_server_tools,
+    result_reply,
+    split_command,
+)
+from toolprism.interop._mcp_env import McpEnvironment, live_environment
+from toolprism.interop._mcp_server import VariantProxy, serve_mcp, server_space
 from toolprism.interop._toolschemaspace import (
     DEFAULT_OUT,
     WHOLE_CATALOG,
@@ -107,9 +121,24 @@ __all__ = [
     "ExportFormat",
     "ExportSummary",
     "Imported",
+    "META_KEY",
+    "McpConnection",
+    "McpEnvironment",
+    "McpServerError",
+    "ToolResult",
+    "VariantProxy",
     "encoded_gold",
     "export_tasks",
+    "import_mcp",
+    "import_mcp_tools",
+    "mcp_pack",
+    "live_environment",
     "import_toolschemaspace",
+    "list_server_tools",
+    "result_reply",
+    "serve_mcp",
+    "server_space",
+    "split_command",
     "read_hf_records",
     "task_from_json",
     "write_packs",

@@ -100,7 +100,8 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     returns. Bad model calls never raise here; they are rejected, shown and recorded. Nor does a
     backend failure: a :class:`~toolprism.errors.ContextOverflow` ends the episode
     ``context_overflow`` and any other :class:`~toolprism.errors.BackendError` (after the
-    backend's own retries) ``backend_error``, with its message in :attr:`Trace.error` and the
+    backend's own retries, or raised by a live tool server's environment: a protocol or transport
+    failure, not a tool's error reply) ``backend_error``, with its message in :attr:`Trace.error` and the
     turns before it kept (the failed request is no turn). Both are left out of every score (see
     :data:`toolprism.run.UNSCORED_ENDS`).
     """
@@ -149,12 +150,18 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         if not turn.calls:
             end = "answered"
             break
-        for raw in turn.calls:
-            call_record = _handle(session, raw)
-            record.calls.append(call_record)
-            if call_record.outcome == "executed":
-                actions.append(call_record.action)
-            messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
+        try:
+            for raw in turn.calls:
+                call_record = _handle(session, raw)
+                record.calls.append(call_record)
+                if call_record.outcome == "executed":
+                    actions.append(call_record.action)
+                messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
+        except BackendError as e:  # a live tool server failed (not a tool's error reply): never the model's doing
+            end, error = _unscored(e)
+            break
+    final_state_hash = env.state_hash()
+    env.close()
     return Trace(
         episode_id=spec.episode_id,
         task=TaskRecord.of(spec.task),
@@ -173,7 +180,7 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
         actions=actions,
         end=end,
         max_turns=max_turns,
-        final_state_hash=env.state_hash(),
+        final_state_hash=final_state_hash,
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
     )
