@@ -32,17 +32,6 @@ from toolprism.interop._export import (
     read_hf_records,
     task_from_json,
 )
-from toolprism.interop._tau2 import (
-    TAU2_COMMIT,
-    CommunicateCheck,
-    Tau2Reward,
-    Tau2Row,
-    communicate_checks,
-    gold_hash,
-    import_tau2,
-    score_tau2,
-    tau2_reward,
-)
 from toolprism.interop._mcp import META_KEY, import_mcp, import_mcp_tools, mcp_pack
 from toolprism.interop._mcp_client import (
     McpConnection,
@@ -54,6 +43,17 @@ from toolprism.interop._mcp_client import (
 )
 from toolprism.interop._mcp_env import McpEnvironment, live_environment
 from toolprism.interop._mcp_server import VariantProxy, serve_mcp, server_space
+from toolprism.interop._tau2 import (
+    TAU2_COMMIT,
+    CommunicateCheck,
+    Tau2Reward,
+    Tau2Row,
+    communicate_checks,
+    gold_hash,
+    import_tau2,
+    score_tau2,
+    tau2_reward,
+)
 from toolprism.interop._toolschemaspace import (
     DEFAULT_OUT,
     WHOLE_CATALOG,
