@@ -1,6 +1,6 @@
 """The episode loop, the asynchronous runner and the run store."""
 
-from toolprism.run._episode import MAX_TURNS, EpisodeSpec, initial_messages, reply_content, run_episode
+from toolprism.run._episode import MAX_TURNS, EpisodeSpec, EpisodeState, initial_messages, reply_content, run_episode
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
 from toolprism.run._ray import RayRunner
 from toolprism.run._store import (
@@ -46,6 +46,7 @@ __all__ = [
     "RayRunner",
     "EpisodeResult",
     "EpisodeSpec",
+    "EpisodeState",
     "RunConfigRecord",
     "RunHeader",
     "RunLimits",
