@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_GYM = ("ACTION_CHARSET", "CLEAN", "OBSERVATION_CHARSET", "EnvConfig", "Reward", "ToolEnv")
+_GYM = ("ACTION_CHARSET", "CLEAN", "ENV_ID", "OBSERVATION_CHARSET", "EnvConfig", "Reward", "ToolEnv")
 _VF = ("ToolprismVerifiersEnv", "load_verifiers_environment")
 
 

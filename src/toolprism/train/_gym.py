@@ -23,7 +23,8 @@ Spaces (both :class:`gymnasium.spaces.Text`):
   and the ``json`` format write calls; ``<tool_call>`` blocks; Llama and Mistral forms); any other
   text is the final answer. ``step`` also takes a call as a dict, ``{"name", "arguments"}`` or an
   OpenAI tool call ``{"id", "type": "function", "function": {"name", "arguments"}}``, a list of
-  them, or an OpenAI assistant message ``{"role": "assistant", "content", "tool_calls"}``.
+  them, or an OpenAI assistant message ``{"role": "assistant", "content", "tool_calls"}``. The
+  embedded backend's answer form ``{"answer": "..."}`` is read as that answer.
 
 Rewards come only when the episode ends (:data:`Reward`); the per-step reward is 0.0.
 """
@@ -48,6 +49,8 @@ from toolprism.schema import JSON
 from toolprism.score import ActionScore, score_actions
 from toolprism.shaping import Control, Variant
 
+ENV_ID = "toolprism/ToolEnv-v0"
+"""The id :func:`gymnasium.make` knows the environment by (``gymnasium.make(ENV_ID, config=EnvConfig(...))``)."""
 OBSERVATION_CHARSET = frozenset(chr(c) for c in range(0x20, 0x7F))
 """Characters of every observation: JSON with ``ensure_ascii`` escapes everything else."""
 ACTION_CHARSET = OBSERVATION_CHARSET | frozenset("\t\n\r")
@@ -322,7 +325,7 @@ class ToolEnv(gymnasium.Env):
         if isinstance(action, str):
             parsed = parse_output(action, self.config.action_format, id_prefix="call")
             calls = tuple(RawCall(self._call_id(), c.name, c.arguments) for c in parsed.calls)
-            return ModelTurn(raw=action, content=parsed.content, calls=calls, error=parsed.error)
+            return ModelTurn(raw=action, content=_answer(parsed.content), calls=calls, error=parsed.error)
         if isinstance(action, dict) and action.get("role") == "assistant":
             calls = tuple(self._raw_call(c) for c in action.get("tool_calls") or ())
             return ModelTurn(raw=_text(action), content=action.get("content"), calls=calls)
@@ -361,5 +364,20 @@ def _pick(rng: np.random.Generator, weights: dict[str, float]) -> str:
     return names[int(rng.choice(len(names), p=[weights[n] / total for n in names]))]
 
 
+def _answer(content: str | None) -> str | None:
+    """The answer text: the embedded backend's ``{"answer": "..."}`` unwrapped, other text as it is."""
+    if content is None or not content.startswith("{"):
+        return content
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return content
+    return value["answer"] if isinstance(value, dict) and set(value) == {"answer"} else content
+
+
 def _text(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(ENV_ID, entry_point=ToolEnv)
