@@ -33,18 +33,20 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolprism.backends import ModelTurn, RawCall, parse_output
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError, ToolprismError
 from toolprism.perturb import Instance, Perturbation, expected_gold, parse_perturbations, plan, rereads
-from toolprism.run import MAX_TURNS, EpisodeSpec, EpisodeState, Trace
+from toolprism.run import MAX_TURNS, EpisodeEnd, EpisodeSpec, EpisodeState, Trace
 from toolprism.schema import JSON
 from toolprism.score import ActionScore, score_actions
 from toolprism.shaping import Control, Variant
@@ -174,9 +176,12 @@ class ToolEnv(gymnasium.Env):
         self.config = config
         self.observation_space = spaces.Text(config.max_observation_chars, min_length=0, charset=OBSERVATION_CHARSET)
         self.action_space = spaces.Text(config.max_action_chars, min_length=0, charset=ACTION_CHARSET)
-        self.episode: EpisodeState | None = None
-        self._end: str | None = None
-        self._calls = 0
+        self._current: ToolEpisode | None = None
+
+    @property
+    def episode(self) -> EpisodeState | None:
+        """The running (or last) episode's state: spec, environment, messages, turns, actions."""
+        return self._current.state if self._current is not None else None
 
     # --- gymnasium API ---------------------------------------------------------------------------
 
@@ -194,25 +199,12 @@ class ToolEnv(gymnasium.Env):
             ToolprismError: no task of the drawn domain admits the drawn condition.
         """
         super().reset(seed=seed)
-        self.episode = EpisodeState.start(self._draw())
-        self._end, self._calls = None, 0
-        spec = self.episode.spec
-        messages, tools = list(self.episode.messages), self.episode.tools
-        info = {
-            "episode_id": spec.episode_id,
-            "domain": spec.domain.name,
-            "task_id": spec.task.id,
-            "variant": spec.variant.name,
-            "spec": spec.variant.spec,
-            "condition": spec.condition,
-            "control": spec.control,
-            "messages": messages,
-            "tools": tools,
-        }
-        return self._observe({"messages": messages, "tools": tools}), info
+        self._current = ToolEpisode(EpisodeState.start(self._draw(self.np_random)), self.config)
+        info = self._current.describe()
+        return self._observe({"messages": info["messages"], "tools": info["tools"]}), info
 
     def step(self, action: str | dict[str, Any] | list[dict[str, Any]]) -> tuple[str, float, bool, bool, dict]:
-        """Take one model turn.
+        """Take one model turn (see :meth:`ToolEpisode.act`).
 
         Returns:
             ``(observation, reward, terminated, truncated, info)``: the messages the turn added
@@ -227,79 +219,33 @@ class ToolEnv(gymnasium.Env):
             ToolprismError: no episode is running (call ``reset``), or ``action`` is neither text
                 nor a call.
         """
-        if self.episode is None or self._end is not None:
+        if self._current is None or self._current.end is not None:
             raise ToolprismError("no episode is running: call reset() first (and again after it ends)")
-        turn = self._turn(action)
-        before = len(self.episode.messages) + 1  # after the assistant message
-        end = self.episode.take(turn)
-        record = self.episode.turns[-1]
-        terminated = end is not None
-        truncated = not terminated and len(self.episode.turns) >= self.config.max_turns
-        added = self.episode.messages[before:]
-        info: dict[str, Any] = {
-            "turn": record.index,
-            "calls": [
-                {
-                    "id": c.id,
-                    "name": c.name,
-                    "outcome": c.outcome,
-                    "rejection": str(c.rejection) if c.rejection else None,
-                    "action": str(c.action.to_action()) if c.action else None,
-                }
-                for c in record.calls
-            ],
-            "error": record.error,
-            "messages": added,
-        }
-        reward = 0.0
-        if terminated or truncated:
-            self._end = end or "turn_limit"
-            score = self.score()
-            reward = self.reward(score)
-            info |= {"end": self._end, "score": score.model_dump()}
-        return self._observe({"messages": added}), reward, terminated, truncated, info
+        info = self._current.act(action)
+        terminated = info.get("end") in ("answered", "no_output")
+        truncated = info.get("end") == "turn_limit"
+        reward = self._current.reward() if "end" in info else 0.0
+        return self._observe({"messages": info["messages"]}), reward, terminated, truncated, info
 
     # --- beyond gymnasium ------------------------------------------------------------------------
 
+    def draw(self, seed: int) -> EpisodeSpec:
+        """The episode ``reset(seed=seed)`` starts, without starting it (deterministic)."""
+        return self._draw(seeding.np_random(seed)[0])
+
     def trace(self) -> Trace:
-        """The episode so far as a trace (end ``turn_limit`` while it runs); timings are zero.
+        """The episode so far as a trace (see :meth:`ToolEpisode.trace`).
 
         Raises:
             ToolprismError: no episode was started.
         """
-        if self.episode is None:
+        if self._current is None:
             raise ToolprismError("no episode was started: call reset() first")
-        return self.episode.trace(
-            dict(POLICY), self._end or "turn_limit", max_turns=self.config.max_turns, duration_ms=0.0
-        )
-
-    def score(self) -> ActionScore:
-        """The episode's multiset score so far (:func:`toolprism.score.score_actions` against the
-        perturbations' expected gold, tolerating their re-reads, with the episode's end)."""
-        episode = self.episode
-        if episode is None:
-            raise ToolprismError("no episode was started: call reset() first")
-        instances = episode.spec.perturbations
-        return score_actions(
-            expected_gold(episode.spec.task.gold, instances),
-            [a.to_action() for a in episode.actions],
-            tolerate=rereads(instances),
-            end=self._end or "turn_limit",
-        )
-
-    def reward(self, score: ActionScore) -> float:
-        """The reward of a finished episode's score, under :attr:`EnvConfig.reward` (see :data:`Reward`)."""
-        if score.success:
-            return 1.0
-        if self.config.reward == "exact" or score.precision + score.recall == 0:
-            return 0.0
-        f1 = 2 * score.precision * score.recall / (score.precision + score.recall)
-        return 0.0 if f1 >= 1.0 else f1  # equal multisets that do not count (empty gold, no answer)
+        return self._current.trace()
 
     # --- internals -------------------------------------------------------------------------------
 
-    def _draw(self) -> EpisodeSpec:
-        rng = self.np_random
+    def _draw(self, rng: np.random.Generator) -> EpisodeSpec:
         domain_name = _pick(rng, self.config.domains)
         variant_name = _pick(rng, self.config.variants)
         condition = _pick(rng, self.config.conditions)
@@ -319,6 +265,104 @@ class ToolEnv(gymnasium.Env):
     def _spec(self, domain: Domain, task: Task, variant: Variant, instances: tuple[Instance, ...]) -> EpisodeSpec:
         config = self.config
         return EpisodeSpec(domain, task, variant, config.seed, instances, config.control, config.instruction)
+
+    def _observe(self, document: dict[str, JSON]) -> str:
+        text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        if len(text) > self.config.max_observation_chars:
+            raise ToolprismError(
+                f"an observation of {len(text)} characters exceeds max_observation_chars "
+                f"({self.config.max_observation_chars}); raise it in the EnvConfig"
+            )
+        return text
+
+
+@dataclass
+class ToolEpisode:
+    """One episode of the environment, stepped by the policy's actions: :class:`ToolEnv` runs one
+    at a time, the ``verifiers`` adapter one per rollout.
+
+    Attributes:
+        state: the episode loop's state (:class:`toolprism.run.EpisodeState`).
+        config: the environment's configuration (action format, turn limit, reward).
+        end: how the episode ended (``answered``, ``no_output``, ``turn_limit``), None while it runs.
+        calls: calls numbered so far (ids ``call_<n>`` for calls that bring none).
+    """
+
+    state: EpisodeState
+    config: EnvConfig
+    end: EpisodeEnd | None = None
+    calls: int = 0
+
+    def describe(self) -> dict[str, Any]:
+        """The episode as :meth:`ToolEnv.reset`'s ``info`` gives it."""
+        spec = self.state.spec
+        return {
+            "episode_id": spec.episode_id,
+            "domain": spec.domain.name,
+            "task_id": spec.task.id,
+            "variant": spec.variant.name,
+            "spec": spec.variant.spec,
+            "condition": spec.condition,
+            "control": spec.control,
+            "messages": list(self.state.messages),
+            "tools": self.state.tools,
+        }
+
+    def act(self, action: object) -> dict[str, Any]:
+        """Take one model turn through the episode loop (:meth:`toolprism.run.EpisodeState.take`)
+        and return what :meth:`ToolEnv.step` gives as ``info`` (``end`` and ``score`` once it ends)."""
+        turn = self._turn(action)
+        before = len(self.state.messages) + 1  # after the assistant message
+        end = self.state.take(turn)
+        record = self.state.turns[-1]
+        if end is None and len(self.state.turns) >= self.config.max_turns:
+            end = "turn_limit"
+        info: dict[str, Any] = {
+            "turn": record.index,
+            "calls": [
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "outcome": c.outcome,
+                    "rejection": str(c.rejection) if c.rejection else None,
+                    "action": str(c.action.to_action()) if c.action else None,
+                }
+                for c in record.calls
+            ],
+            "error": record.error,
+            "messages": self.state.messages[before:],
+        }
+        if end is not None:
+            self.end = end
+            info |= {"end": end, "score": self.score().model_dump()}
+        return info
+
+    def trace(self) -> Trace:
+        """The episode so far as a trace (end ``turn_limit`` while it runs); timings are zero
+        (the environment does not time the policy)."""
+        end = self.end or "turn_limit"
+        return self.state.trace(dict(POLICY), end, max_turns=self.config.max_turns, duration_ms=0.0)
+
+    def score(self) -> ActionScore:
+        """The episode's multiset score so far (:func:`toolprism.score.score_actions` against the
+        perturbations' expected gold, tolerating their re-reads, with the episode's end)."""
+        instances = self.state.spec.perturbations
+        return score_actions(
+            expected_gold(self.state.spec.task.gold, instances),
+            [a.to_action() for a in self.state.actions],
+            tolerate=rereads(instances),
+            end=self.end or "turn_limit",
+        )
+
+    def reward(self) -> float:
+        """The reward under :attr:`EnvConfig.reward` (see :data:`Reward`) of the score so far."""
+        score = self.score()
+        if score.success:
+            return 1.0
+        if self.config.reward == "exact" or score.precision + score.recall == 0:
+            return 0.0
+        f1 = 2 * score.precision * score.recall / (score.precision + score.recall)
+        return 0.0 if f1 >= 1.0 else f1  # equal multisets that do not count (empty gold, no answer)
 
     def _turn(self, action: object) -> ModelTurn:
         """The action as a model turn (call ids ``call_<n>``, numbered over the episode)."""
@@ -345,17 +389,8 @@ class ToolEnv(gymnasium.Env):
         return RawCall(call_id, name, text)
 
     def _call_id(self) -> str:
-        self._calls += 1
-        return f"call_{self._calls}"
-
-    def _observe(self, document: dict[str, JSON]) -> str:
-        text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-        if len(text) > self.config.max_observation_chars:
-            raise ToolprismError(
-                f"an observation of {len(text)} characters exceeds max_observation_chars "
-                f"({self.config.max_observation_chars}); raise it in the EnvConfig"
-            )
-        return text
+        self.calls += 1
+        return f"call_{self.calls}"
 
 
 def _pick(rng: np.random.Generator, weights: dict[str, float]) -> str:
