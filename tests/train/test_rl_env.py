@@ -194,3 +194,11 @@ def test_bad_configuration_lists_every_problem():
     text = str(e.value)
     for needle in ("nowhere", "smart_home", "merge(by=nothing)", "Z9", "max_turns"):
         assert needle in text
+
+
+def test_draw_is_the_episode_reset_starts(env):
+    for seed in (0, 5, 17):
+        spec = env.draw(seed)
+        env.reset(seed=seed)
+        assert spec.episode_id == env.episode.spec.episode_id
+        assert spec.perturbations == env.episode.spec.perturbations
