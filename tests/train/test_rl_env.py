@@ -194,6 +194,10 @@ def test_bad_configuration_lists_every_problem():
     text = str(e.value)
     for needle in ("nowhere", "smart_home", "merge(by=nothing)", "Z9", "max_turns"):
         assert needle in text
+    with pytest.raises(ConfigError, match="control"):
+        ToolEnv(control="lenient")
+    with pytest.raises(ConfigError, match="not both"):
+        ToolEnv(EnvConfig(), max_turns=3)
 
 
 def test_draw_is_the_episode_reset_starts(env):

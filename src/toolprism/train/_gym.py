@@ -40,7 +40,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.backends import ModelTurn, RawCall, parse_output
 from toolprism.domains import Domain, Task, get_domain
@@ -57,6 +57,7 @@ OBSERVATION_CHARSET = frozenset(chr(c) for c in range(0x20, 0x7F))
 """Characters of every observation: JSON with ``ensure_ascii`` escapes everything else."""
 ACTION_CHARSET = OBSERVATION_CHARSET | frozenset("\t\n\r")
 """Characters of the action space (what ``action_space.sample()`` draws from; ``step`` reads any text)."""
+_WHAT = "RL environment configuration"
 CLEAN = "clean"
 """The condition without perturbations, as :attr:`EnvConfig.conditions` names it."""
 POLICY = {"backend": "policy"}
@@ -144,7 +145,12 @@ class ToolEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, config: EnvConfig | None = None, **options: Any) -> None:
-        config = config or EnvConfig(**options)
+        if config is not None and options:
+            raise ConfigError(f"give a config or its fields, not both (fields: {', '.join(options)})", what=_WHAT)
+        try:
+            config = config or EnvConfig(**options)
+        except ValidationError as e:
+            raise ConfigError([f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors()], what=_WHAT) from None
         problems = [*_weights("domain", config.domains), *_weights("variant", config.variants)]
         problems += _weights("condition", config.conditions)
         for name, low in (("max_turns", 1), ("max_observation_chars", 1 << 12), ("max_action_chars", 1)):
@@ -172,7 +178,7 @@ class ToolEnv(gymnasium.Env):
             except ConfigError as e:
                 problems += [f"condition {name!r}: {p}" for p in e.problems]
         if problems:
-            raise ConfigError(problems, what="RL environment configuration")
+            raise ConfigError(problems, what=_WHAT)
         self.config = config
         self.observation_space = spaces.Text(config.max_observation_chars, min_length=0, charset=OBSERVATION_CHARSET)
         self.action_space = spaces.Text(config.max_action_chars, min_length=0, charset=ACTION_CHARSET)
