@@ -3,6 +3,7 @@
 from toolprism.run._episode import (
     MAX_TURNS,
     EpisodeSpec,
+    EpisodeState,
     constrain_mode,
     initial_messages,
     reply_content,
@@ -57,6 +58,7 @@ __all__ = [
     "RayRunner",
     "EpisodeResult",
     "EpisodeSpec",
+    "EpisodeState",
     "RunConfigRecord",
     "RunHeader",
     "RunLimits",

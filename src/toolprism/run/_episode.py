@@ -7,15 +7,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from toolprism.backends import Backend, EpisodeContext, Message, ModelTurn, RawCall
-from toolprism.domains import Domain, Task, TaskRecord
+from toolprism.domains import Domain, Environment, Task, TaskRecord
 from toolprism.errors import BackendError, ContextOverflow, RejectedCall
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Mitigation, Trace, TurnRecord
-from toolprism.schema import ActionRecord, ToolCall, ToolCallRecord
+from toolprism.schema import JSON, ActionRecord, ToolCall, ToolCallRecord
 from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant, read_arguments
 
 MAX_TURNS = 20
@@ -106,31 +106,88 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
     :data:`toolprism.run.UNSCORED_ENDS`).
     """
     started = time.perf_counter()
-    env = spec.domain.environment(spec.task.world_seed)
-    perturber = Perturber(spec.task, spec.perturbations, spec.seed)
-    variant = perturber.variant(spec.variant)
-    session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
-    tools = variant.openai_tools
-    messages = initial_messages(spec, perturber.query(spec.task.query))
-    turns: list[TurnRecord] = []
-    actions: list[ActionRecord] = []
+    episode = EpisodeState.start(spec)
     end: EpisodeEnd = "turn_limit"
     error: str | None = None
     try:
-        agent = backend.agent(EpisodeContext(spec.task, variant, spec.seed, spec.perturbations))
+        agent = backend.agent(EpisodeContext(spec.task, episode.variant, spec.seed, spec.perturbations))
     except BackendError as e:
         agent, (end, error) = None, _unscored(e)
-    for index in range(max_turns if agent is not None else 0):
+    for _ in range(max_turns if agent is not None else 0):
         t0 = time.perf_counter()
         try:
-            turn = readable(await agent.respond(list(messages), tools))
-        except BackendError as e:  # not the model's doing: recorded apart, never scored
+            turn = readable(await agent.respond(list(episode.messages), episode.tools))
+            ended = episode.take(turn, latency_ms=(time.perf_counter() - t0) * 1000)
+        except BackendError as e:  # the model's server or a live tool server failed: recorded apart, never scored
             end, error = _unscored(e)
             break
-        latency_ms = (time.perf_counter() - t0) * 1000
+        if ended:
+            end = ended
+            break
+    duration_ms = (time.perf_counter() - started) * 1000
+    trace = episode.trace(backend.settings(), end, max_turns=max_turns, duration_ms=duration_ms, error=error)
+    episode.environment.close()
+    return trace
+
+
+@dataclass
+class EpisodeState:
+    """One episode in progress: the environment, the perturbations, the adapter session, the
+    conversation so far and its records. :func:`run_episode` drives it with a backend; the RL
+    environment (``toolprism.train.ToolEnv``) with the policy's actions, one :meth:`take` per
+    model turn, so both run the same loop.
+
+    Attributes:
+        spec: what the episode runs.
+        environment: the domain's environment on the task's world (its state hash says what ran).
+        perturber: the spec's perturbations, applied to this episode (its ``injections``).
+        variant: the interface shown, with family-A layers on top.
+        session: the adapter session decoding the model's calls.
+        tools: the tools shown (OpenAI format).
+        messages: the conversation so far (OpenAI chat format), starting with the system prompt
+            and the (perturbed) user query.
+        turns: one record per model turn taken.
+        actions: the native actions executed, in order.
+    """
+
+    spec: EpisodeSpec
+    environment: Environment
+    perturber: Perturber
+    variant: Variant
+    session: AdapterSession
+    tools: list[JSON]
+    messages: list[Message]
+    turns: list[TurnRecord] = field(default_factory=list)
+    actions: list[ActionRecord] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, spec: EpisodeSpec) -> EpisodeState:
+        """A fresh episode: a new environment on the task's world, the perturbations planned in
+        ``spec`` applied to the tools, query and runtime, and the first two messages."""
+        env = spec.domain.environment(spec.task.world_seed)
+        perturber = Perturber(spec.task, spec.perturbations, spec.seed)
+        variant = perturber.variant(spec.variant)
+        session = AdapterSession(variant, perturber.execute(env) if spec.perturbations else env.execute, spec.control)
+        messages = initial_messages(spec, perturber.query(spec.task.query))
+        return cls(spec, env, perturber, variant, session, variant.openai_tools, messages)
+
+    def take(self, turn: ModelTurn, *, latency_ms: float = 0.0) -> EpisodeEnd | None:
+        """Record one model turn and answer it: each call is decoded by the adapter and executed,
+        answered or rejected (never raises for a bad call), its reply appended as a ``tool``
+        message; unreadable output gets a ``user`` message saying so.
+
+        Returns:
+            ``answered`` (a turn without calls) or ``no_output`` (nothing generated) when the
+            turn ends the episode, else None.
+
+        Raises:
+            BackendError: a live tool server (an MCP environment) failed to answer a call: a
+                protocol or transport failure, not a tool's error reply (the episode then ends
+                ``backend_error``, see :func:`run_episode`).
+        """
         record = TurnRecord(
-            index=index,
-            prompt_messages=len(messages),
+            index=len(self.turns),
+            prompt_messages=len(self.messages),
             raw=turn.raw,
             content=turn.content,
             error=turn.error,
@@ -138,52 +195,57 @@ async def run_episode(spec: EpisodeSpec, backend: Backend, *, max_turns: int = M
             prompt_tokens=turn.prompt_tokens,
             completion_tokens=turn.completion_tokens,
         )
-        turns.append(record)
-        messages.append(_assistant_message(turn))
+        self.turns.append(record)
+        self.messages.append(_assistant_message(turn))
         if turn.error is not None and not turn.calls:
             if not turn.raw.strip():  # nothing generated (e.g. the prompt no longer fits the context)
-                end = "no_output"
-                break
+                return "no_output"
             # output the backend could not read: shown to the model, recorded, and the episode goes on
-            messages.append({"role": "user", "content": f"{UNREADABLE} ({turn.error})"})
-            continue
+            self.messages.append({"role": "user", "content": f"{UNREADABLE} ({turn.error})"})
+            return None
         if not turn.calls:
-            end = "answered"
-            break
-        try:
-            for raw in turn.calls:
-                call_record = _handle(session, raw)
-                record.calls.append(call_record)
-                if call_record.outcome == "executed":
-                    actions.append(call_record.action)
-                messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
-        except BackendError as e:  # a live tool server failed (not a tool's error reply): never the model's doing
-            end, error = _unscored(e)
-            break
-    final_state_hash = env.state_hash()
-    env.close()
-    return Trace(
-        episode_id=spec.episode_id,
-        task=TaskRecord.of(spec.task),
-        variant=spec.variant.name,
-        spec=spec.variant.spec,
-        condition=spec.condition,
-        perturbations=list(spec.perturbations),
-        injections=list(perturber.injections),
-        model=backend.settings(),
-        control=spec.control,
-        mitigations=list(spec.mitigations),
-        seed=spec.seed,
-        tools=tools,
-        messages=messages,
-        turns=turns,
-        actions=actions,
-        end=end,
-        max_turns=max_turns,
-        final_state_hash=final_state_hash,
-        duration_ms=(time.perf_counter() - started) * 1000,
-        error=error,
-    )
+            return "answered"
+        for raw in turn.calls:
+            call_record = _handle(self.session, raw)
+            record.calls.append(call_record)
+            if call_record.outcome == "executed":
+                self.actions.append(call_record.action)
+            self.messages.append({"role": "tool", "tool_call_id": raw.id, "content": _content(call_record)})
+        return None
+
+    def trace(
+        self,
+        model: dict[str, JSON],
+        end: EpisodeEnd,
+        *,
+        max_turns: int,
+        duration_ms: float,
+        error: str | None = None,
+    ) -> Trace:
+        """The episode's trace so far, ended by ``end`` (``model``: the backend's settings)."""
+        spec = self.spec
+        return Trace(
+            episode_id=spec.episode_id,
+            task=TaskRecord.of(spec.task),
+            variant=spec.variant.name,
+            spec=spec.variant.spec,
+            condition=spec.condition,
+            perturbations=list(spec.perturbations),
+            injections=list(self.perturber.injections),
+            model=model,
+            control=spec.control,
+            mitigations=list(spec.mitigations),
+            seed=spec.seed,
+            tools=self.tools,
+            messages=self.messages,
+            turns=self.turns,
+            actions=self.actions,
+            end=end,
+            max_turns=max_turns,
+            final_state_hash=self.environment.state_hash(),
+            duration_ms=duration_ms,
+            error=error,
+        )
 
 
 def readable(turn: ModelTurn) -> ModelTurn:

@@ -6,7 +6,12 @@ sees").
   or by domain and optional mixtures of variants; :func:`read_sft` reads an export back and
   :func:`replay_sft` replays its calls through the adapter (the export's round trip).
 
-Names are imported lazily: ``import toolprism.train`` alone loads none of the episode machinery.
+- :class:`ToolEnv` / :class:`EnvConfig`: the episode loop as a gymnasium environment over text
+  actions (needs the extra ``toolprism[rl]``); :func:`load_verifiers_environment`: the same for the
+  ``verifiers`` library's multi-turn interface (the extra ``toolprism[vf]``).
+
+Names are imported lazily: ``import toolprism.train`` alone loads none of the episode machinery,
+and imports without gymnasium or verifiers.
 """
 
 from __future__ import annotations
@@ -47,9 +52,15 @@ _LAZY: dict[str, str] = {
     "read_sft": _SFT,
     "replay_sft": _SFT,
 }
+_GYM = ("ACTION_CHARSET", "CLEAN", "ENV_ID", "OBSERVATION_CHARSET", "EnvConfig", "Reward", "ToolEnv")
+_VF = ("ToolprismVerifiersEnv", "load_verifiers_environment")
+_LAZY |= {name: "toolprism.train._gym" for name in _GYM} | {name: "toolprism.train._verifiers" for name in _VF}
+_EXTRA = {"toolprism.train._gym": ("gymnasium", "rl"), "toolprism.train._verifiers": ("verifiers", "vf")}
 """Public name -> the private module that defines it (imported on first use)."""
 
 __all__ = [
+    *_GYM,
+    *_VF,
     "DEFAULT_TEST_FRACTION",
     "MANIFEST",
     "SFT_FORMATS",
@@ -69,7 +80,12 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """Lazy facade: the name's module is imported on first use."""
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        try:
+            module = importlib.import_module(_LAZY[name])
+        except ModuleNotFoundError as e:  # an optional extra absent
+            package, extra = _EXTRA.get(_LAZY[name], (e.name, ""))
+            raise ImportError(f"{name} needs {package}: pip install 'toolprism[{extra}]' ({e})") from e
+        value = getattr(module, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'toolprism.train' has no attribute {name!r}")
