@@ -4,7 +4,6 @@ answers without a tool call or the turn limit is hit. Async from the start; one 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -16,7 +15,15 @@ from toolprism.errors import BackendError, ContextOverflow, RejectedCall
 from toolprism.perturb import RUNTIME_REPORT_INSTRUCTION, Instance, Perturber, asks_report
 from toolprism.run._trace import CALL_RECORD, CallRecord, EpisodeEnd, Mitigation, Trace, TurnRecord
 from toolprism.schema import JSON, ActionRecord, ToolCall, ToolCallRecord
-from toolprism.shaping import PAPER_INSTRUCTION, AdapterSession, Control, Decision, Variant, read_arguments
+from toolprism.shaping import (
+    PAPER_INSTRUCTION,
+    AdapterSession,
+    Control,
+    Decision,
+    Variant,
+    read_arguments,
+    reply_text,
+)
 
 MAX_TURNS = 20
 """Model turns per episode: a 6-call task under `transaction` needs 19 (three calls per action, one answer)."""
@@ -323,9 +330,6 @@ def _content(record: CallRecord) -> str:
 
 
 def reply_content(reply: object) -> str:
-    """A tool reply as the model is shown it in a ``tool`` message: compact JSON, keys in the
-    order the tool (or a perturbation) wrote them, non-ASCII kept (probes rebuild episodes'
-    messages with it). Not sorted: ToolRobustBench's C1 at light severity *is* a reordering of
-    the fields, which sorted keys would undo. Deterministic: every domain builds its replies in a
-    fixed order (checked across hash seeds by ``tests/run/test_reply_order.py``)."""
-    return json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
+    """A tool reply as the model is shown it in a ``tool`` message
+    (:func:`toolprism.shaping.reply_text`; probes rebuild episodes' messages with it)."""
+    return reply_text(reply)  # type: ignore[arg-type]

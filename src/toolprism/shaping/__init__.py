@@ -5,7 +5,7 @@ such as ``"merge(by=full,args=flat)|rename(style=opaque)"``; open an :class:`Ada
 episode to decode model calls; use :meth:`Variant.plan` to encode native actions.
 """
 
-from toolprism.shaping._adapter import MAX_ARGUMENT_DEPTH, AdapterSession, Decision, read_arguments
+from toolprism.shaping._adapter import MAX_ARGUMENT_DEPTH, AdapterSession, Decision, read_arguments, reply_text
 from toolprism.shaping._layer import (
     CONTROLS,
     Answer,
@@ -61,6 +61,7 @@ __all__ = [
     "AdapterSession",
     "MAX_ARGUMENT_DEPTH",
     "read_arguments",
+    "reply_text",
     "Answer",
     "Batch",
     "Control",

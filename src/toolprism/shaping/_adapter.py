@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolprism.errors import ConfigError, RejectedCall, RejectionKind, ToolFault
-from toolprism.schema import JSON, Action, ToolCall, canonical_json
+from toolprism.schema import JSON, Action, ToolCall
 from toolprism.shaping._layer import CONTROLS, Answer, Control, Execute, Forward, unknown_function
 from toolprism.shaping._pipeline import Variant
 
@@ -120,8 +120,17 @@ class Decision:
 
     @property
     def content(self) -> str:
-        """The tool message content shown to the model."""
-        return canonical_json(self.reply)
+        """The tool message content shown to the model (:func:`reply_text` of :attr:`reply`)."""
+        return reply_text(self.reply)
+
+
+def reply_text(reply: JSON) -> str:
+    """A tool reply as the model is shown it in a ``tool`` message: compact JSON, keys in the order
+    the tool (or a perturbation) wrote them, non-ASCII kept. Not sorted: ToolRobustBench's C1 at
+    light severity *is* a reordering of the fields, which sorted keys would undo. Deterministic:
+    every domain builds its replies in a fixed order (checked across hash seeds by
+    ``tests/run/test_reply_order.py``)."""
+    return json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass
