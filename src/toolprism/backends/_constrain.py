@@ -18,6 +18,7 @@ call, built from the variant's tool schemas); applying it to every turn is toolp
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import threading
 from collections.abc import Sequence
@@ -172,7 +173,7 @@ class TextTurnGrammar:
         xgr = import_xgrammar()
         info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=vocab_size, stop_token_ids=list(stop_token_ids))
         self.style = style
-        self.version = str(getattr(xgr, "__version__", "unknown"))
+        self.version = importlib.metadata.version("xgrammar")
         self._compiler = xgr.GrammarCompiler(info, max_threads=1)
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()
