@@ -23,7 +23,7 @@ TOOLS = [
             },
         },
     },
-    {"type": "function", "function": {"name": "list_rooms"}},  # no parameters: any object
+    {"type": "function", "function": {"name": "list_rooms"}},  # no parameters: an empty parameter list
 ]
 SYSTEM = {"role": "system", "content": "s"}
 USER = {"role": "user", "content": "u"}
@@ -46,6 +46,7 @@ def test_turn_schema_admits_listed_calls_with_valid_arguments_and_answers_only()
     valid = jsonschema.Draft202012Validator(turn_schema(TOOLS))
     assert valid.is_valid({"name": "set_light", "arguments": {"room": "hall", "on": False}})
     assert valid.is_valid({"name": "list_rooms", "arguments": {}})
+    assert not valid.is_valid({"name": "list_rooms", "arguments": {"room": "hall"}})  # no parameters: {} only
     assert valid.is_valid({"answer": "done"})
     for bad in (
         {"name": "set_light", "arguments": {"room": "attic", "on": False}},  # value outside the enum

@@ -40,17 +40,22 @@ ANSWER_SCHEMA: JSON = {
 """A final answer as a JSON object (the embedded backend's and the ``json`` structured output's)."""
 
 
+NO_PARAMETERS: JSON = {"type": "object", "properties": {}, "additionalProperties": False}
+"""The arguments of a tool that declares no parameters: the empty object only."""
+
+
 def call_schemas(tools: Sequence[JSON], *, arguments_key: str = "arguments") -> list[JSON]:
     """One JSON Schema per tool in ``tools`` (OpenAI format), in order: an object with ``name``
     fixed to the tool's name and ``arguments_key`` (``arguments``; ``parameters`` for Llama's
-    convention) holding the tool's ``parameters`` schema (``{"type": "object"}`` when it has none),
-    nothing else. Deterministic."""
+    convention) holding the tool's ``parameters`` schema, nothing else. A tool without
+    ``parameters`` (or with ``{}``) takes none: its arguments are ``{}`` (:data:`NO_PARAMETERS`;
+    the OpenAI API reads an omitted ``parameters`` as an empty parameter list). Deterministic."""
     return [
         {
             "type": "object",
             "properties": {
                 "name": {"const": str(_signature(tool).get("name", ""))},
-                arguments_key: _signature(tool).get("parameters") or {"type": "object"},
+                arguments_key: _signature(tool).get("parameters") or NO_PARAMETERS,
             },
             "required": ["name", arguments_key],
             "additionalProperties": False,
@@ -198,6 +203,7 @@ __all__ = [
     "ANSWER_SCHEMA",
     "CALL_SYNTAX",
     "CallSyntax",
+    "NO_PARAMETERS",
     "TextTurnGrammar",
     "call_schemas",
     "import_xgrammar",
