@@ -149,6 +149,16 @@ def test_constrain_all_gives_only_valid_calls_or_answers(model_dir, style):
     assert backend.settings()["constraint"].endswith(":hermes" if style == "auto" else f":{style}")
 
 
+def test_unbiased_the_random_model_answers_in_plain_text(tmp_path_factory):
+    plain = build_model(tmp_path_factory.mktemp("tiny_plain") / "model")  # no bias: it rarely opens a call
+    verdicts = {
+        mode: _verdicts(HFBackend(plain, device="cpu", max_new_tokens=48, temperature=1.0, constrain=mode))
+        for mode in ("all", "none")
+    }
+    print(f"\nhf unbiased: {verdicts}")
+    assert "invalid" not in verdicts["all"] and "answer" in verdicts["all"]  # the answer path was decoded
+
+
 def test_unconstrained_the_biased_model_writes_invalid_output(model_dir):
     verdicts = _verdicts(_backend(model_dir))
     print(f"\nhf constrain=none: {verdicts}")

@@ -33,23 +33,29 @@ repairs what it sees"), which constrains the first call; ``all`` is toolprism's 
 CONSTRAIN_MODES: tuple[Constrain, ...] = ("none", "first", "all")
 
 
-def check_constrain(constrain: str, *, what: str, supported: Sequence[str] = CONSTRAIN_MODES, why: str = "") -> None:
-    """Check a backend's ``constrain`` option.
+def constrain_problems(constrain: str, *, supported: Sequence[str] = CONSTRAIN_MODES, why: str = "") -> list[str]:
+    """What is wrong with a backend's ``constrain`` option (empty when nothing is).
 
     Args:
         constrain: the value given.
-        what: the backend, for the error (``"oracle backend"``).
-        supported: the modes this backend can decode under.
-        why: why the other modes are not supported (and what would work), added to the error.
+        supported: the modes the backend can decode under.
+        why: why the other modes are not supported (and what would work), added to the problem.
+    """
+    if constrain not in CONSTRAIN_MODES:
+        return [f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}"]
+    if constrain not in supported:
+        return [f"constrain={constrain!r} is not supported" + (f": {why}" if why else "")]
+    return []
+
+
+def check_constrain(constrain: str, *, what: str, supported: Sequence[str] = CONSTRAIN_MODES, why: str = "") -> None:
+    """Raise the problems of :func:`constrain_problems` for the backend ``what`` (``"oracle backend"``).
 
     Raises:
         ConfigError: ``constrain`` is not a mode of :data:`Constrain`, or not one this backend supports.
     """
-    if constrain not in CONSTRAIN_MODES:
-        raise ConfigError(f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}", what=what)
-    if constrain not in supported:
-        reason = f": {why}" if why else ""
-        raise ConfigError(f"constrain={constrain!r} is not supported{reason}", what=what)
+    if problems := constrain_problems(constrain, supported=supported, why=why):
+        raise ConfigError(problems, what=what)
 
 
 def constrains_turn(constrain: Constrain, messages: Sequence[Message]) -> bool:

@@ -150,11 +150,9 @@ def text_turn_grammar(tools: Sequence[JSON], style: str) -> Any:
     if not calls:
         return answer
     call = xgr.Grammar.from_json_schema(json.dumps({"oneOf": calls}), any_whitespace=False)
-    parts = [xgr.Grammar.from_ebnf(f"root ::= {json.dumps(text)}") for text in (syntax.prefix, syntax.suffix) if text]
-    if syntax.prefix:
-        call = xgr.Grammar.concat(parts[0], call, *parts[1:])
-    elif syntax.suffix:
-        call = xgr.Grammar.concat(call, parts[0])
+    prefix, suffix = (xgr.Grammar.from_ebnf(f"root ::= {json.dumps(text)}") for text in (syntax.prefix, syntax.suffix))
+    if syntax.prefix or syntax.suffix:
+        call = xgr.Grammar.concat(*([prefix] if syntax.prefix else []), call, *([suffix] if syntax.suffix else []))
     return xgr.Grammar.union(call, answer)
 
 

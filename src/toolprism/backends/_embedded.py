@@ -48,12 +48,12 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.backends._base import (
-    CONSTRAIN_MODES,
     Constrain,
     EpisodeContext,
     Message,
     ModelTurn,
     RawCall,
+    constrain_problems,
     constrains_turn,
 )
 from toolprism.backends._constrain import turn_schema
@@ -589,8 +589,7 @@ class EmbeddedBackend:
         constrain: Constrain = "none",
     ) -> None:
         problems = []
-        if constrain not in CONSTRAIN_MODES:
-            problems.append(f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}")
+        problems += constrain_problems(constrain)
         if model not in MODELS:
             problems.append(f"unknown embedded model {model!r}; known: {', '.join(MODELS)}")
         if max_tokens < 1:

@@ -45,12 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from toolprism.backends._base import (
-    CONSTRAIN_MODES,
     Constrain,
     EpisodeContext,
     Message,
     ModelTurn,
     RawCall,
+    constrain_problems,
     constrains_turn,
 )
 from toolprism.backends._formats import parse_output
@@ -312,8 +312,7 @@ class HFBackend:
             problems.append(f"temperature must be >= 0, got {temperature}")
         if tool_format not in PARSE_STYLES:
             problems.append(f"tool_format must be one of {', '.join(PARSE_STYLES)}, got {tool_format!r}")
-        if constrain not in CONSTRAIN_MODES:
-            problems.append(f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}")
+        problems += constrain_problems(constrain)
         if problems:
             raise ConfigError(problems, what="hf backend")
         torch, _ = _import_hf()

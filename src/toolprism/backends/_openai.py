@@ -59,12 +59,12 @@ from tenacity import (
 )
 
 from toolprism.backends._base import (
-    CONSTRAIN_MODES,
     Constrain,
     EpisodeContext,
     Message,
     ModelTurn,
     RawCall,
+    constrain_problems,
     constrains_turn,
 )
 from toolprism.backends._cache import ResponseCache
@@ -529,8 +529,8 @@ def _tool_choice(tools: Sequence[JSON]) -> JSON:
 
 def _constrain_problems(constrain: str, tool_format: str) -> list[str]:
     """What is wrong with ``constrain`` under ``tool_format`` (empty when it can be asked for)."""
-    if constrain not in CONSTRAIN_MODES:
-        return [f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}"]
+    if unknown := constrain_problems(constrain):
+        return unknown
     if constrain == "none" or tool_format == "json" or (tool_format == "native" and constrain == "first"):
         return []
     if tool_format == "native":
