@@ -354,12 +354,15 @@ def test_settings(backend):
     assert s["model_file"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert len(s["model_sha256"]) == 64 and s["model_size"] > 0
     assert s["constraint"] == "json-format" and s["temperature"] == 0.0  # the papers' setting: format only
-    assert EmbeddedBackend("smollm2", constraint="schema").settings()["constraint"] == "json-schema"
+    assert s["constrain"] == "none"
+    for mode in ("first", "all"):
+        constrained = EmbeddedBackend("smollm2", constrain=mode).settings()
+        assert (constrained["constrain"], constrained["constraint"]) == (mode, "json-schema")
     assert s["max_tokens"] == DEFAULT_MAX_TOKENS and s["n_ctx"] == 8192
     json.dumps(s)
 
 
-# --- the schema constraint ------------------------------------------------------------------------
+# --- the schema constraint (constrain='all'; per-turn modes: test_embedded_constrain.py) -------------
 
 
 @pytest.mark.embedded
@@ -375,14 +378,14 @@ def test_schema_grammar_admits_listed_calls_and_answers_only():
     assert "get_weather" not in grammar
 
 
-def test_unknown_constraint_config_error():
-    with pytest.raises(ConfigError, match="unknown constraint 'regex'"):
-        EmbeddedBackend("smollm2", constraint="regex")
+def test_unknown_constrain_mode_config_error():
+    with pytest.raises(ConfigError, match="unknown constrain mode 'regex'"):
+        EmbeddedBackend("smollm2", constrain="regex")
 
 
 @pytest.mark.embedded
 def test_schema_constraint_keeps_calls_to_listed_tools():
-    backend = EmbeddedBackend("smollm2", constraint="schema")
+    backend = EmbeddedBackend("smollm2", constrain="all")
     turn = asyncio.run(backend.agent(Ctx(seed=0)).respond(MESSAGES, TOOLS))
     assert turn.error is None and turn.calls, turn.raw  # greedy: this prompt gets a call
     call = turn.calls[0]  # it names a listed tool, with an object of that tool's parameters only

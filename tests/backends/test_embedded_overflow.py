@@ -38,7 +38,7 @@ def _backend(monkeypatch: pytest.MonkeyPatch, llama: FakeLlama, *, n_ctx: int, m
     backend = object.__new__(EmbeddedBackend)  # no model file: the fields generate() reads
     backend.n_ctx, backend.max_tokens, backend.seed = n_ctx, max_tokens, 0
     backend.path, backend.n_threads = Path("fake.gguf"), 1
-    backend.constraint, backend._grammars = "format", {}  # the agent asks for its grammar (no converter here)
+    backend.constrain, backend._grammars = "none", {}  # the agent asks for its grammar (no converter here)
     grammar = SimpleNamespace(from_string=lambda *a, **k: None)
     monkeypatch.setattr(emb, "_import_llama_cpp", lambda: SimpleNamespace(LlamaGrammar=grammar))
     monkeypatch.setattr(EmbeddedBackend, "_loaded", lambda self: emb._Loaded(llama))

@@ -207,7 +207,7 @@ def test_cancelling_a_turn_sets_its_stop_flag(backend, monkeypatch):
     seen: list[threading.Event] = []
     started = threading.Event()
 
-    def blocking_generate(messages, tools, *, seed, stop):
+    def blocking_generate(messages, tools, *, seed, stop, constrained):
         seen.append(stop)
         started.set()
         stop.wait(30)  # returns as soon as the agent sets the flag

@@ -220,6 +220,7 @@ def test_base_url_from_env_and_settings(monkeypatch):
         "temperature": 0.0,
         "max_tokens": 64,
         "seed": None,
+        "constrain": "none",
         "constraint": "none",
     }
     assert "sk-test" not in json.dumps(backend.settings())

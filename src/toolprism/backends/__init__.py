@@ -11,6 +11,11 @@ scripted agents (``oracle``).
   native tools or a prompt-based tool format (``tool_format``, :data:`TOOL_FORMATS`);
 - ``hf:<directory>``, or a directory holding a ``config.json``: a local transformers model
   (extra ``toolprism[hf]``; options from ``TOOLPRISM_HF_*``, see ``backends/_hf.py``).
+
+``constrain`` (:data:`Constrain`: ``none``, ``first``, ``all``) selects constrained decoding: the
+embedded backend through llama.cpp grammars, ``hf`` through xgrammar (extra ``toolprism[constrain]``),
+``openai`` through ``tool_choice`` (``first``, native tools) or ``response_format`` (the ``json``
+tool format); the oracle accepts only ``none``. See each backend's docstring and the README.
 """
 
 from __future__ import annotations
@@ -18,7 +23,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolprism.backends._base import Agent, Backend, EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._base import (
+    CONSTRAIN_MODES,
+    Agent,
+    Backend,
+    Constrain,
+    EpisodeContext,
+    Message,
+    ModelTurn,
+    RawCall,
+    ScriptedTurns,
+    constrains_turn,
+)
 from toolprism.backends._embedded import EmbeddedBackend, render_prompt
 from toolprism.backends._formats import (
     TOOL_FORMATS,
@@ -51,6 +67,7 @@ def create_backend(
     concurrency: int | None = None,
     cache: bool = False,
     cache_dir: str | Path | None = None,
+    constrain: Constrain = "none",
 ) -> Backend:
     """Build the backend named by ``model`` (see the module docstring).
 
@@ -59,11 +76,13 @@ def create_backend(
     ``concurrency`` sizes an endpoint backend's connection pool; ``cache`` answers its
     temperature-0 requests from a :class:`~toolprism.backends._cache.ResponseCache` in
     ``cache_dir`` (default ``platformdirs.user_cache_dir("toolprism")/responses``). Other
-    backends ignore these three.
+    backends ignore these three. ``constrain`` (:data:`Constrain`) is which turns are decoded
+    under the constraint "a call of a listed tool with schema-valid arguments, or an answer".
 
     Raises:
-        ConfigError: unknown model name, a missing optional dependency (with an install hint), or
-            a prompt-based ``tool_format`` for a backend that is not ``openai``.
+        ConfigError: unknown model name, a missing optional dependency (with an install hint), a
+            prompt-based ``tool_format`` for a backend that is not ``openai``, or a ``constrain``
+            mode the backend cannot decode under (saying why and what would work).
     """
     kind, _, name = model.partition(":")
     if tool_format != "native" and (model == "oracle" or kind == "embedded"):
@@ -72,11 +91,11 @@ def create_backend(
             what="model",
         )
     if model == "oracle":
-        return OracleBackend()
+        return OracleBackend(constrain=constrain)
     if kind == "embedded":
         from toolprism.backends._embedded import EmbeddedBackend
 
-        return EmbeddedBackend(name or "smollm2")
+        return EmbeddedBackend(name or "smollm2", constrain=constrain)
     if kind == "openai" or base_url:
         from toolprism.backends._cache import ResponseCache
         from toolprism.backends._openai import OpenAIBackend
@@ -86,12 +105,20 @@ def create_backend(
             options["max_connections"] = max(1, concurrency)
         if cache:
             options["cache"] = ResponseCache(cache_dir)
-        return OpenAIBackend(name if kind == "openai" else model, base_url=base_url, tool_format=tool_format, **options)
+        return OpenAIBackend(
+            name if kind == "openai" else model,
+            base_url=base_url,
+            tool_format=tool_format,
+            constrain=constrain,
+            **options,
+        )
     if kind == "hf" or _is_model_dir(model):
         from toolprism.backends._hf import HFBackend
 
         return HFBackend.from_env(
-            name if kind == "hf" else model, tool_format=None if tool_format == "native" else tool_format
+            name if kind == "hf" else model,
+            tool_format=None if tool_format == "native" else tool_format,
+            constrain=constrain,
         )
     raise ConfigError(
         f"unknown model {model!r}: use 'embedded', 'embedded:smollm2', 'embedded:qwen2.5-coder-0.5b', "
@@ -116,11 +143,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CONSTRAIN_MODES",
     "OVERFLOW_TEXT",
     "DEFAULT_MODEL",
     "TOOL_FORMATS",
     "Agent",
     "Backend",
+    "Constrain",
     "EmbeddedBackend",
     "EpisodeContext",
     "HFBackend",
@@ -133,6 +162,7 @@ __all__ = [
     "ScriptedBackend",
     "ScriptedTurns",
     "ToolFormat",
+    "constrains_turn",
     "create_backend",
     "parse_output",
     "render_prompt",

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from toolprism.errors import ConfigError
 from toolprism.schema import JSON
 
 if TYPE_CHECKING:
@@ -21,6 +22,52 @@ if TYPE_CHECKING:
 
 Message = dict[str, Any]
 """One OpenAI chat message (JSON object)."""
+
+Constrain = Literal["none", "first", "all"]
+"""Which turns a backend decodes under the constraint "a call of a listed tool whose arguments
+satisfy that tool's ``parameters`` JSON Schema, or a final answer": ``none``; ``first``: every turn
+until the episode's first tool call has been emitted; ``all``: every turn. The grammar comes from
+the tools the turn shows (tool-name choice plus each tool's arguments schema), the same rule for
+every variant. Source: the constrained-decoding mitigation of Action-Space Shaping ("Training
+repairs what it sees"), which constrains the first call; ``all`` is toolprism's extension."""
+CONSTRAIN_MODES: tuple[Constrain, ...] = ("none", "first", "all")
+
+
+def constrain_problems(constrain: str, *, supported: Sequence[str] = CONSTRAIN_MODES, why: str = "") -> list[str]:
+    """What is wrong with a backend's ``constrain`` option (empty when nothing is).
+
+    Args:
+        constrain: the value given.
+        supported: the modes the backend can decode under.
+        why: why the other modes are not supported (and what would work), added to the problem.
+    """
+    if constrain not in CONSTRAIN_MODES:
+        return [f"unknown constrain mode {constrain!r}; known: {', '.join(CONSTRAIN_MODES)}"]
+    if constrain not in supported:
+        return [f"constrain={constrain!r} is not supported" + (f": {why}" if why else "")]
+    return []
+
+
+def check_constrain(constrain: str, *, what: str, supported: Sequence[str] = CONSTRAIN_MODES, why: str = "") -> None:
+    """Raise the problems of :func:`constrain_problems` for the backend ``what`` (``"oracle backend"``).
+
+    Raises:
+        ConfigError: ``constrain`` is not a mode of :data:`Constrain`, or not one this backend supports.
+    """
+    if problems := constrain_problems(constrain, supported=supported, why=why):
+        raise ConfigError(problems, what=what)
+
+
+def constrains_turn(constrain: Constrain, messages: Sequence[Message]) -> bool:
+    """Whether the turn that answers ``messages`` is decoded under the constraint (see
+    :data:`Constrain`): always under ``all``; under ``first`` while no assistant message in
+    ``messages`` carries ``tool_calls`` (the episode loop records every emitted call there,
+    executed or rejected); never under ``none``. Deterministic, from the conversation alone."""
+    if constrain == "all":
+        return True
+    if constrain == "first":
+        return not any(m.get("role") == "assistant" and m.get("tool_calls") for m in messages)
+    return False
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,15 @@
 The model sees one ChatML prompt that this module builds itself (deterministic, see
 :func:`render_prompt`): a system section with a format instruction, one worked example on a
 made-up tool, the conversation's system message and the tools as compact JSON; then the
-conversation. Decoding is greedy and constrained by a grammar (:data:`CONSTRAINTS`): by default
-(``format``) to the output format only: one JSON object, either ``{"name": <string>,
-"arguments": <object>}`` (a tool call) or ``{"answer": <string>}``, with tool names and argument
-values free, so that schema mistakes stay visible to the episode loop (what Action-Space Shaping
-measures). ``schema`` (toolprism's own option, not the papers' setting) also restricts the name to
-a listed tool and the arguments to that tool's JSON Schema: the constrained-decoding repair of
-Action-Space Shaping's "Training repairs what it sees", applied to every call; wrong tools, wrong
-values, stale handles and incomplete transactions stay visible under it.
+conversation. Decoding is greedy and constrained by a grammar. Unconstrained turns (``constrain``
+``none``, the default) are decoded under the output format only (:data:`GRAMMAR`): one JSON object,
+either ``{"name": <string>, "arguments": <object>}`` (a tool call) or ``{"answer": <string>}``,
+with tool names and argument values free, so that schema mistakes stay visible to the episode loop
+(what Action-Space Shaping measures). Constrained turns (``constrain`` ``first``: until the
+episode's first call; ``all``: every turn; :data:`~toolprism.backends.Constrain`) are decoded under
+:func:`schema_grammar`: a call of a listed tool whose arguments satisfy that tool's JSON Schema,
+or an answer (the constrained-decoding repair of Action-Space Shaping's "Training repairs what it
+sees"); wrong tools, wrong values, stale handles and incomplete transactions stay visible under it.
 
 Models (:data:`MODELS`):
 
@@ -46,7 +47,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._base import (
+    Constrain,
+    EpisodeContext,
+    Message,
+    ModelTurn,
+    RawCall,
+    constrain_problems,
+    constrains_turn,
+)
+from toolprism.backends._constrain import turn_schema
 from toolprism.errors import BackendError, ConfigError, ContextOverflow
 from toolprism.schema import JSON
 
@@ -471,15 +481,10 @@ ws       ::= " "?
 values are unconstrained strings/JSON."""
 
 
-CONSTRAINTS: tuple[str, ...] = ("format", "schema")
-"""How generation is constrained: ``format`` (the default): the output format only (:data:`GRAMMAR`:
-any name, any arguments object); ``schema``: a call of a listed tool whose arguments satisfy that
-tool's JSON Schema, or an answer (:func:`schema_grammar`; a repair, not a measurement setting)."""
-
-
 def schema_grammar(tools: Sequence[JSON]) -> str:
-    """GBNF for one turn under ``tools``: ``{"name": <a listed tool>, "arguments": <that tool's
-    parameters>}`` or ``{"answer": <string>}``, built with llama-cpp-python's JSON-Schema converter.
+    """GBNF for a constrained turn under ``tools``: ``{"name": <a listed tool>, "arguments": <that
+    tool's parameters>}`` or ``{"answer": <string>}`` (``_constrain.turn_schema``), built with
+    llama-cpp-python's JSON-Schema converter.
 
     The same rule for every variant: each variant's own tools and schemas are what constrain it, so
     a variant still differs in which tool and which values the model must choose (SmolLM2-135M
@@ -491,36 +496,10 @@ def schema_grammar(tools: Sequence[JSON]) -> str:
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    calls = [
-        {
-            "type": "object",
-            "properties": {
-                "name": {"const": _signature_name(tool)},
-                "arguments": _signature(tool).get("parameters") or {"type": "object"},
-            },
-            "required": ["name", "arguments"],
-            "additionalProperties": False,
-        }
-        for tool in tools
-    ]
-    answer = {
-        "type": "object",
-        "properties": {"answer": {"type": "string"}},
-        "required": ["answer"],
-        "additionalProperties": False,
-    }
     try:
-        return json_schema_to_gbnf(json.dumps({"oneOf": [*calls, answer]}))
+        return json_schema_to_gbnf(json.dumps(turn_schema(tools)))
     except Exception as exc:  # noqa: BLE001 - the converter raises bare exceptions
         raise BackendError(f"cannot build a JSON-Schema grammar for these tools: {exc}") from exc
-
-
-def _signature(tool: JSON) -> dict[str, Any]:
-    return tool.get("function", tool) if isinstance(tool, dict) else {}
-
-
-def _signature_name(tool: JSON) -> str:
-    return str(_signature(tool).get("name", ""))
 
 
 def parse_output(text: str, *, call_id: str, truncated: bool = False) -> ModelTurn:
@@ -562,7 +541,7 @@ class EmbeddedAgent:
         """Generate one turn (in a worker thread; the model is locked while it runs)."""
         prompt = render_prompt(messages, tools)
         stop = threading.Event()
-        grammar = self.backend.grammar(tools)
+        grammar = self.backend.grammar(tools, constrained=constrains_turn(self.backend.constrain, messages))
         try:
             text, finish, prompt_tokens, completion_tokens, error = await asyncio.to_thread(
                 self.backend.generate, prompt, self.seed, stop=stop, grammar=grammar
@@ -584,14 +563,17 @@ class EmbeddedBackend:
     Args:
         model: a key of :data:`MODELS` (``"smollm2"`` or ``"qwen2.5-coder-0.5b"``).
         max_tokens: the generation bound per turn.
-        constraint: ``format`` (the JSON output format only; the default) or ``schema`` (a listed
-            tool with schema-valid arguments, or an answer); see :data:`CONSTRAINTS`.
+        constrain: which turns are decoded under :func:`schema_grammar` (a listed tool with
+            schema-valid arguments, or an answer) instead of the output format only
+            (:data:`GRAMMAR`): ``none`` (the default), ``first`` (until the episode's first call),
+            ``all``; see :data:`~toolprism.backends.Constrain`.
         n_ctx: context window; default ``min(trained context, 8192)``.
         n_threads: CPU threads; default ``os.cpu_count() or 2``.
         seed: the llama.cpp seed (decoding is greedy, so it only pins the sampler state).
 
     Raises:
-        ConfigError: unknown model, missing model package or missing llama-cpp-python.
+        ConfigError: unknown model or ``constrain`` mode, missing model package or missing
+            llama-cpp-python.
     """
 
     name = "embedded"
@@ -604,11 +586,10 @@ class EmbeddedBackend:
         n_ctx: int | None = None,
         n_threads: int | None = None,
         seed: int = 0,
-        constraint: str = "format",
+        constrain: Constrain = "none",
     ) -> None:
         problems = []
-        if constraint not in CONSTRAINTS:
-            problems.append(f"unknown constraint {constraint!r}; known: {', '.join(CONSTRAINTS)}")
+        problems += constrain_problems(constrain)
         if model not in MODELS:
             problems.append(f"unknown embedded model {model!r}; known: {', '.join(MODELS)}")
         if max_tokens < 1:
@@ -625,13 +606,14 @@ class EmbeddedBackend:
         self.n_threads = n_threads or os.cpu_count() or 2
         self.seed = seed
         self.temperature = 0.0
-        self.constraint = constraint
+        self.constrain: Constrain = constrain
         self._grammars: dict[str, str] = {}
 
-    def grammar(self, tools: Sequence[JSON]) -> str:
-        """The GBNF a turn under ``tools`` is decoded with (see :data:`CONSTRAINTS`; built once per
-        tool list)."""
-        if self.constraint == "format":
+    def grammar(self, tools: Sequence[JSON], *, constrained: bool = True) -> str:
+        """The GBNF a turn under ``tools`` is decoded with: :func:`schema_grammar` (built once per
+        tool list) for a constrained turn under a ``constrain`` mode other than ``none``, else the
+        output format only (:data:`GRAMMAR`)."""
+        if self.constrain == "none" or not constrained:
             return GRAMMAR
         key = json.dumps(list(tools), sort_keys=True)
         if key not in self._grammars:
@@ -639,7 +621,9 @@ class EmbeddedBackend:
         return self._grammars[key]
 
     def settings(self) -> dict[str, JSON]:
-        """Model id, file, hash and size, decoding parameters and the format constraint."""
+        """Model id, file, hash and size, decoding parameters, ``constrain`` (which turns are
+        constrained) and ``constraint`` (their grammar: ``json-format`` under ``none``, else
+        ``json-schema``)."""
         return {
             "backend": "embedded",
             "model": self.spec.id,
@@ -652,7 +636,8 @@ class EmbeddedBackend:
             "n_ctx": self.n_ctx,
             "seed": self.seed,
             "prompt_format": PROMPT_FORMAT,
-            "constraint": "json-schema" if self.constraint == "schema" else "json-format",
+            "constrain": self.constrain,
+            "constraint": "json-format" if self.constrain == "none" else "json-schema",
         }
 
     def agent(self, context: EpisodeContext) -> EmbeddedAgent:
@@ -788,7 +773,6 @@ def _check_room(finish: object, usage: dict[str, Any], *, max_tokens: int, n_ctx
 
 __all__ = [
     "EmbeddedAgent",
-    "CONSTRAINTS",
     "EmbeddedBackend",
     "GRAMMAR",
     "MODELS",

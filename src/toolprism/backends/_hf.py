@@ -23,6 +23,13 @@ Options come from the constructor or, for ``create_backend``, the environment:
 ``TOOLPRISM_HF_DEVICE`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``...), ``TOOLPRISM_HF_DTYPE``
 (``auto``, ``float32``, ``bfloat16``, ``float16``), ``TOOLPRISM_HF_MAX_NEW_TOKENS``,
 ``TOOLPRISM_HF_TEMPERATURE``, ``TOOLPRISM_HF_TOOL_FORMAT``.
+
+Constrained decoding (``constrain`` ``first`` or ``all``, :data:`~toolprism.backends.Constrain`;
+extra ``toolprism[constrain]``, xgrammar): a constrained turn is generated under an xgrammar
+logits processor (``_constrain.TextTurnGrammar``) that admits one call of a listed tool, written in
+the tool format's syntax with arguments valid under the tool's JSON Schema, or a plain-text answer
+holding none of ``{ [ <``. The syntax is ``tool_format``'s, or under ``auto`` the one the chat
+template writes earlier calls in (``_constrain.template_style``: ``<tool_call>`` -> hermes...).
 """
 
 from __future__ import annotations
@@ -37,7 +44,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._base import (
+    Constrain,
+    EpisodeContext,
+    Message,
+    ModelTurn,
+    RawCall,
+    constrain_problems,
+    constrains_turn,
+)
 from toolprism.backends._formats import parse_output
 from toolprism.errors import BackendError, ConfigError, ContextOverflow
 from toolprism.schema import JSON
@@ -225,8 +240,9 @@ class HFAgent:
         seed = self.seed * 1_000 + self.turns
         self.turns += 1
         try:
+            constrained = constrains_turn(self.backend.constrain, messages)
             text, prompt_tokens, completion_tokens = await asyncio.to_thread(
-                self.backend.generate, messages, tools, seed=seed, stop=stop
+                self.backend.generate, messages, tools, seed=seed, stop=stop, constrained=constrained
             )
         except asyncio.CancelledError:
             stop.set()
@@ -256,10 +272,13 @@ class HFBackend:
         max_new_tokens: the generation bound per turn (tokens).
         temperature: 0 (the default) decodes greedily; above 0 samples, seeded per episode and turn.
         tool_format: the parser style passed to ``_formats.parse_output`` (``auto`` tries every one).
+        constrain: which turns are decoded under the xgrammar constraint (see the module
+            docstring): ``none`` (the default), ``first`` (until the episode's first call), ``all``.
 
     Raises:
         ConfigError: bad options (all listed), not a model directory, a model or tokenizer that
-            does not load, no chat template, or transformers/torch missing (with the install hint).
+            does not load, no chat template, or transformers/torch (or, to constrain, xgrammar)
+            missing (with the install hint).
     """
 
     name = "hf"
@@ -273,6 +292,7 @@ class HFBackend:
         max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
         temperature: float = 0.0,
         tool_format: str = "auto",
+        constrain: Constrain = "none",
     ) -> None:
         self.path = Path(path).expanduser()
         problems = []
@@ -292,6 +312,7 @@ class HFBackend:
             problems.append(f"temperature must be >= 0, got {temperature}")
         if tool_format not in PARSE_STYLES:
             problems.append(f"tool_format must be one of {', '.join(PARSE_STYLES)}, got {tool_format!r}")
+        problems += constrain_problems(constrain)
         if problems:
             raise ConfigError(problems, what="hf backend")
         torch, _ = _import_hf()
@@ -305,9 +326,24 @@ class HFBackend:
         self._interrupt = threading.Event()
         self._settings: dict[str, JSON] | None = None
         self._loaded = _load(self.path, self.device, dtype)
+        self.constrain: Constrain = constrain
+        self._grammar = None if constrain == "none" else self._turn_grammar()
+
+    def _turn_grammar(self) -> Any:
+        """The xgrammar constraint for this model's tokenizer, in the tool format's call syntax.
+
+        Raises:
+            ConfigError: xgrammar is missing.
+        """
+        from toolprism.backends._constrain import TextTurnGrammar, template_style
+
+        loaded = self._loaded
+        style = self.tool_format if self.tool_format != "auto" else template_style(loaded.tokenizer.chat_template)
+        width = loaded.model.get_output_embeddings().weight.shape[0]
+        return TextTurnGrammar(loaded.tokenizer, vocab_size=width, stop_token_ids=sorted(loaded.eos_ids), style=style)
 
     @classmethod
-    def from_env(cls, path: str, *, tool_format: str | None = None) -> HFBackend:
+    def from_env(cls, path: str, *, tool_format: str | None = None, constrain: Constrain = "none") -> HFBackend:
         """The backend with options from ``TOOLPRISM_HF_*`` (see the module docstring);
         ``tool_format``, when given (``--tool-format``; ``native`` reads as ``auto``), wins over
         ``TOOLPRISM_HF_TOOL_FORMAT``.
@@ -328,6 +364,7 @@ class HFBackend:
             max_new_tokens=max_new,
             temperature=temperature,
             tool_format=_style(tool_format) if tool_format else env.get("TOOLPRISM_HF_TOOL_FORMAT", "auto"),
+            constrain=constrain,
         )
 
     @property
@@ -344,7 +381,8 @@ class HFBackend:
         """What identifies the model and the decoding: directory, architecture, SHA-256 of
         ``config.json`` with the tokenizer files, SHA-256 and sizes of the weight files (hashed
         once per process: about a second per GB), device, dtype, position limit, decoding
-        parameters and parser style."""
+        parameters, parser style, ``constrain`` and ``constraint`` (``none``, or
+        ``xgrammar-<version>:<call syntax>``)."""
         if self._settings is None:
             self._settings = self._compute_settings()
         return dict(self._settings)
@@ -380,6 +418,10 @@ class HFBackend:
             "decoding": "greedy" if self.temperature == 0 else "sampling",
             "prompt_format": "chat-template",
             "tool_format": self.tool_format,
+            "constrain": self.constrain,
+            "constraint": "none"
+            if self._grammar is None
+            else f"xgrammar-{self._grammar.version}:{self._grammar.style}",
         }
 
     def agent(self, context: EpisodeContext) -> HFAgent:
@@ -441,8 +483,10 @@ class HFBackend:
         *,
         seed: int = 0,
         stop: threading.Event | None = None,
+        constrained: bool = False,
     ) -> tuple[str, int, int]:
-        """One completion (blocking): ``(text, prompt_tokens, completion_tokens)``.
+        """One completion (blocking): ``(text, prompt_tokens, completion_tokens)``; ``constrained``
+        (ignored under ``constrain="none"``) decodes it under the xgrammar constraint for ``tools``.
 
         The text is decoded with special tokens kept (tool-call markers such as
         ``<|python_tag|>`` are special in some tokenizers), end-of-sequence tokens removed.
@@ -470,6 +514,9 @@ class HFBackend:
             pad_token_id=pad if (pad := loaded.tokenizer.pad_token_id) is not None else min(loaded.eos_ids, default=0),
         )
         criteria = transformers.StoppingCriteriaList([_StopFlag(torch, stop, self._interrupt)])
+        processors = transformers.LogitsProcessorList()
+        if constrained and self._grammar is not None:
+            processors.append(self._grammar.processor(tools))
         with loaded.lock, torch.inference_mode():
             if stop.is_set() or self._interrupt.is_set():
                 raise BackendError("generation interrupted")
@@ -482,6 +529,7 @@ class HFBackend:
                     attention_mask=torch.ones_like(input_ids),
                     generation_config=config,
                     stopping_criteria=criteria,
+                    logits_processor=processors,
                 )
             except Exception as exc:  # noqa: BLE001 - torch/transformers raise many kinds
                 raise BackendError(f"generation failed on {self.path}: {exc}") from exc

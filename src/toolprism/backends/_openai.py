@@ -6,6 +6,25 @@ prompt-based ``tool_format`` (``hermes``, ``json``, ``llama``, ``mistral``), for
 without native tool calling, the tools go in the system message and the reply text is parsed
 (:mod:`toolprism.backends._formats`).
 
+Constrained decoding (``constrain``, :data:`~toolprism.backends.Constrain`) is asked of the server,
+which may ignore it (llama-cpp-python's server ignores both fields below, for one): such a server is
+not constrained, and the run header still records what was asked.
+
+- Native tools, ``first``: each turn before the episode's first call sends ``tool_choice`` naming
+  the function when the variant shows one tool, else ``"required"`` (OpenAI, vLLM, llama.cpp's
+  llama-server honour it; vLLM builds the tools' JSON Schemas into its guided decoding). Unlike the
+  embedded and hf backends this allows no answer on that turn: the API has no choice meaning "a
+  valid call or an answer". ``all`` with native tools is refused (``ConfigError``) for the same
+  reason: ``required`` on every turn would forbid the final answer, and ``auto`` constrains nothing.
+- The ``json`` tool format, ``first`` or ``all``: a constrained turn sends ``response_format``
+  ``{"type": "json_schema", "json_schema": {"name": "toolprism_turn", "schema": ...}}`` holding
+  ``_constrain.turn_schema(tools)`` (a call of a listed tool with schema-valid arguments, or
+  ``{"answer": <text>}``), the OpenAI structured-outputs field that vLLM (its structured outputs;
+  ``guided_json`` before v0.12), llama.cpp's llama-server and SGLang honour; the answer object's
+  text becomes the turn's content. OpenAI's own strict mode refuses a ``oneOf`` root; use native
+  tools there. The other prompt-based formats (``hermes``, ``llama``, ``mistral``) wrap calls in
+  text no JSON Schema describes: constraining them is refused (``ConfigError``).
+
 One set of ``httpx.AsyncClient`` per backend, reused by every request (keep-alive; the pool
 sized to the run's concurrency, split over one client per 8 connections because httpcore's pool
 costs grow quadratically with its size), created lazily inside the running event loop and
@@ -39,8 +58,17 @@ from tenacity import (
     wait_random,
 )
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall
+from toolprism.backends._base import (
+    Constrain,
+    EpisodeContext,
+    Message,
+    ModelTurn,
+    RawCall,
+    constrain_problems,
+    constrains_turn,
+)
 from toolprism.backends._cache import ResponseCache
+from toolprism.backends._constrain import turn_schema
 from toolprism.backends._formats import TOOL_FORMATS, parse_output, to_text_messages
 from toolprism.errors import BackendError, ConfigError, ContextOverflow
 from toolprism.schema import JSON
@@ -139,14 +167,29 @@ def wire_messages(messages: Sequence[Message]) -> list[Message]:
     return [{**m, "content": ""} if m.get("content") is None and m.get("tool_calls") else m for m in messages]
 
 
-def _turn_from_response(body: Any, turn_index: int, tool_format: str = "native") -> ModelTurn:
+def _unwrap_answer(content: str | None) -> str | None:
+    """The text of a ``{"answer": <text>}`` reply (the structured output of a constrained turn),
+    else ``content`` unchanged."""
+    try:
+        value = json.loads(content) if content else None
+    except ValueError:
+        return content
+    if isinstance(value, dict) and set(value) == {"answer"} and isinstance(value["answer"], str):
+        return value["answer"]
+    return content
+
+
+def _turn_from_response(
+    body: Any, turn_index: int, tool_format: str = "native", *, answer_object: bool = False
+) -> ModelTurn:
     """Map a chat-completions response body to a :class:`ModelTurn`.
 
     Native: the message's ``tool_calls`` (ids ``call_<turn>_<index>`` where the server gave none;
     absent or null ``arguments`` read as ``{}``); a ``tool_calls`` entry that is not a function
     call object makes the turn unreadable (``error``). Prompt-based formats: the message text,
     read by :func:`toolprism.backends._formats.parse_output` (a server that still answers with
-    native ``tool_calls`` is read natively).
+    native ``tool_calls`` is read natively); with ``answer_object`` (a constrained turn under the
+    ``json`` format) a ``{"answer": <text>}`` reply is the answer ``<text>``.
 
     Raises:
         BackendError: the body has no ``choices[0].message``.
@@ -158,9 +201,10 @@ def _turn_from_response(body: Any, turn_index: int, tool_format: str = "native")
     if tool_format != "native" and not raw_calls:
         text = content if isinstance(content, str) else ""
         parsed = parse_output(text, tool_format, id_prefix=f"call_{turn_index}")
+        answer = _unwrap_answer(parsed.content) if answer_object and not parsed.calls else parsed.content
         return ModelTurn(
             raw=text,
-            content=parsed.content,
+            content=answer,
             calls=parsed.calls,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
@@ -201,7 +245,8 @@ class OpenAIAgent:
         """POST the conversation and the tools; map the reply."""
         self.turns += 1
         body = await self.backend.complete(messages, tools, seed=self.seed)
-        return _turn_from_response(body, self.turns, self.backend.tool_format)
+        constrained = self.backend.tool_format == "json" and constrains_turn(self.backend.constrain, messages)
+        return _turn_from_response(body, self.turns, self.backend.tool_format, answer_object=constrained)
 
 
 class OpenAIBackend:
@@ -229,10 +274,12 @@ class OpenAIBackend:
         max_connections: the connection pool (set it to the run's concurrency).
         cache: a :class:`~toolprism.backends._cache.ResponseCache` answering temperature-0
             requests it has seen; None (default) for none.
+        constrain: ``none`` (default); ``first`` (native tools or the ``json`` format); ``all``
+            (the ``json`` format only); see the module docstring.
 
     Raises:
-        ConfigError: no model, the API key variable is unset for a remote endpoint, or an unknown
-            ``tool_format``.
+        ConfigError: no model, the API key variable is unset for a remote endpoint, an unknown
+            ``tool_format``, or a ``constrain`` mode the tool format cannot ask for.
     """
 
     name = "openai"
@@ -254,8 +301,10 @@ class OpenAIBackend:
         max_backoff_s: float = MAX_BACKOFF_S,
         max_connections: int = MAX_CONNECTIONS,
         cache: ResponseCache | None = None,
+        constrain: Constrain = "none",
     ) -> None:
         self.model = model
+        self.constrain: Constrain = constrain
         self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self.api_key_env = api_key_env
         self.temperature = temperature
@@ -293,6 +342,7 @@ class OpenAIBackend:
             problems.append(f"timeout_s must be > 0, got {timeout_s}")
         if backoff_s < 0 or max_backoff_s < 0:
             problems.append(f"backoff_s and max_backoff_s must be >= 0, got {backoff_s} and {max_backoff_s}")
+        problems += _constrain_problems(constrain, tool_format)
         if problems:
             raise ConfigError(problems, what="openai backend")
 
@@ -305,9 +355,17 @@ class OpenAIBackend:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "seed": self.seed,
-            "constraint": "none",
+            "constrain": self.constrain,
+            "constraint": self._constraint(),
             **({"tool_format": self.tool_format} if self.tool_format != "native" else {}),
         }
+
+    def _constraint(self) -> str:
+        """What a constrained turn asks of the server: ``none``, ``tool_choice`` or ``json-schema``
+        (``response_format``)."""
+        if self.constrain == "none":
+            return "none"
+        return "tool_choice" if self.tool_format == "native" else "json-schema"
 
     def agent(self, context: EpisodeContext) -> OpenAIAgent:
         """A fresh agent; uses only ``context.seed`` (unless a fixed seed was configured)."""
@@ -317,7 +375,10 @@ class OpenAIBackend:
         """The JSON body POSTed to ``/chat/completions``: under a prompt-based ``tool_format`` the
         messages converted by :func:`~toolprism.backends._formats.to_text_messages` and no ``tools``.
         A null ``content`` of an assistant message with tool calls is sent as ``""`` (the OpenAI
-        API allows both; llama.cpp's Python server refuses null and needs the field)."""
+        API allows both; llama.cpp's Python server refuses null and needs the field). A
+        constrained turn (see the module docstring) carries ``tool_choice`` naming the one tool,
+        or ``"required"`` (native tools), or ``response_format`` with the turn's JSON Schema
+        (the ``json`` format)."""
         prompted = self.tool_format != "native"
         body: dict[str, Any] = {
             "model": self.model,
@@ -325,9 +386,15 @@ class OpenAIBackend:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        constrained = constrains_turn(self.constrain, messages)
         if tools and not prompted:
             body["tools"] = list(tools)
-            body["tool_choice"] = "auto"
+            body["tool_choice"] = _tool_choice(tools) if constrained else "auto"
+        if constrained and self.tool_format == "json":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "toolprism_turn", "schema": turn_schema(tools)},
+            }
         if seed is not None:
             body["seed"] = seed
         return body
@@ -449,6 +516,34 @@ class OpenAIBackend:
         if cache is not None and _well_formed(answer):
             cache.put(key, answer)
         return answer
+
+
+def _tool_choice(tools: Sequence[JSON]) -> JSON:
+    """``tool_choice`` for a constrained turn with native tools: the function, when only one is
+    shown; else ``"required"`` (a call of any of them)."""
+    if len(tools) == 1:
+        function = tools[0].get("function", tools[0]) if isinstance(tools[0], dict) else {}
+        return {"type": "function", "function": {"name": function.get("name", "")}}
+    return "required"
+
+
+def _constrain_problems(constrain: str, tool_format: str) -> list[str]:
+    """What is wrong with ``constrain`` under ``tool_format`` (empty when it can be asked for)."""
+    if unknown := constrain_problems(constrain):
+        return unknown
+    if constrain == "none" or tool_format == "json" or (tool_format == "native" and constrain == "first"):
+        return []
+    if tool_format == "native":
+        return [
+            "constrain='all' with native tools: the chat-completions API cannot ask for 'a valid call or an "
+            "answer' on every turn (tool_choice 'required' forbids the final answer, 'auto' constrains nothing); "
+            "use constrain='first' (tool_choice until the first call), or --tool-format json (response_format "
+            "with the turn's JSON Schema, honoured by vLLM, llama.cpp's llama-server and SGLang)"
+        ]
+    return [
+        f"constrain={constrain!r} with --tool-format {tool_format}: its calls are wrapped in text that no JSON "
+        "Schema (response_format) describes; use --tool-format json, or native tools with constrain='first'"
+    ]
 
 
 def _well_formed(body: Any) -> bool:

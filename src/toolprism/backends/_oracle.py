@@ -33,7 +33,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, RawCall, ScriptedTurns
+from toolprism.backends._base import (
+    Constrain,
+    EpisodeContext,
+    Message,
+    ModelTurn,
+    RawCall,
+    ScriptedTurns,
+    check_constrain,
+)
 from toolprism.domains import get_domain
 from toolprism.errors import ToolprismError
 from toolprism.perturb import REPORT_MARKER, report_instance
@@ -246,13 +254,31 @@ def _trailing_tool_messages(messages: Sequence[Message]) -> list[Message]:
 
 
 class OracleBackend:
-    """Backend ``oracle``: one :class:`OracleAgent` per episode."""
+    """Backend ``oracle``: one :class:`OracleAgent` per episode.
+
+    Args:
+        constrain: only ``none``: the oracle decodes nothing (its calls come from the encoder and
+            are valid by construction), so there is nothing to constrain.
+
+    Raises:
+        ConfigError: ``constrain`` other than ``none``.
+    """
 
     name = "oracle"
 
+    def __init__(self, *, constrain: Constrain = "none") -> None:
+        check_constrain(
+            constrain,
+            what="oracle backend",
+            supported=("none",),
+            why="the oracle decodes nothing (its calls come from the encoder and are valid by construction); "
+            "constrain a model backend (embedded, hf, openai)",
+        )
+        self.constrain: Constrain = constrain
+
     def settings(self) -> dict[str, JSON]:
         """No parameters: the oracle is fully determined by the task and the variant."""
-        return {"backend": "oracle", "constraint": "none"}
+        return {"backend": "oracle", "constraint": "none", "constrain": self.constrain}
 
     def agent(self, context: EpisodeContext) -> OracleAgent:
         """A fresh oracle agent for ``context``."""

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from toolprism.backends._base import EpisodeContext, Message, ModelTurn, ScriptedTurns
+from toolprism.backends._base import Constrain, EpisodeContext, Message, ModelTurn, ScriptedTurns, check_constrain
 from toolprism.schema import JSON
 
 Script = Callable[[EpisodeContext, Sequence[Message]], ModelTurn]
@@ -35,15 +35,31 @@ class _ScriptedAgent:
 @dataclass
 class ScriptedBackend:
     """Backend that plays ``script``: a list of turns (then a final answer), or a callback
-    ``(context, messages) -> ModelTurn``. Every episode restarts the list."""
+    ``(context, messages) -> ModelTurn``. Every episode restarts the list.
+
+    ``constrain`` accepts only ``none``: a script's turns are given, not decoded (a test that
+    needs constrained output scripts it).
+
+    Raises:
+        ConfigError: ``constrain`` other than ``none``.
+    """
 
     script: Script | Sequence[ModelTurn]
     name: str = "scripted"
     label: dict[str, JSON] = field(default_factory=dict)
+    constrain: Constrain = "none"
+
+    def __post_init__(self) -> None:
+        check_constrain(
+            self.constrain,
+            what="scripted backend",
+            supported=("none",),
+            why="a script's turns are given, not decoded; script the constrained output instead",
+        )
 
     def settings(self) -> dict[str, JSON]:
-        """``{"backend": "scripted", "constraint": "none", **label}``."""
-        return {"backend": "scripted", "constraint": "none", **self.label}
+        """``{"backend": "scripted", "constraint": "none", "constrain": "none", **label}``."""
+        return {"backend": "scripted", "constraint": "none", "constrain": self.constrain, **self.label}
 
     def agent(self, context: EpisodeContext) -> _ScriptedAgent:
         """A fresh agent at the start of the script."""
