@@ -70,3 +70,17 @@ def test_resume_refuses_other_mitigations_and_keeps_its_own(tmp_path: Path) -> N
     assert "was run with mitigations instruction; it cannot be resumed with constrain-first" in refused.stderr
     kept = runner.invoke(app, ["run", "--resume", str(run_dir), "--no-report", "--json"])
     assert kept.exit_code == 0 and json.loads(kept.stdout)["mitigations"] == ["instruction"]
+
+
+def test_score_baseline_warns_about_settings_other_than_the_mitigation(tmp_path: Path) -> None:
+    cli = CliRunner()
+    common = ["run", "--model", "oracle", "-d", "garden", "-n", "2", "-v", "native", "--no-report"]
+    assert cli.invoke(app, [*common, "--run-dir", str(tmp_path / "base")]).exit_code == 0
+    other = ["--mitigate", "instruction", "--control", "loose", "--max-turns", "4"]
+    assert cli.invoke(app, [*common, *other, "--run-dir", str(tmp_path / "mit")]).exit_code == 0
+    result = cli.invoke(app, ["score", str(tmp_path / "mit"), "--baseline", str(tmp_path / "base"), "--json"])
+    assert result.exit_code == 0, result.output
+    differences = json.loads(result.stdout)["mitigation"]["differences"]
+    assert differences == ["control: 'strict' vs 'loose'", "max_turns: 20 vs 4"]
+    same = cli.invoke(app, ["score", str(tmp_path / "base"), "--baseline", str(tmp_path / "base"), "--json"])
+    assert json.loads(same.stdout)["mitigation"]["differences"] == []

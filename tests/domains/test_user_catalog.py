@@ -107,7 +107,7 @@ def test_every_problem_of_a_task_file_is_listed(tmp_path: Path) -> None:
 def test_gold_calls_are_checked_against_the_catalog(tmp_path: Path) -> None:
     tasks = [
         {"query": "a", "gold": [{"name": "nope", "arguments": {}}]},
-        {"query": "b", "gold": [{"name": "set_alarm", "arguments": {"hour": 7}}], "replies": [1, 2]},
+        {"query": "b", "gold": [{"name": "set_alarm", "arguments": {"hour": 7}}], "replies": [{"a": 1}, {"b": 2}]},
     ]
     with pytest.raises(ConfigError) as info:
         catalog_pack(*write(tmp_path, tasks=tasks))
@@ -119,6 +119,23 @@ def test_a_task_with_no_gold_call_is_solved_by_answering(tmp_path: Path) -> None
     tasks = [*TASKS, {"query": "Tell me a joke.", "gold": []}]
     task = catalog_pack(*write(tmp_path, tasks=tasks)).domain().tasks()[3]
     assert task.query == "Tell me a joke." and task.gold == () and task.reference == ()
+
+
+def test_names_bom_empty_hard_and_non_object_replies(tmp_path: Path) -> None:
+    catalog, task_file = write(tmp_path)
+    hyphenated = tmp_path / "my-tools.v2.json"
+    hyphenated.write_text(catalog.read_text())
+    assert catalog_pack(hyphenated, task_file).name == "my_tools"
+    with pytest.raises(ConfigError, match="letters, digits and _ only"):
+        catalog_pack(catalog, task_file, name="bad name")
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + task_file.read_bytes())
+    assert len(read_task_file(bom)) == len(TASKS)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "x", "gold": [], "hard": ""}\n{"query": "y", "gold": [], "replies": ["text"]}\n')
+    with pytest.raises(ConfigError) as info:
+        read_task_file(bad)
+    assert "line 1: hard" in str(info.value) and "line 2: replies.0" in str(info.value)
 
 
 def test_empty_task_file(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ def tau2(
     tools: Annotated[Path, typer.Option(help="tau2-bench's tool schemas of the domain, an OpenAI tools list.")],
     tasks: Annotated[Path, typer.Option(help="tau2-bench's tasks.json of the domain.")],
     db: Annotated[Path, typer.Option(help="tau2-bench's db.json of the domain (retail).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the pack (<name>.json).")] = DEFAULT_OUT,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the pack (<name>.json).")] = Path("imported"),
     name: Annotated[str, typer.Option(help="The domain name (task ids start with it).")] = "tau2_retail",
     policy: Annotated[
         Path | None, typer.Option(help="tau2-bench's policy.md, the system prompt (default: a short one of ours).")
@@ -230,8 +230,8 @@ def bfcl(
         typer.Option(
             "--category",
             "-c",
-            help=f"Categories (comma list or repeated): {', '.join(c for c in BFCL_CATEGORIES if c != 'irrelevance')} "
-            "('simple' = simple_python). irrelevance has no gold call and cannot be a pack.",
+            help=f"Categories (comma list or repeated): {', '.join(BFCL_CATEGORIES)} ('simple' = simple_python). "
+            "An irrelevance pack has no gold call: answering without one is the success.",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the packs: OUT/<category>/<id>.json.")] = Path(

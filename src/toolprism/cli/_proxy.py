@@ -45,7 +45,7 @@ def proxy(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the perturbations.")] = 0,
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8100,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8100,
     log_dir: Annotated[
         Path | None,
         typer.Option(help="Write both sides of every request to LOG_DIR/proxy.jsonl (one JSON line per request)."),

@@ -250,6 +250,12 @@ def mitigation_notes(comparison: MitigationComparison) -> list[str]:
             else "nothing recorded in their headers but the runs themselves"
         )
         notes.append(f"note: both runs applied the same mitigations ({applied}); what differs is {other}")
+    if comparison.differences:
+        notes.append(
+            "warning: the runs also differ in "
+            + "; ".join(comparison.differences)
+            + ": a delta is not the mitigation's alone"
+        )
     if comparison.only_baseline:
         notes.append(f"not compared, only in the baseline: {', '.join(comparison.only_baseline)}")
     if comparison.only_mitigated:

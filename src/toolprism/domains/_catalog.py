@@ -45,6 +45,8 @@ READ_PREFIXES = ("get_", "list_", "search_", "find_", "check_", "query_")
 """Catalogs with no read/write tags (ToolSchemaSpace has none): a tool whose name starts with one of
 these is a read, every other tool a write (see :func:`kind_from_name`)."""
 
+DOMAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
+"""A domain name: what pack names and task ids are made of."""
 TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+/[0-9]+$")
 """A pack task id: ``<template>/<index>``; the toolprism task id is ``<domain>/<template>/<index>``."""
 
@@ -457,6 +459,8 @@ def _scripted_replies(space: ActionSpace, tasks: Sequence[PackTask], problems: l
                 action = space.action(call.name, call.arguments)
             except ToolprismError:
                 continue  # reported by _task_problems
+            if reply is None:
+                continue  # acknowledged
             if action in table and table[action] != reply:
                 problems.append(
                     f"task {task.id!r}: call {call.name} {json.dumps(call.arguments, sort_keys=True)} is scripted "
@@ -489,16 +493,18 @@ class TaskLine(_Closed):
         kind: ``single``, ``compound`` or ``compositional`` (default: ``single`` for one gold call,
             else ``compound``).
         hard: an indirect phrasing of the same request (its own task, ``.../hard``).
-        replies: one scripted reply per gold call (JSON), returned when the model makes that call;
-            calls without one are acknowledged (``{"status": "ok", "tool", "arguments"}``).
+        replies: one scripted reply per gold call (a JSON object, or null for the acknowledgement),
+            returned when the model makes that call; calls without one are acknowledged
+            (``{"status": "ok", "tool", "arguments"}``). A reply with an ``error`` key is a tool's
+            refusal.
     """
 
     query: str = Field(min_length=1)
     gold: list[PackCall]
     id: str | None = None
     kind: TaskKind | None = None
-    hard: str | None = None
-    replies: list[Any] | None = None
+    hard: str | None = Field(default=None, min_length=1)
+    replies: list[dict[str, Any] | None] | None = None
 
     def task(self, index: int) -> PackTask:
         """The pack task of line ``index`` (0-based)."""
@@ -523,7 +529,7 @@ def read_task_file(path: str | Path) -> list[PackTask]:
     path = Path(path)
     what = f"task file {path}"
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # a byte-order mark is no JSON
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror}", what=what) from None
     except UnicodeDecodeError as e:
@@ -557,13 +563,18 @@ def catalog_pack(
             when the catalog says so (MCP ``readOnlyHint``) or its name starts with a read prefix
             (:data:`READ_PREFIXES`), else a write.
         tasks: a task file (:func:`read_task_file`).
-        name: the domain name (default: the catalog file's name up to its first dot).
+        name: the domain name (``[A-Za-z0-9_]+``; default: the catalog file's name up to its first
+            dot, every other character made ``_``).
         policy: the system prompt text.
 
     Raises:
         ConfigError: the catalog's or the task file's problems, or gold calls the catalog refuses
             (every problem listed).
     """
+    if name is not None and not DOMAIN_NAME.fullmatch(name):
+        raise ConfigError(f"--name {name!r}: a domain name is letters, digits and _ only", what="catalog")
+    if name is None:  # the file's name up to its first dot, made a domain name
+        name = re.sub(r"[^A-Za-z0-9_]", "_", Path(catalog).name.split(".")[0]) or "catalog"
     space = load_catalog(catalog, name=name)
     files = {Path(p).name: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in (catalog, tasks)}
     pack = DomainPack(

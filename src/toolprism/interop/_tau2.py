@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,7 @@ def import_tau2(
     Raises:
         ConfigError: unreadable or non-JSON files, and every problem :class:`Tau2Domain` finds.
     """
-    problems: list[str] = []
+    problems: list[str] = [] if re.fullmatch(r"[A-Za-z0-9_]+", name) else [f"name {name!r}: letters, digits and _ only"]
     data = {key: _read_json(path, key, problems) for key, path in (("tools", tools), ("tasks", tasks), ("db", db))}
     text = None
     if policy is not None:

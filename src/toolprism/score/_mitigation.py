@@ -109,6 +109,9 @@ class MitigationComparison(BaseModel):
         trained: the trained variant names given (None: not given; rows are then unmarked).
         trained_absent: trained names no compared cell has (a misspelling, or a variant neither ran).
         rows: the cells both runs scored, in the baseline's order.
+        differences: settings other than the mitigations in which the runs differ (``"control:
+            'loose' vs 'strict'"``, baseline first; see :data:`HELD_FIXED`): then a row's
+            difference is not the mitigation's alone.
         only_baseline / only_mitigated: cells one run scored and the other did not, as
             ``variant`` or ``variant · condition``.
     """
@@ -126,6 +129,7 @@ class MitigationComparison(BaseModel):
     rows: list[MitigationRow]
     only_baseline: list[str] = []
     only_mitigated: list[str] = []
+    differences: list[str] = []
 
 
 def run_mitigations(run_dir: Path | str) -> list[str]:
@@ -137,14 +141,30 @@ def run_mitigations(run_dir: Path | str) -> list[str]:
     return _header_facts(run_dir)[1]
 
 
-def _header_facts(run_dir: Path | str) -> tuple[str, list[str]]:
-    """A run's model and mitigations, from its header."""
+def _header_facts(run_dir: Path | str) -> tuple[str, list[str], dict[str, object]]:
+    """A run's model, mitigations, and the settings a comparison must hold fixed (see
+    :data:`HELD_FIXED`), from its header."""
     store = RunStore.open(Path(run_dir))
     try:
         header = store.header
-        return _model_name(header.backend.get("model"), header.config.model), list(header.config.mitigations)
+        config = header.config.model_dump()
+        settings = {k: config.get(k) for k in HELD_FIXED if k in config}
+        backend = {k: v for k, v in header.backend.items() if k not in ("constrain", "constraint")}
+        settings["backend"] = backend
+        model = _model_name(header.backend.get("model"), header.config.model)
+        return model, list(header.config.mitigations), settings
     finally:
         store.close()
+
+
+HELD_FIXED = ("model", "base_url", "control", "max_turns", "instruction", "tool_format", "perturbations", "preset")
+"""The run settings besides the mitigations that a mitigated run and its baseline should share (and
+the backend's settings but its decoding constraint); :attr:`MitigationComparison.differences`
+names those that differ."""
+
+
+def _differences(base: dict[str, object], mine: dict[str, object]) -> list[str]:
+    return [f"{k}: {base.get(k)!r} vs {mine.get(k)!r}" for k in base.keys() | mine.keys() if base.get(k) != mine.get(k)]
 
 
 def trained_variants(value: str) -> list[str]:
@@ -273,7 +293,8 @@ def compare_mitigation(
                 first_call_delta=cells[1].first_call_valid_rate - cells[0].first_call_valid_rate,
             )
         )
-    (base_model, base_applied), (model, applied) = _header_facts(baseline.run_dir), _header_facts(mitigated.run_dir)
+    base_model, base_applied, base_settings = _header_facts(baseline.run_dir)
+    model, applied, settings = _header_facts(mitigated.run_dir)
     return MitigationComparison(
         baseline_run=baseline.run_dir,
         mitigated_run=mitigated.run_dir,
@@ -286,6 +307,7 @@ def compare_mitigation(
         rows=rows,
         only_baseline=_names(k for k in mine if k not in other),
         only_mitigated=_names(k for k in other if k not in mine),
+        differences=sorted(_differences(base_settings, settings)),
     )
 
 
