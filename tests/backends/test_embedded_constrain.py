@@ -11,43 +11,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from test_embedded import TOOLS  # the two smart-home tools the embedded tests share
 
 from toolprism.backends import _embedded as emb
 from toolprism.backends._embedded import GRAMMAR, EmbeddedBackend, schema_grammar
 from toolprism.errors import ConfigError
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "set_light",
-            "description": "Turn a room's light on or off.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "room": {"type": "string", "enum": ["kitchen", "bedroom", "living_room"]},
-                    "power": {"type": "string", "enum": ["on", "off"]},
-                },
-                "required": ["room", "power"],
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "set_thermostat",
-            "description": "Set the target temperature of a room.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "room": {"type": "string", "enum": ["kitchen", "bedroom", "living_room"]},
-                    "celsius": {"type": "number"},
-                },
-                "required": ["room", "celsius"],
-            },
-        },
-    },
-]
 SYSTEM = {"role": "system", "content": "You control a smart home."}
 REQUESTS = ["Turn on the kitchen light.", "Set the bedroom to 19 degrees."]
 CALLED = [
