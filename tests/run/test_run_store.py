@@ -68,6 +68,7 @@ class _FailingOracle(OracleBackend):
     """Fails episodes ``start`` to ``start + count - 1`` (in the order they start)."""
 
     def __init__(self, start: int, count: int) -> None:
+        super().__init__()
         self.started, self.failing = 0, range(start, start + count)
 
     def agent(self, context):  # noqa: ANN001, ANN201
