@@ -160,3 +160,27 @@ def test_the_oracle_scores_100_percent_by_both_scorers_under_native_and_merge(da
     rows = json.loads(scored.output)["bfcl"]["rows"]
     assert {r["variant"] for r in rows} == {"native", "merge(by=full,args=flat)"}
     assert all(r["bfcl_valid"] == r["episodes"] == r["multiset_success"] == r["agree"] for r in rows)
+
+
+def test_bfcl_scoring_of_a_run_without_bfcl_packs_is_refused(data: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "garden"
+    ran = runner.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "oracle",
+            "-d",
+            "garden",
+            "-n",
+            "1",
+            "-v",
+            "native",
+            "--run-dir",
+            str(run_dir),
+            "--no-report",
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    scored = runner.invoke(app, ["score", str(run_dir), "--bfcl", str(data)])
+    assert scored.exit_code == 2 and "no episode of a BFCL entry" in scored.output

@@ -418,12 +418,18 @@ def score_bfcl_run(run_dir: str | Path, data: str | Path, *, numbers: Numbers = 
     unscored (context overflow, backend error) in ``unscored``.
 
     Raises:
-        ConfigError: ``run_dir`` is not a run directory, or ``data`` cannot be read.
+        ConfigError: ``run_dir`` is not a run directory, ``data`` cannot be read, or no episode of
+            the run is of a BFCL entry of ``data`` (as ``--scorer tau2`` refuses a run without tau2).
     """
     store = RunStore.open(Path(run_dir))
     try:
         results = list(store.results())
         tasks = _tasks_by_domain(data, {r.domain for r in results})
+        if results and not any(Path(r.domain).name.removesuffix(".json") in tasks for r in results):
+            raise ConfigError(
+                f"{run_dir}: no episode of a BFCL entry of {data} (runs of 'toolprism import bfcl' packs)",
+                what="BFCL scoring",
+            )
         episodes, unscored, not_bfcl = [], 0, 0
         for result in results:
             trace = store.trace(result.episode_id)
