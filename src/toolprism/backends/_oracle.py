@@ -84,6 +84,8 @@ class OracleAgent:
         self._pending = list(self.context.task.gold)
 
     async def respond(self, messages: Sequence[Message], tools: Sequence[JSON]) -> ModelTurn:
+        """The next call of the encoder's plan for the gold actions (reading the replies of the calls
+        before it), or the final answer once the plan is done."""
         item: ToolCall | Batch | None = None
         if self._plan is not None:
             for index, message in zip(self._waiting, _trailing_tool_messages(messages), strict=False):

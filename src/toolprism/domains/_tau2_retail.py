@@ -62,11 +62,15 @@ class Product(BaseModel):
 
 
 class UserName(BaseModel):
+    """A customer's first and last name."""
+
     first_name: str
     last_name: str
 
 
 class UserAddress(BaseModel):
+    """A postal address (users' and orders'; tau2 hashes the fields in this order)."""
+
     address1: str
     address2: str
     city: str
@@ -76,6 +80,8 @@ class UserAddress(BaseModel):
 
 
 class CreditCard(BaseModel):
+    """A stored credit card: brand and last four digits (``source`` ``credit_card``)."""
+
     source: Literal["credit_card"]
     id: str
     brand: str
@@ -83,11 +89,15 @@ class CreditCard(BaseModel):
 
 
 class Paypal(BaseModel):
+    """A PayPal account (``source`` ``paypal``)."""
+
     source: Literal["paypal"]
     id: str
 
 
 class GiftCard(BaseModel):
+    """A gift card and its balance in dollars (``source`` ``gift_card``; refunds credit it at once)."""
+
     source: Literal["gift_card"]
     id: str
     balance: float
@@ -97,6 +107,8 @@ PaymentMethod = Annotated[CreditCard | GiftCard | Paypal, Field(discriminator="s
 
 
 class User(BaseModel):
+    """A customer: name, address, email, payment methods by id, and order ids."""
+
     user_id: str
     name: UserName
     address: UserAddress
@@ -106,11 +118,15 @@ class User(BaseModel):
 
 
 class OrderFulfillment(BaseModel):
+    """A shipment: its tracking ids and the item ids it carries."""
+
     tracking_id: list[str]
     item_ids: list[str]
 
 
 class OrderItem(BaseModel):
+    """One ordered item: product, item id, price in dollars paid, options."""
+
     name: str
     product_id: str
     item_id: str
@@ -119,6 +135,8 @@ class OrderItem(BaseModel):
 
 
 class OrderPayment(BaseModel):
+    """A payment-history entry: ``payment`` or ``refund`` of ``amount`` dollars by a payment method."""
+
     transaction_type: Literal["payment", "refund"]
     amount: float
     payment_method_id: str
@@ -136,6 +154,9 @@ OrderStatus = Literal[
 
 
 class Order(BaseModel):
+    """An order as tau2 stores it: items, status, fulfillments, payment history, and the fields a
+    cancellation, exchange or return request sets (None until then)."""
+
     order_id: str
     user_id: str
     address: UserAddress
@@ -285,14 +306,17 @@ def find_user_id_by_email(db: RetailDB, /, email: str) -> JSON:
 
 
 def get_order_details(db: RetailDB, /, order_id: str) -> JSON:
+    """The order as stored. Raises DomainError ``Order not found`` (tau2's message)."""
     return _dump(_order(db, order_id))
 
 
 def get_product_details(db: RetailDB, /, product_id: str) -> JSON:
+    """The product and its items. Raises DomainError ``Product not found``."""
     return _dump(_product(db, product_id))
 
 
 def get_item_details(db: RetailDB, /, item_id: str) -> JSON:
+    """The item (a product variant) of any product. Raises DomainError ``Item not found``."""
     for product in db.products.values():
         if item_id in product.variants:
             return _dump(product.variants[item_id])
@@ -300,6 +324,7 @@ def get_item_details(db: RetailDB, /, item_id: str) -> JSON:
 
 
 def get_user_details(db: RetailDB, /, user_id: str) -> JSON:
+    """The user as stored. Raises DomainError ``User not found``."""
     return _dump(_user(db, user_id))
 
 
@@ -309,6 +334,7 @@ def list_all_product_types(db: RetailDB, /) -> JSON:
 
 
 def transfer_to_human_agents(db: RetailDB, /, summary: str) -> JSON:
+    """Always succeeds (tau2 ends the conversation there; here it is one more reply)."""
     return {"result": "Transfer successful"}
 
 
@@ -401,6 +427,8 @@ def modify_pending_order_address(
     country: str,
     zip: str,  # noqa: A002
 ) -> JSON:
+    """The pending order's shipping address replaced. Raises DomainError ``Non-pending order cannot
+    be modified``."""
     order = _order(db, order_id)
     if "pending" not in order.status:
         raise DomainError("Non-pending order cannot be modified")
@@ -482,6 +510,7 @@ def modify_user_address(
     country: str,
     zip: str,  # noqa: A002
 ) -> JSON:
+    """The user's default address replaced. Raises DomainError ``User not found``."""
     user = _user(db, user_id)
     _set_address(user, address1, address2, city, state, country, zip)
     return _dump(user)

@@ -136,6 +136,7 @@ class ExchangeLog:
         self._lock = threading.Lock()
 
     def write(self, record: ExchangeRecord) -> None:
+        """Append ``record`` as one JSON line (thread-safe; the file is opened per write)."""
         line = record.model_dump_json() + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as handle:
             handle.write(line)
