@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from _git_repo import git, make_repository  # tests/_git_repo.py
 
 pytest.importorskip("mcp")
 pytest.importorskip("mcp_server_git")
@@ -26,22 +25,10 @@ from toolprism.shaping import Variant  # noqa: E402
 pytestmark = pytest.mark.mcp
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("mcp_env")
-    seed = root / "seed"
-    seed.mkdir()
-    _git(seed, "init", "-q", "-b", "main")
-    _git(seed, "config", "user.email", "test@example.org")
-    _git(seed, "config", "user.name", "test")
-    (seed / "readme.txt").write_text("hello\n")
-    _git(seed, "add", "readme.txt")
-    _git(seed, "commit", "-q", "-m", "init")
-    (seed / "a.txt").write_text("a\n")
+    seed = make_repository(root / "seed", {"a.txt": "a\n"})
     work = root / "work"
     server = shlex.join([sys.executable, "-m", "mcp_server_git", "--repository", str(work)])
     command = (
@@ -88,7 +75,7 @@ def test_live_server_executes_the_oracle_episodes(world: dict, spec: str) -> Non
         assert result.success and result.final_state_match
         replies = [c.reply for t in trace.turns for c in t.calls if c.outcome == "executed"]
         assert {"text": "Files staged successfully"} in replies  # the live server's words, not an acknowledgement
-    assert _git(world["work"], "log", "-1", "--format=%s") == "add a"  # the last episode's commit is real
+    assert git(world["work"], "log", "-1", "--format=%s") == "add a"  # the last episode's commit is real
 
 
 def test_an_iserror_result_is_a_reply_not_a_backend_error(world: dict) -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _git_repo import git, make_repository  # tests/_git_repo.py
 
 pytest.importorskip("mcp")
 pytest.importorskip("mcp_server_git")
@@ -26,21 +26,8 @@ pytestmark = pytest.mark.mcp
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def _repository(path: Path) -> Path:
-    path.mkdir()
-    _git(path, "init", "-q", "-b", "main")
-    _git(path, "config", "user.email", "test@example.org")
-    _git(path, "config", "user.name", "test")
-    (path / "readme.txt").write_text("hello\n")
-    _git(path, "add", "readme.txt")
-    _git(path, "commit", "-q", "-m", "init")
-    (path / "a.txt").write_text("first file\n")
-    (path / "b.txt").write_text("second file\n")
-    return path
+    return make_repository(path, {"a.txt": "first file\n", "b.txt": "second file\n"})
 
 
 def _upstream(repo: Path) -> list[str]:
@@ -63,11 +50,11 @@ def _native_actions(repo: Path) -> list[Action]:
 def _effects(repo: Path) -> dict[str, object]:
     """What the calls did to the repository, independent of its path and of commit times."""
     return {
-        "tree": _git(repo, "rev-parse", "HEAD^{tree}"),
-        "branch": _git(repo, "branch", "--show-current"),
-        "branches": _git(repo, "for-each-ref", "--format=%(refname:short) %(tree)", "refs/heads"),
-        "messages": _git(repo, "log", "--format=%s"),
-        "status": _git(repo, "status", "--porcelain"),
+        "tree": git(repo, "rev-parse", "HEAD^{tree}"),
+        "branch": git(repo, "branch", "--show-current"),
+        "branches": git(repo, "for-each-ref", "--format=%(refname:short) %(tree)", "refs/heads"),
+        "messages": git(repo, "log", "--format=%s"),
+        "status": git(repo, "status", "--porcelain"),
     }
 
 
@@ -125,12 +112,12 @@ def test_serve_mcp_variant_has_the_native_effects(spec: str, tmp_path: Path, nat
     space = server_space(name, tools)
     variant = Variant.build(spec, space)
     by_hand = _repository(tmp_path / "by_hand")  # the reference: the same changes made with git itself
-    _git(by_hand, "add", "a.txt")
-    _git(by_hand, "commit", "-q", "-m", "add a")
-    _git(by_hand, "branch", "feature")
-    _git(by_hand, "checkout", "-q", "feature")
-    _git(by_hand, "add", "b.txt")
-    _git(by_hand, "commit", "-q", "-m", "add b")
+    git(by_hand, "add", "a.txt")
+    git(by_hand, "commit", "-q", "-m", "add a")
+    git(by_hand, "branch", "feature")
+    git(by_hand, "checkout", "-q", "feature")
+    git(by_hand, "add", "b.txt")
+    git(by_hand, "commit", "-q", "-m", "add b")
 
     repo = _repository(tmp_path / "served")
     seen = anyio.run(_drive, _serve(repo, spec), variant, _native_actions(repo))
