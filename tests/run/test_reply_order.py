@@ -13,15 +13,15 @@ from pathlib import Path
 from toolprism.backends import OracleBackend
 from toolprism.domains import get_domain
 from toolprism.perturb import parse_perturbations, plan
-from toolprism.run import EpisodeSpec, reply_content, run_episode
-from toolprism.shaping import Variant
+from toolprism.run import EpisodeSpec, run_episode
+from toolprism.shaping import Variant, reply_text
 
 SCRIPT = """
 import asyncio, hashlib, json
 from toolprism.backends import OracleBackend
 from toolprism.domains import domain_names, get_domain
 from toolprism.run import EpisodeSpec, run_episode
-from toolprism.shaping import Variant
+from toolprism.shaping import Variant, reply_text
 digest = hashlib.sha256()
 async def main():
     for name in domain_names():
@@ -47,8 +47,8 @@ def test_reply_order_is_the_same_under_any_hash_seed() -> None:
     assert len(digests) == 1
 
 
-def test_reply_content_keeps_the_written_order() -> None:
-    assert reply_content({"b": 1, "a": {"d": 2, "c": "é"}}) == '{"b":1,"a":{"d":2,"c":"é"}}'
+def test_reply_text_keeps_the_written_order() -> None:
+    assert reply_text({"b": 1, "a": {"d": 2, "c": "é"}}) == '{"b":1,"a":{"d":2,"c":"é"}}'
 
 
 def test_c1_light_reordering_reaches_the_model() -> None:

@@ -11,7 +11,7 @@ Design (faithful to the paper unless said):
 - **Messages** are built as an episode builds them on the native variant
   (:func:`toolprism.run.initial_messages`; one assistant call per reference action with ids
   ``call_1``, ``call_2``... and sorted-key JSON arguments, as the oracle writes them; tool
-  messages with :func:`toolprism.run.reply_content`).
+  messages with :func:`toolprism.shaping.reply_text`).
 - **Propagation control**: only the site's payload differs between arms; after it the reference
   action sequence continues with its recorded returns, byte-identical across arms. A row is read
   at ``k`` = 0 (the injected return itself) and ``k`` = 1, 2, 3 calls later (the return of the
@@ -50,9 +50,9 @@ from toolprism.perturb import ARMS, InjectionSite, fault_arms
 from toolprism.probes._channels import REPLY, ActionDistribution, Surprisal, action_distribution, schema_only
 from toolprism.probes._scorer import LogprobScorer, ProbeError, scored_tokens, turn_span
 from toolprism.probes._stats import Directions, PairedStats, directions, paired_stats
-from toolprism.run import EpisodeSpec, initial_messages, reply_content
+from toolprism.run import EpisodeSpec, initial_messages
 from toolprism.schema import JSON
-from toolprism.shaping import Variant
+from toolprism.shaping import Variant, reply_text
 
 SITE_TOOL = "get_order_details"
 """Xu et al.'s injection-site tool (section II.C)."""
@@ -170,7 +170,7 @@ def reference_messages(
         tool_call = {"id": call_id, "type": "function", "function": function}
         messages.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
         reply = payload if index == site.position else step.reply
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": reply_content(reply)})
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": reply_text(reply)})
     return messages
 
 

@@ -6,7 +6,6 @@ from toolprism.run._episode import (
     EpisodeState,
     constrain_mode,
     initial_messages,
-    reply_content,
     run_episode,
 )
 from toolprism.run._pins import changed_tasks, pin_tasks, run_pins, verify_run_tasks
@@ -73,7 +72,6 @@ __all__ = [
     "constrain_mode",
     "git_revision",
     "initial_messages",
-    "reply_content",
     "pin_tasks",
     "run_episode",
     "run_episodes",

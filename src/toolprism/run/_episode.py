@@ -326,10 +326,4 @@ def _record(raw: RawCall, arguments: object, decision: Decision) -> CallRecord:
 
 
 def _content(record: CallRecord) -> str:
-    return reply_content(record.reply)
-
-
-def reply_content(reply: object) -> str:
-    """A tool reply as the model is shown it in a ``tool`` message
-    (:func:`toolprism.shaping.reply_text`; probes rebuild episodes' messages with it)."""
-    return reply_text(reply)  # type: ignore[arg-type]
+    return reply_text(record.reply)
