@@ -11,7 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from toolprism.probes._llama import chunk_bounds
+from scipy.special import logsumexp
+
+from toolprism.probes._llama import chunk_bounds, log_softmax_at
 
 TOOLS = [
     {
@@ -63,6 +65,19 @@ ARMS = {
     "Ns": {"lamp_id": "L7", "on": "maybe"},
     "Nm": {"lamp_id": "L9", "on": False},
 }
+
+
+def test_log_softmax_at_equals_scipy_in_float64() -> None:
+    rng = np.random.default_rng(7)
+    logits = (rng.standard_normal((5, 4096)) * 8).astype(np.float32)
+    logits[2, 11] = 60.0  # a row dominated by one token
+    targets = np.array([0, 4095, 11, 12, 3000])
+    rows = logits.astype(np.float64)
+    expected = rows[np.arange(5), targets] - logsumexp(rows, axis=1)
+    got = log_softmax_at(logits, targets)
+    assert got.dtype == np.float64
+    assert np.max(np.abs(got - expected)) < 1e-12
+    assert np.all(got <= 0.0)
 
 
 def test_chunk_bounds_never_leave_a_one_token_batch() -> None:
