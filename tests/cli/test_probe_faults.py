@@ -131,3 +131,59 @@ def test_an_out_that_holds_a_study_or_is_a_file_is_refused_before_the_model_load
         assert result.exit_code == 2 and message in " ".join(result.output.split()), result.output
     assert fake == [] and (tmp_path / "file").read_text() == "keep"
     assert (tmp_path / "study" / "study.json").read_text() == "{}"
+
+
+def test_a_resumed_study_scores_only_the_missing_tasks_and_equals_an_uninterrupted_one(
+    tmp_path: Path, fake: list[str]
+) -> None:
+    whole = tmp_path / "whole"
+    args = ["probe", "faults", "-n", "3", "--max-k", "0", "--json"]
+    result = CliRunner().invoke(app, [*args, "--out", str(whole)])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    rows = (whole / "rows.jsonl").read_text().splitlines()
+    tasks = list(dict.fromkeys(json.loads(r)["task_id"] for r in rows))
+    assert len(tasks) == 3
+    part = tmp_path / "part"  # as a kill leaves it: the first task's rows, the second's cut mid-line
+    part.mkdir()
+    (part / "study.json").write_text((whole / "study.json").read_text())
+    first = [r for r in rows if json.loads(r)["task_id"] == tasks[0]]
+    second = next(r for r in rows if json.loads(r)["task_id"] == tasks[1])
+    (part / "rows.jsonl").write_text("\n".join(first) + "\n" + second[: len(second) // 2])
+    fake.clear()
+    resumed = CliRunner().invoke(app, ["probe", "faults", "--resume", str(part), "--json"])
+    assert resumed.exit_code == 0, resumed.output
+    assert fake == ["fake:char"]  # the study's own model
+    assert "resuming" in resumed.output and "1 of 3 tasks done, 2 to score" in " ".join(resumed.output.split())
+    assert json.loads(resumed.stdout) | {"directory": ""} == expected | {"directory": ""}
+    stored = (part / "rows.jsonl").read_text().splitlines()
+    assert sorted(stored) == sorted(rows)  # every task's rows exactly once, the cut line gone
+    again = CliRunner().invoke(app, ["probe", "faults", "--resume", str(part), "--json"])
+    assert again.exit_code == 0 and "0 to score" in again.output
+    assert (part / "rows.jsonl").read_text().splitlines() == stored
+
+
+def test_resume_refuses_what_it_would_ignore_and_another_model(
+    tmp_path: Path, fake: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "study"
+    assert CliRunner().invoke(app, ["probe", "faults", "-n", "1", "--max-k", "0", "--out", str(out)]).exit_code == 0
+    for extra, message in (
+        (["-n", "2"], "--limit cannot be given with it"),
+        (["--out", str(tmp_path / "y")], "--out cannot be given with it"),
+        (["--max-k", "2"], "--max-k 2 differs from the stored study's 0"),
+        (["--seed", "1"], "--seed 1 differs from the stored study's 0"),
+    ):
+        result = CliRunner().invoke(app, ["probe", "faults", "--resume", str(out), *extra])
+        assert result.exit_code == 2 and message in " ".join(result.output.split()), (extra, result.output)
+
+    class Other(CharScorer):
+        def settings(self) -> dict:
+            return {**super().settings(), "vocab": 5}
+
+    monkeypatch.setattr(_probe_faults, "create_scorer", lambda model, **_: Other())
+    result = CliRunner().invoke(app, ["probe", "faults", "--resume", str(out)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "was scored by fake:char; fake:char differs in vocab" in text, result.output
+    missing = CliRunner().invoke(app, ["probe", "faults", "--resume", str(tmp_path / "none")])
+    assert missing.exit_code == 2 and "holds no fault-arm study" in missing.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -12,8 +13,9 @@ from rich.table import Table
 
 from toolprism._version import __version__
 from toolprism.cli._common import ProgressReport, friendly_errors, print_json, stderr
-from toolprism.domains import get_domain
+from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
+from toolprism.perturb import InjectionSite
 from toolprism.probes import (
     FLAT,
     FLOOR_NATS,
@@ -21,6 +23,7 @@ from toolprism.probes import (
     Directions,
     FaultRow,
     FaultSummary,
+    LogprobScorer,
     SkippedTask,
     StoredStudy,
     append_rows,
@@ -28,6 +31,7 @@ from toolprism.probes import (
     fault_study,
     finish_study,
     read_study,
+    rewrite_rows,
     signed,
     study_config,
     study_sites,
@@ -53,8 +57,14 @@ def _split(values: list[str] | None) -> list[str] | None:
 def faults_command(
     domain: Annotated[str, typer.Option("--domain", "-d", help="Domain (the study is defined on retail).")] = "retail",
     model: Annotated[
-        str, typer.Option("--model", "-m", help="Scoring model: embedded[:<name>], hf:<dir>, openai:<model>.")
-    ] = "embedded",
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Scoring model: embedded[:<name>], hf:<dir>, openai:<model>. Default: embedded (with --resume, "
+            "the study's).",
+        ),
+    ] = None,
     base_url: Annotated[
         str | None,
         typer.Option(envvar="TOOLPRISM_BASE_URL", help="Server returning prompt log-probabilities (vLLM)."),
@@ -86,6 +96,15 @@ def faults_command(
         Path | None,
         typer.Option("--from", help="Re-summarise a stored study (with --floor), without the model."),
     ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Continue a stored study (interrupted, or a long --all job split over several sittings): its "
+            "tasks without rows are scored with its stored configuration and the same model, appended, and the "
+            "table covers every task.",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON document.")] = False,
 ) -> None:
     """Xu et al.'s fault-arm study: surprisal channels and legal-action distributions at injected returns.
@@ -105,6 +124,30 @@ def faults_command(
         summary = summarise(rows, stored.config, skipped=stored.skipped, floor_nats=floor)
         _show(summary, stored, from_dir, json_output, where="read from")
         return
+    if resume is not None:
+        given = {"--from": from_dir, "--out": out, "--limit": limit, "--all": all_tasks or None}
+        clashes = [
+            f"--resume continues the stored study: {name} cannot be given with it" for name, v in given.items() if v
+        ]
+        if clashes:
+            raise ConfigError(clashes, what="resume")
+        stored, rows = _resumable(resume)
+        shaping = {
+            "--domain": (domain, "retail", stored.config.domain),
+            "--tool": (tool, SITE_TOOL, stored.config.tool),
+            "--seed": (seed, 0, stored.config.seed),
+            "--max-k": (max_k, 3, max(stored.config.steps)),
+            "--reread": (tuple(_split(reread) or ()), (), stored.config.reread),
+        }
+        clashes = [
+            f"{name} {value!r} differs from the stored study's {kept!r}"
+            for name, (value, default, kept) in shaping.items()
+            if value != default and value != kept
+        ]
+        if clashes:
+            raise ConfigError(clashes, what="resume")
+        _continue(resume, stored, rows, model, base_url, api_key_env, floor, json_output)
+        return
     if reread is not None and not _split(reread):
         raise ConfigError("--reread names no tool", what="reread")
     if all_tasks and limit is not None:
@@ -122,6 +165,7 @@ def faults_command(
             "identifier field in its return): nothing to contrast with the clean arm",
             what="tool",
         )
+    model = model or "embedded"
     directory = out or _default_out(model)
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"--out {directory} is a file, not a directory", what="out")
@@ -136,8 +180,76 @@ def faults_command(
         git_revision=git_revision(),
     )
     write_study(directory, stored)
-    rows: list[FaultRow] = []
-    skipped: list[SkippedTask] = []
+    _score(scorer, target, sites, directory, stored, [], floor, json_output)
+
+
+def _resumable(directory: Path) -> tuple[StoredStudy, list[FaultRow]]:
+    """The stored study and its complete rows; a row line cut off by a kill is removed from
+    ``rows.jsonl`` (its task is scored again)."""
+    notes: list[str] = []
+    stored, rows = read_study(directory, notes)
+    if notes:
+        rewrite_rows(directory, rows)
+        for note in notes:
+            stderr.print(f"note: {note}; its task is scored again", markup=False, highlight=False, soft_wrap=True)
+    return stored, rows
+
+
+def _continue(
+    directory: Path,
+    stored: StoredStudy,
+    rows: list[FaultRow],
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    floor: float,
+    json_output: bool,
+) -> None:
+    """Score the stored study's tasks that have no rows yet (skipped ones stay skipped)."""
+    config = stored.config
+    scorer = create_scorer(model or stored.scorer, base_url=base_url, api_key_env=api_key_env)
+    settings = json.loads(json.dumps(scorer.settings()))
+    if scorer.name != stored.scorer or settings != stored.scorer_settings:
+        differ = sorted(
+            k for k in {*settings, *stored.scorer_settings} if settings.get(k) != stored.scorer_settings.get(k)
+        )
+        raise ConfigError(
+            f"{directory} was scored by {stored.scorer}; {scorer.name} differs"
+            + (f" in {', '.join(differ)}" if differ else "")
+            + ": a study is scored by one model",
+            what="model",
+        )
+    done = {r.task_id for r in rows} | {s.task_id for s in stored.skipped}
+    target = get_domain(config.domain)
+    current = {t.id: (t, site) for t, site in study_sites(target, seed=config.seed, tool=config.tool)}
+    missing = [i for i in config.task_ids if i not in current]
+    if missing:
+        raise ConfigError(
+            [f"task {i} of the study has no {config.tool} site in this toolprism" for i in missing], what="resume"
+        )
+    sites = [current[i] for i in config.task_ids if i not in done]
+    stderr.print(
+        f"resuming {directory}: {len(done)} of {len(config.task_ids)} tasks done, {len(sites)} to score",
+        markup=False,
+        highlight=False,
+    )
+    _score(scorer, target, sites, directory, stored, rows, floor, json_output)
+
+
+def _score(
+    scorer: LogprobScorer,
+    target: Domain,
+    sites: list[tuple[Task, InjectionSite]],
+    directory: Path,
+    stored: StoredStudy,
+    rows: list[FaultRow],
+    floor: float,
+    json_output: bool,
+) -> None:
+    """Score ``sites``, appending each task's rows to ``directory`` as it finishes, then write and
+    show the summary of ``rows`` (those stored before) and the new ones."""
+    config = stored.config
+    skipped = list(stored.skipped)
     try:
         with ProgressReport("tasks", transient=json_output) as progress:
             progress.start(total=len(sites))
@@ -151,12 +263,15 @@ def faults_command(
     except KeyboardInterrupt:
         done = len({r.task_id for r in rows})
         stderr.print(
-            f"interrupted: the rows of {done} of {len(sites)} tasks are stored in {directory}; "
-            f"summarise them with: toolprism probe faults --from {directory}",
+            f"interrupted: the rows of {done} of {len(config.task_ids)} tasks are stored in {directory}; "
+            f"summarise them with: toolprism probe faults --from {directory}; continue with: "
+            f"toolprism probe faults --resume {directory}",
             markup=False,
             highlight=False,
             soft_wrap=True,
         )
+        if skipped != stored.skipped:
+            finish_study(directory, stored.model_copy(update={"skipped": skipped}), None)
         raise typer.Exit(130) from None
     stored = stored.model_copy(update={"skipped": skipped})
     summary = summarise(rows, config, skipped=skipped, floor_nats=floor)

@@ -584,10 +584,19 @@ def append_rows(directory: Path, rows: Sequence[FaultRow]) -> None:
             f.write(row.model_dump_json() + "\n")
 
 
-def finish_study(directory: Path, stored: StoredStudy, summary: FaultSummary) -> None:
-    """Rewrite ``study.json`` (with the skipped tasks) and write ``summary.json``."""
+def rewrite_rows(directory: Path, rows: Sequence[FaultRow]) -> None:
+    """Replace ``rows.jsonl`` with ``rows`` (written to a temporary file, then renamed over it):
+    how a resumed study drops a line a kill cut off."""
+    partial = directory / (ROWS_FILE + ".tmp")
+    partial.write_text("".join(row.model_dump_json() + "\n" for row in rows), encoding="utf-8")
+    partial.replace(directory / ROWS_FILE)
+
+
+def finish_study(directory: Path, stored: StoredStudy, summary: FaultSummary | None) -> None:
+    """Rewrite ``study.json`` (with the skipped tasks) and, given one, write ``summary.json``."""
     (directory / STUDY_FILE).write_text(stored.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    (directory / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if summary is not None:
+        (directory / SUMMARY_FILE).write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
 def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredStudy, list[FaultRow]]:
