@@ -15,7 +15,7 @@ from toolprism.evaluation._config import (
     expand_variants,
 )
 from toolprism.evaluation._evaluate import default_run_dir, evaluate
-from toolprism.evaluation._plan import plan_episodes, plan_run, spread
+from toolprism.evaluation._plan import RunPlan, plan_episodes, plan_run, spread
 from toolprism.evaluation._preset import DEVICE_DOMAINS, PRESETS, Preset, apply_preset
 from toolprism.evaluation._score import expected_gold, gold_state_hash, score_episode
 from toolprism.evaluation._summary import RunSummary, VariantSummary, summarize
@@ -28,6 +28,7 @@ __all__ = [
     "PRESETS",
     "Preset",
     "RunConfig",
+    "RunPlan",
     "RunSummary",
     "VariantSummary",
     "apply_preset",

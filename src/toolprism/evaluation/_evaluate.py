@@ -15,13 +15,11 @@ from typing import Any
 from toolprism.backends import Backend, create_backend
 from toolprism.errors import ConfigError
 from toolprism.evaluation._config import SESSION_FIELDS, RunConfig
-from toolprism.evaluation._plan import plan_run
+from toolprism.evaluation._plan import RunPlan
 from toolprism.evaluation._score import score_episode
 from toolprism.evaluation._summary import RunSummary, summarize
-from toolprism.perturb import SkipRecord
 from toolprism.run import (
     EpisodeResult,
-    EpisodeSpec,
     RayRunner,
     RunHeader,
     RunLimits,
@@ -154,13 +152,14 @@ def evaluate(
         store = RunStore.open(resume)
         try:
             store.claim()  # one writer: a run still being written is not resumed by a second process
-            config, specs, skips = _resumed(store, resume, config)
+            plan = _resumed(store, resume, config)
+            config = plan.config
         except BaseException:
             store.close()
             raise
     else:
         config = config or RunConfig()
-        specs, skips = plan_run(config)
+        plan = RunPlan.of(config)
         if backend is not None and not _builds(config, backend):
             config = config.model_copy(update={"model": backend.name})  # record the agent that really runs
         store = None
@@ -169,16 +168,15 @@ def evaluate(
     ray = None if runner is not None else _runner(config, backend, store)  # before a new run directory exists
     backend = backend or create_backend(config.model, **backend_options(config))
     if store is None:
-        variants = {s.variant.name: s.variant.spec for s in specs}
         store = RunStore.create(
             run_dir or default_run_dir(config.model),
             RunHeader(
                 config=config.model_dump(exclude=set(SESSION_FIELDS)),
                 backend=backend.settings(),
-                variant_specs=variants,
-                episodes=len(specs),
-                tasks=run_pins([(s.domain, s.task) for s in specs], config.seed),
-                skipped=skips,
+                variant_specs=plan.variants,
+                episodes=plan.episodes,
+                tasks=run_pins(plan.posed, config.seed),
+                skipped=plan.skips,
                 created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             ),
             unique=run_dir is None,
@@ -186,7 +184,7 @@ def evaluate(
         store.claim()
     try:
         finished = store.finished()
-        todo = sum(s.episode_id not in finished for s in specs)
+        todo = plan.episodes - len(finished)  # a resumed run's finished episodes are planned ones (pins checked)
         if on_start is not None:
             on_start(todo, len(finished), store.run_dir)
         del finished
@@ -195,7 +193,7 @@ def evaluate(
         try:
             asyncio.run(
                 run_episodes(
-                    (replace(s, control=config.control, instruction=config.instruction) for s in specs),
+                    (replace(s, control=config.control, instruction=config.instruction) for s in plan.specs()),
                     backend,
                     store,
                     score_episode,
@@ -220,8 +218,8 @@ def evaluate(
 
 def _resumed(
     store: RunStore, resume: Path, config: RunConfig | None
-) -> tuple[RunConfig, list[EpisodeSpec], list[SkipRecord]]:
-    """The stored run's configuration with this session's limits, its episodes and skips, after
+) -> RunPlan:
+    """The stored run's plan under its configuration with this session's limits, after
     checking that the code still makes the same tasks and variants.
 
     Raises:
@@ -247,10 +245,10 @@ def _resumed(
     if "concurrency" in given.model_fields_set:  # e.g. fewer in flight after the endpoint rate-limited
         session["concurrency"] = given.concurrency
     config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
-    specs, skips = plan_run(config)
-    verify_run_tasks(store, "resuming", [(s.domain, s.task) for s in specs])
-    _verify_variant_specs(store, {s.variant.name: s.variant.spec for s in specs})
-    return config, specs, skips
+    plan = RunPlan.of(config)
+    verify_run_tasks(store, "resuming", plan.posed)
+    _verify_variant_specs(store, plan.variants)
+    return plan
 
 
 def _runner(config: RunConfig, backend: Backend | None, store: RunStore | None) -> RayRunner | None:

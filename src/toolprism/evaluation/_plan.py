@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
 from toolprism.domains import TASK_KINDS, Domain, Task, domain_names, get_domain, is_pack_path
 from toolprism.errors import ConfigError
 from toolprism.evaluation._config import RunConfig
-from toolprism.perturb import Skip, SkipRecord, parse_perturbations
+from toolprism.perturb import Instance, Perturbation, Skip, SkipRecord, parse_perturbations
 from toolprism.perturb import plan as plan_perturbations
 from toolprism.run import EpisodeSpec
 from toolprism.shaping import CATALOG_DOMAIN, DEFAULT_VARIANTS, Variant, parse_spec, resolve, variant_scope
@@ -39,10 +42,77 @@ def plan_episodes(config: RunConfig) -> list[EpisodeSpec]:
 
 def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
     """:func:`plan_episodes`, plus one record per (task, variant, condition) a perturbation could
-    not apply to (task, variant, condition, subtype, severity, reason).
+    not apply to (task, variant, condition, subtype, severity, reason). Equal perturbation
+    instances (a task's, under most variants) are held once.
 
     Raises:
         ConfigError: as :func:`plan_episodes`.
+    """
+    plan = RunPlan.of(config)
+    shared: dict[str, tuple[Instance, ...]] = {}
+    specs = []
+    for spec in plan.specs():
+        key = "\n".join(i.model_dump_json() for i in spec.perturbations)
+        specs.append(replace(spec, perturbations=shared.setdefault(key, spec.perturbations)))
+    return specs, plan.skips
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A validated run whose episodes are produced on demand, so that a run of any size holds only
+    the episodes in flight (ToolRobustBench-scale grids run to 10^5 episodes).
+
+    :meth:`of` walks the plan once for what the run header needs (:attr:`episodes`, the
+    :attr:`variants`' specs, the :attr:`posed` tasks, the :attr:`skips`) and keeps none of the
+    specs; :meth:`specs` walks it again, lazily, in the same deterministic order (domain, variant,
+    task, condition)."""
+
+    config: RunConfig
+    episodes: int
+    variants: dict[str, str]
+    """Variant name -> spec string, for every variant an episode runs under."""
+    posed: list[tuple[Domain, Task]]
+    """Each (domain, task) an episode poses, once, in plan order."""
+    skips: list[SkipRecord]
+    _setup: _Setup = field(repr=False)
+
+    @classmethod
+    def of(cls, config: RunConfig) -> RunPlan:
+        """Validate ``config`` and count its episodes.
+
+        Raises:
+            ConfigError: every unknown domain, bad variant spec, bad perturbation and bad number,
+                listed together.
+        """
+        setup = _setup(config)
+        episodes, variants, posed, skips = 0, {}, {}, []
+        for item in _walk(config, setup):
+            if isinstance(item, SkipRecord):
+                skips.append(item)
+                continue
+            episodes += 1
+            variants.setdefault(item.variant.name, item.variant.spec)
+            posed.setdefault((item.domain.name, item.task.id), (item.domain, item.task))
+        return cls(config, episodes, variants, list(posed.values()), skips, setup)
+
+    def specs(self) -> Iterator[EpisodeSpec]:
+        """The run's episodes, one at a time, each under the run's mitigations."""
+        return (item for item in _walk(self.config, self._setup) if isinstance(item, EpisodeSpec))
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What validation built: per domain, its action space, posed tasks and built variants; the conditions."""
+
+    domains: list[tuple[Domain, list[Task], dict[str, set[str]], list[Variant]]]
+    conditions: list[list[Perturbation]]
+
+
+def _setup(config: RunConfig) -> _Setup:
+    """Every check of ``config`` and the variants it builds.
+
+    Raises:
+        ConfigError: every problem, listed together.
     """
     problems: list[str] = []
     known = domain_names()
@@ -107,37 +177,40 @@ def plan_run(config: RunConfig) -> tuple[list[EpisodeSpec], list[SkipRecord]]:
             problems += [
                 f"perturbation {p}" if "+" not in condition else f"perturbation {condition!r}: {p}" for p in e.problems
             ]
-    specs: list[EpisodeSpec] = []
-    shared: dict[str, tuple] = {}  # equal perturbation instances (a task's, under most variants) held once
-    mitigations = tuple(config.mitigations)  # every episode runs under the run's mitigations
-    skips: list[SkipRecord] = []
     arms = any(variant_scope(v) == "catalog" for v in config.variants or ())
+    built = []
     for name, domain in domains.items():
-        space = domain.action_space()
-        tasks, posed = _posed(domain, config, conditions)
+        variants = []
         for variant_name in _variants(config, domain):
             if not _pairs(name, variant_name, arms):
                 continue
             try:
-                variant = Variant.build(variant_name, space)
+                variants.append(Variant.build(variant_name, domain.action_space()))
             except ConfigError as e:
                 if not any(variant_name in p for p in problems):
                     problems += [f"variant {variant_name!r} on {name}: {p}" for p in e.problems]
-                continue
+        if variants:
+            built.append((domain, *_posed(domain, config, conditions), variants))
+    if problems:
+        raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
+    return _Setup(built, conditions)
+
+
+def _walk(config: RunConfig, setup: _Setup) -> Iterator[EpisodeSpec | SkipRecord]:
+    """The plan in order: an episode spec, or one skip record per perturbation that cannot apply."""
+    mitigations = tuple(config.mitigations)  # every episode runs under the run's mitigations
+    for domain, tasks, posed, variants in setup.domains:
+        space = domain.action_space()
+        for variant in variants:
             for task in tasks:
-                for terms in conditions:
+                for terms in setup.conditions:
                     if task.id not in posed["+".join(t.key for t in terms)]:
                         continue  # the domain poses this task under other conditions (trb's cells)
                     instances, skipped = plan_perturbations(task, space, terms, config.seed, variant)
                     if skipped:
-                        skips += [_skip_record(task, variant_name, terms, s) for s in skipped]
+                        yield from (_skip_record(task, variant.name, terms, s) for s in skipped)
                         continue
-                    key = "\n".join(i.model_dump_json() for i in instances)
-                    instances = shared.setdefault(key, tuple(instances))
-                    specs.append(EpisodeSpec(domain, task, variant, config.seed, instances, mitigations=mitigations))
-    if problems:
-        raise ConfigError(sorted(set(problems), key=problems.index), what="run configuration")
-    return specs, skips
+                    yield EpisodeSpec(domain, task, variant, config.seed, tuple(instances), mitigations=mitigations)
 
 
 def _posed(domain: Domain, config: RunConfig, conditions: list[list]) -> tuple[list[Task], dict[str, set[str]]]:
