@@ -4,7 +4,9 @@ The mock (:mod:`toolprism.testing`, in a subprocess so that it does not share th
 lock) answers each request after ``--latency-ms`` (50 ms). Each smart_home episode takes two
 requests (a tool call, then an answer), so the ideal is ``concurrency / latency`` requests/s and
 half that in episodes/s. For each concurrency this prints episodes/s, requests/s, the share of
-the ideal, the most requests the server held at once, and the driver's CPU per episode.
+the ideal (from the run's start, and between the first and the last request the mock saw, the
+window ``benchmarks/bfcl_compare.py`` measures BFCL's harness in), the most requests the server
+held at once, and the driver's CPU per episode.
 
 Indicative figures only: the machine is shared and the mock's own CPU counts against the wall.
 
@@ -70,12 +72,14 @@ def measure(base_url: str, concurrency: int, episodes: int, run_root: Path, mock
     mock_cpu = cpu_s(mock_pid) - marks["mock0"]
     stats = httpx.get(f"{base_url}/stats").json()
     n = tasks * 5
+    steady = (stats["served"] - 1) / (stats["last_at"] - stats["first_at"])
     return {
         "concurrency": concurrency,
         "episodes": n,
         "wall_s": wall,
         "episodes_per_s": n / wall,
         "requests_per_s": stats["served"] / wall,
+        "steady_requests_per_s": steady,
         "max_in_flight": stats["max_in_flight"],
         "cpu_ms_per_episode": 1000 * cpu / n,
         "mock_cpu_ms_per_request": 1000 * mock_cpu / max(1, stats["served"]),
@@ -167,12 +171,14 @@ def main() -> None:
                 row = measure(base_url, c, max(args.min_episodes, args.episodes_per_slot * c), Path(tmp), proc.pid)
                 row["ideal_requests_per_s"] = c / (args.latency_ms / 1000)
                 row["share_of_ideal"] = row["requests_per_s"] / row["ideal_requests_per_s"]
+                row["steady_share_of_ideal"] = row["steady_requests_per_s"] / row["ideal_requests_per_s"]
                 rows.append(row)
                 if not args.json:
                     print(
                         f"c={c:4d}  episodes={row['episodes']:4d}  {row['episodes_per_s']:7.1f} ep/s  "
                         f"{row['requests_per_s']:7.1f} req/s  ideal {row['ideal_requests_per_s']:7.1f}  "
-                        f"{100 * row['share_of_ideal']:5.1f}%  max in flight {row['max_in_flight']:4d}  "
+                        f"{100 * row['share_of_ideal']:5.1f}% (first to last request: "
+                        f"{100 * row['steady_share_of_ideal']:5.1f}%)  max in flight {row['max_in_flight']:4d}  "
                         f"CPU {row['cpu_ms_per_episode']:6.1f} ms/episode, mock {row['mock_cpu_ms_per_request']:4.1f} "
                         "ms/request",
                         flush=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import typing
 from collections import Counter
 
@@ -56,6 +57,19 @@ def test_scripted_episode_shape():
         assert second == {"role": "assistant", "content": "Done."}
         assert httpx.get(f"{mock.base_url}/models").json()["data"][0]["id"] == "mock"
         assert httpx.post(f"{mock.base_url}/chat/completions", content=b"{not json").status_code == 400
+
+
+def test_stats_count_requests_and_time_the_first_and_the_latest():
+    with MockOpenAIServer() as mock:
+        assert httpx.get(f"{mock.base_url}/stats").json()["first_at"] is None
+        before = time.time()
+        for n in range(3):
+            httpx.post(f"{mock.base_url}/chat/completions", json=body(n))
+        stats = httpx.get(f"{mock.base_url}/stats").json()
+        assert stats["served"] == 3 and before <= stats["first_at"] < stats["last_at"] <= time.time()
+        httpx.delete(f"{mock.base_url}/stats")
+        stats = httpx.get(f"{mock.base_url}/stats").json()
+        assert stats["served"] == 0 and stats["first_at"] is None and stats["last_at"] is None
 
 
 @pytest.mark.parametrize("kind", sorted(FAULTS))

@@ -136,7 +136,8 @@ class MockOpenAIServer:
             ``vocab_size`` and ``max_model_len`` (tests plug in a transformers model).
 
     Besides ``POST /v1/chat/completions`` it answers ``GET /v1/models``, ``GET /v1/stats``
-    (``served``, ``max_in_flight`` and a count per fault kind) and ``DELETE /v1/stats`` (reset).
+    (``served``, ``max_in_flight``, ``first_at`` and ``last_at``, the Unix times the first and the
+    latest request arrived, and a count per fault kind) and ``DELETE /v1/stats`` (reset).
 
     Attributes:
         base_url: ``http://127.0.0.1:<port>/v1`` (once started).
@@ -185,6 +186,8 @@ class MockOpenAIServer:
         self.invalid_sent = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        self.first_at: float | None = None
+        self.last_at: float | None = None
         self._attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -223,6 +226,7 @@ class MockOpenAIServer:
             self.served.clear()
             self.connections = self.invalid_sent = 0
             self.max_in_flight = self.in_flight
+            self.first_at = self.last_at = None
 
     def faults(self) -> Counter[str]:
         """How many requests got each fault."""
@@ -251,6 +255,8 @@ class MockOpenAIServer:
             self.served.append(served)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.last_at = time.time()
+            self.first_at = self.first_at or self.last_at
         return served
 
     def _leave(self) -> None:
@@ -275,6 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/").endswith("/stats"):
             mock = self.mock
             stats = {"served": len(mock.served), "max_in_flight": mock.max_in_flight, "connections": mock.connections}
+            stats |= {"first_at": mock.first_at, "last_at": mock.last_at}
             self._json(200, {**stats, **mock.faults()})
         elif self.path.rstrip("/").endswith("/models"):
             self._json(200, {"object": "list", "data": [{"id": "mock", "object": "model", "owned_by": "toolprism"}]})
