@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-
 from scipy.special import logsumexp
 
 from toolprism.probes._llama import chunk_bounds, log_softmax_at
