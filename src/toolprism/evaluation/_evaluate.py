@@ -216,9 +216,7 @@ def evaluate(
         store.close()
 
 
-def _resumed(
-    store: RunStore, resume: Path, config: RunConfig | None
-) -> RunPlan:
+def _resumed(store: RunStore, resume: Path, config: RunConfig | None) -> RunPlan:
     """The stored run's plan under its configuration with this session's limits, after
     checking that the code still makes the same tasks and variants.
 
