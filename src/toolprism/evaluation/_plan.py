@@ -102,7 +102,8 @@ class RunPlan:
 
 @dataclass(frozen=True)
 class _Setup:
-    """What validation built: per domain, its action space, posed tasks and built variants; the conditions."""
+    """What validation built: per domain, the tasks it poses (and under which conditions) and its
+    built variants; the perturbation conditions (the first is the clean one, no terms)."""
 
     domains: list[tuple[Domain, list[Task], dict[str, set[str]], list[Variant]]]
     conditions: list[list[Perturbation]]
