@@ -57,8 +57,7 @@ def _corpus() -> tuple[str, ...]:
 
 
 def _native_tools() -> list[dict]:
-    from toolprism.evaluation import RunConfig
-    from toolprism.evaluation._evaluate import plan_run
+    from toolprism.evaluation import RunConfig, plan_run
 
     specs, _ = plan_run(RunConfig(model="oracle", domains=["smart_home"], variants=["native"], tasks=1))
     return list(specs[0].variant.openai_tools)

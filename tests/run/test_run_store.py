@@ -121,7 +121,7 @@ def test_config_problems_are_all_listed_before_anything_runs(tmp_path: Path) -> 
         "unknown domain 'atlantis'",
         "by='bogus'",
         "'nosuch': unknown operator",
-        "tasks must be at least 1",
+        "tasks (--tasks) must be at least 1",
     ]:
         assert fragment in text
     assert not (tmp_path / "r").exists()

@@ -113,8 +113,8 @@ class RunConfig(BaseModel):
             None (the default): each domain's own (:attr:`toolprism.domains.Domain.default_variants`:
             ``native`` for ``trb``), else :data:`toolprism.shaping.DEFAULT_VARIANTS`. The
             paper's whole-catalog arms (``class-dispatch``, ...) run on the whole-catalog domain
-            ``catalog``, which is added to ``domains`` when missing; in a run with such arms, the
-            ``catalog`` domain runs those arms only, every other variant runs on the other domains.
+            ``whole_catalog``, which is added to ``domains`` when missing; in a run with such arms,
+            ``whole_catalog`` runs those arms only, every other variant runs on the other domains.
         task_kinds: the task kinds a run poses (``single``, ``compound``, ``compositional``; see
             :data:`toolprism.domains.TASK_KINDS`), before ``tasks`` is applied; None: every kind.
         tasks: tasks per domain (spread over the domain's templates), None for all, ``"default"``

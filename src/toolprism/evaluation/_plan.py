@@ -84,6 +84,7 @@ class RunPlan:
             ConfigError: every unknown domain, bad variant spec, bad perturbation and bad number,
                 listed together.
         """
+        config = config.model_copy(deep=True)  # the walks read it again: a caller's later edit must not change them
         setup = _setup(config)
         episodes, variants, posed, skips = 0, {}, {}, []
         for item in _walk(config, setup):
@@ -135,7 +136,7 @@ def _setup(config: RunConfig) -> _Setup:
             continue
         domains[name] = domain
     if isinstance(config.tasks, int) and config.tasks < 1:
-        problems.append(f"tasks must be at least 1, got {config.tasks}")
+        problems.append(f"tasks (--tasks) must be at least 1, got {config.tasks}")
     if config.task_kinds is not None:
         unknown = [k for k in config.task_kinds if k not in TASK_KINDS]
         problems += [f"unknown task kind {k!r} (known: {', '.join(TASK_KINDS)})" for k in unknown]
