@@ -176,7 +176,11 @@ def run(
     ] = 1,
     base_url: Annotated[
         str | None,
-        typer.Option(envvar="TOOLPRISM_BASE_URL", help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY)."),
+        typer.Option(
+            envvar="TOOLPRISM_BASE_URL",
+            help="OpenAI-compatible endpoint (key from $OPENAI_API_KEY). May differ on --resume: the same model "
+            "served from another address (the header keeps the address the run started with).",
+        ),
     ] = None,
     run_dir: Annotated[
         Path | None, typer.Option(help="Where to write the run (default toolprism-runs/<time>-<model>).")
@@ -360,8 +364,9 @@ def run(
         values["control"] = control.value
     if resume is None or _given(ctx, "mitigate"):  # likewise the mitigations
         values["mitigations"] = _split(mitigate) or []
-    if resume is not None and not _given(ctx, "concurrency"):  # a resumed run keeps its own unless told
-        del values["concurrency"]
+    for name in ("concurrency", "base_url"):  # a resumed run keeps its own unless told (an endpoint may move)
+        if resume is not None and not _given(ctx, name):
+            del values[name]
     config = RunConfig(
         **apply_preset(preset, {k: v for k, v in values.items() if _given(ctx, k) or not preset}),
         cache=cache or cache_dir is not None,
@@ -576,7 +581,6 @@ def _refuse_options_with_resume(ctx: typer.Context) -> None:
             "task_kinds",
             "seed",
             "max_turns",
-            "base_url",
             "run_dir",
             "perturb",
             "perturb_suite",

@@ -126,7 +126,8 @@ def evaluate(
         config: what to run; ignored when resuming (the header's config is used), except that a
             ``control`` and ``mitigations`` it sets explicitly must be the header's, and that this session's fields
             (:data:`~toolprism.evaluation._config.SESSION_FIELDS`: limits, executor) and the
-            response cache are taken from it, and its ``concurrency`` when it sets one.
+            response cache are taken from it, and its ``concurrency`` and ``base_url`` when it sets them (the
+            header keeps the address the run started with).
         run_dir: where to write; default :func:`default_run_dir`.
         resume: an existing run directory to continue; finished episodes are skipped.
         backend: a ready backend (a custom or scripted agent); default built from
@@ -242,6 +243,8 @@ def _resumed(store: RunStore, resume: Path, config: RunConfig | None) -> RunPlan
     session = {f: getattr(given, f) for f in (*SESSION_FIELDS, "cache", "cache_dir")}
     if "concurrency" in given.model_fields_set:  # e.g. fewer in flight after the endpoint rate-limited
         session["concurrency"] = given.concurrency
+    if given.base_url and "base_url" in given.model_fields_set:  # the same model served from another address
+        session["base_url"] = given.base_url
     config = stored.model_copy(update=session)  # limits, executor and cache: this session's choice
     plan = RunPlan.of(config)
     verify_run_tasks(store, "resuming", plan.posed)
