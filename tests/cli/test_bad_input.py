@@ -96,6 +96,16 @@ def test_unknown_perturbation_suite_names_the_known_ones(tmp_path: Path) -> None
     assert result.exit_code == 2 and "known: all, mixed" in result.output
 
 
+def test_an_empty_option_value_is_refused_not_replaced_by_the_defaults(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["run", "--model", "oracle", "-v", "", "-d", " , ", "--perturb", "", "--run-dir", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 2
+    for option in ("--variants", "--domains", "--perturb"):
+        assert f"{option} was given an empty value" in result.output
+    assert not (tmp_path / "r").exists()
+
+
 def test_paths_that_cannot_be_written_are_clear_errors(tmp_path: Path) -> None:
     blocker = tmp_path / "afile"
     blocker.write_text("")

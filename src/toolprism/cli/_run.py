@@ -331,6 +331,12 @@ def run(
     """
     if resume is not None:
         _refuse_options_with_resume(ctx)
+    given_empty = [name for name, v in (("--domains", domains), ("--variants", variants), ("--perturb", perturb),
+                                        ("--kinds", task_kinds)) if v is not None and not _split(v)]  # fmt: skip
+    if given_empty:  # e.g. -v "$VARIANTS" with the variable unset: not a silent fall-back to the defaults
+        raise ConfigError(
+            [f"{name} was given an empty value (it names nothing)" for name in given_empty], what="options"
+        )
     # no domains, variants, preset or resume: the main job's settings fill what is not given
     if catalog is not None and mcp is not None:
         raise ConfigError("give --catalog (an action log answers) or --mcp (a live server answers), not both")
