@@ -233,6 +233,37 @@ def test_a_missing_or_damaged_trace_is_a_clear_error_and_resume_runs_that_episod
     assert store.trace(first).episode_id == first
 
 
+def test_a_run_stopped_while_it_plans_says_so(tmp_path: Path) -> None:
+    script = textwrap.dedent("""
+        import sys, time
+        from pathlib import Path
+        import toolprism.evaluation._evaluate as evaluation
+        from toolprism.cli import main
+
+        ready = Path(sys.argv[2])
+
+        def slow_plan(config):  # a plan of 10^5 episodes takes seconds to count
+            ready.touch()
+            time.sleep(60)
+
+        evaluation.RunPlan.of = slow_plan
+        sys.argv = ["toolprism", "run", "--model", "oracle", "--run-dir", sys.argv[1]]
+        main()
+    """)
+    ready = tmp_path / "planning"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "r"), str(ready)], stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not ready.exists():
+        time.sleep(0.05)
+    proc.terminate()
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted before the first episode started" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_terminated_cli_run_says_how_to_resume_and_resumes(tmp_path: Path) -> None:
     script = SLOW_ORACLE + textwrap.dedent("""
         import toolprism.evaluation._evaluate as evaluation

@@ -415,6 +415,8 @@ def run(
         progress.stop()
         _resume_hint(where)
         if signals or not isinstance(error, ToolprismError):
+            if not where:  # still validating and planning (a large plan takes seconds)
+                stderr.print("interrupted before the first episode started")
             raise typer.Exit(128 + (signals[0] if signals else signal.SIGINT)) from None
         raise
     finally:
