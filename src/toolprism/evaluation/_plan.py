@@ -169,7 +169,8 @@ def _setup(config: RunConfig) -> _Setup:
         try:
             parse_spec(resolve(variant_name))
         except ConfigError as e:
-            problems += [f"variant {variant_name!r}: {p}" for p in e.problems]
+            named = f"{variant_name!r}:"  # the spec parser's problems may name the spec already
+            problems += [f"variant {p}" if p.startswith(named) else f"variant {named} {p}" for p in e.problems]
     conditions = [[]]
     for condition in config.perturbations:
         try:
