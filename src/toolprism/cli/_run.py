@@ -386,12 +386,15 @@ def run(
     def on_start(todo: int, finished: int, directory: Path) -> None:
         where.append(directory)
         if finished:
-            stderr.print(f"resuming: {finished} episode(s) already finished")
-        progress.start(todo)
+            stderr.print(f"resuming: {finished} episode(s) already finished{'' if todo else '; nothing left to run'}")
+        if todo:
+            progress.start(todo)
 
     last: list[str] = [""]
 
     def on_progress(p: RunProgress) -> None:
+        if p.total == 0:  # a finished run resumed: no progress to show
+            return
         counts = {"running": p.running, "failed": p.failed, "backend_errors": p.backend_errors, "tokens": p.tokens}
         progress.update(done=p.done, note=last[0], **counts)
 
