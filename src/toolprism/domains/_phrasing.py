@@ -23,6 +23,7 @@ from typing import Any
 
 from toolprism.domains._base import Task, TaskDraft, TaskKind
 from toolprism.domains._grammar import (
+    Gold,
     Replied,
     Span,
     bind,
@@ -31,8 +32,6 @@ from toolprism.domains._grammar import (
     upper_first,
 )
 from toolprism.schema import JSON, canonical_json
-
-Gold = tuple[tuple[str, dict[str, JSON]], ...]
 
 CHATTER: tuple[str, ...] = (
     "It has been one of those weeks, honestly.",

@@ -33,9 +33,7 @@ from toolprism.domains.climate._state import (
     ClimateState,
     Zone,
 )
-from toolprism.schema import JSON
 
-Gold = tuple[tuple[str, dict[str, JSON]], ...]
 ZoneBuilder = Callable[[random.Random, ClimateState, Zone], Request | None]
 HomeBuilder = Callable[[random.Random, ClimateState], Request | None]
 """What a template proposes: its requests (None: not applicable to this world) and kind."""

@@ -39,11 +39,9 @@ from toolprism.domains.security._state import (
     SecurityState,
     Sensor,
 )
-from toolprism.schema import JSON
 
-Gold = tuple[tuple[str, dict[str, JSON]], ...]
-"""What a template proposes: its requests (None: not applicable to this world) and kind."""
 Step = Callable[[SecurityState], Request | None]
+"""One step of a template: its request on this world (None: not applicable)."""
 
 SIM = Simulator(OPERATIONS)
 

@@ -46,8 +46,6 @@ from toolprism.domains.vacuum._state import (
 MIX: dict[str, int] = {"single": 29, "compound": 76, "compositional": 25}
 """Drafts per kind and seed (22 % / 58 % / 19 %)."""
 
-Gold = list[tuple[str, dict]]
-
 
 Maker = Callable[[random.Random, VacuumState, set[str]], Ask | None]
 """Builds one request touching nothing in the taken set (None: not posable)."""
