@@ -159,6 +159,29 @@ def test_prefix_reuse_changes_no_number(scorer) -> None:  # noqa: ANN001
     assert tuple(surprisal(scorer, _messages(ARMS["Nm"]), TOOLS, 3)) == pytest.approx(tuple(first), abs=1e-6)
 
 
+@pytest.mark.embedded
+def test_a_score_does_not_depend_on_what_was_scored_before(scorer) -> None:  # noqa: ANN001
+    """The same sequence scores the same whatever the cache held: after an unrelated sequence (it
+    goes to another slot), forked from a cached sequence with a long tail, and with every slot
+    used. In one KV cache shared by the slots (llama.cpp's ``kv_unified``), the first case was up
+    to 0.33 nats off."""
+    scorer.close()
+    context, (text,) = _span(scorer, _messages(ARMS["F"]))
+    fresh = scorer.score(context, [text])[0]
+    histories = [
+        ["Unrelated notes about the weather and the garden. " * 30],
+        [context + text + " and then some more words" * 40],
+        ["a b " * 40, "c d e " * 40, "f g h i " * 40, "j " * 120],
+    ]
+    for history in histories:
+        scorer.close()
+        for earlier in history:
+            scorer.score(earlier, [" x y"])
+        got = scorer.score(context, [text])[0]
+        assert got.token_ids == fresh.token_ids
+        assert np.max(np.abs(np.subtract(got.logprobs, fresh.logprobs))) <= 1e-6, history[0][:40]
+
+
 def _span(scorer, messages):  # noqa: ANN001, ANN202
     from toolprism.probes import turn_span
 

@@ -7,18 +7,23 @@ the backend's ``Llama``; generation's shared instance and its cache are never to
 low-level batch API: a batch asks for logits only at the positions that predict a scored token,
 so no ``n_ctx x vocab`` array is allocated; the log-softmax is computed in float64 with scipy.
 
-Prefix reuse: the KV cache holds up to :data:`SLOTS` token sequences (llama.cpp sequence ids in
-one unified cache). Each continuation is evaluated in the sequence with the longest common prefix,
-keeping that prefix and decoding only the rest, so the context of one call is evaluated once for
-all its continuations and consecutive calls that share a prefix (the four fault arms of a
-decision point, S1 after S0 after S1) evaluate it once.
+Prefix reuse: the scorer keeps up to :data:`SLOTS` token sequences, each in a KV-cache stream of
+its own (llama.cpp sequence ids with ``kv_unified`` off, ``n_ctx`` cells per stream). Each
+continuation is evaluated in the sequence with the longest common prefix, keeping that prefix and
+decoding only the rest, so the context of one call is evaluated once for all its continuations
+and consecutive calls that share a prefix (the four fault arms of a decision point, S1 after S0
+after S1) evaluate it once.
 
 Reuse does not change a number: llama.cpp computes each position's keys, values and logits row
 by row, so splitting a sequence into batches of different sizes gives bit-identical results,
 except for batches of exactly one token, which take a matrix-vector kernel path whose
 log-probabilities differ by up to ~0.07 nats on SmolLM2 Q4_1. The scorer never decodes a
-one-token batch (it re-decodes one more cached token instead), so a score does not depend on what
-was scored before it and equals a from-scratch evaluation (tests/probes/test_llama.py).
+one-token batch (it re-decodes one more cached token instead). Where a sequence's tokens sit in
+the cache does change numbers: in one cache shared by all sequences (``kv_unified``), a sequence
+decoded after another one's cells scored up to 0.33 nats apart from the same sequence decoded
+first, so each sequence has a stream of its own, where its token at position p is always in
+cell p. A score therefore does not depend on what was scored before it and equals a
+from-scratch evaluation (tests/probes/test_llama.py).
 """
 
 from __future__ import annotations
@@ -83,11 +88,11 @@ def log_softmax_at(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
 
 
 SLOTS = 4
-"""Cached sequences kept side by side (llama.cpp sequence ids in one unified KV cache)."""
+"""Cached sequences kept side by side (llama.cpp sequence ids, a KV-cache stream each)."""
 
 FORK_MIN = 64
 """A request that would cut more than this many cached tokens off its best sequence copies the
-shared prefix into another slot instead (no compute; the cells are shared), so alternating
+shared prefix into another slot instead (a copy of the stream's cells, no compute), so alternating
 contexts (S0's short schema-only prompt, S1's long prefix) each keep their cache."""
 
 
@@ -142,6 +147,7 @@ class LlamaScorer:
             **self.backend.settings(),
             "scorer": "llama.cpp",
             "logprobs": "float32 logits, float64 log-softmax",
+            "kv_cache": f"{SLOTS} streams",
             "n_batch": N_BATCH,
         }
 
@@ -190,7 +196,7 @@ class LlamaScorer:
 
     def _load(self) -> None:
         """The model and a context like ``Llama``'s (same ``n_ctx``, batch, threads, no flash
-        attention) with :data:`SLOTS` sequences in one unified KV cache."""
+        attention) with :data:`SLOTS` sequences, each in a KV-cache stream of ``n_ctx`` cells."""
         if self._model is not None:
             return
         llama_cpp = _llama_cpp()
@@ -201,12 +207,12 @@ class LlamaScorer:
         model_params = llama_cpp.llama_model_default_params()
         model_params.n_gpu_layers = 0
         params = llama_cpp.llama_context_default_params()
-        params.n_ctx = b.n_ctx
+        params.n_ctx = b.n_ctx * SLOTS  # split into SLOTS streams of n_ctx cells each
         params.n_batch = params.n_ubatch = N_BATCH
         params.n_threads = params.n_threads_batch = b.n_threads
         params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
         params.n_seq_max = SLOTS
-        params.kv_unified = True
+        params.kv_unified = False
         try:
             with suppress_stdout_stderr(disable=False):
                 model = _internals.LlamaModel(path_model=str(b.path), params=model_params, verbose=False)
@@ -255,9 +261,9 @@ class LlamaScorer:
         if len(self._slots[best].tokens) - keep > FORK_MIN:
             seq = min((i for i in range(SLOTS) if i != best), key=lambda i: self._slots[i].used)
             self._drop(seq, 0)
-            if keep:
-                _llama_cpp().llama_memory_seq_cp(self._memory(), best, seq, 0, keep)
-                self._slots[seq].tokens = self._slots[best].tokens[:keep]
+            if keep:  # across streams llama.cpp copies a whole sequence; the tail is cut below
+                _llama_cpp().llama_memory_seq_cp(self._memory(), best, seq, -1, -1)
+                self._slots[seq].tokens = list(self._slots[best].tokens)
         self._drop(seq, keep)
         self._slots[seq].used = self._clock
         return seq, keep
@@ -272,8 +278,7 @@ class LlamaScorer:
 
     def _decode(self, seq: int, tokens: list[int], keep: int, *, want_from: int) -> np.ndarray:
         """Decode ``tokens[keep:]`` into sequence ``seq`` (whose first ``keep`` positions are
-        cached) and return the logits (float32, one row per position from ``want_from`` on).
-        When the KV cache is full, other slots are dropped, least recently used first."""
+        cached) and return the logits (float32, one row per position from ``want_from`` on)."""
         llama_cpp = _llama_cpp()
         n_vocab = self._model.n_vocab()
         rows = np.empty((len(tokens) - want_from, n_vocab), dtype=np.float32)
@@ -286,11 +291,7 @@ class LlamaScorer:
                 batch.n_seq_id[i] = 1
                 batch.seq_id[i][0] = seq
                 batch.logits[i] = pos >= want_from
-            while (status := llama_cpp.llama_decode(self._ctx.ctx, batch)) == 1:  # no room in the KV cache
-                others = [i for i in range(SLOTS) if i != seq and self._slots[i].tokens]
-                if not others:
-                    break
-                self._drop(min(others, key=lambda i: self._slots[i].used), 0)
+            status = llama_cpp.llama_decode(self._ctx.ctx, batch)
             if status != 0:
                 self._drop(seq, 0)
                 raise BackendError(f"llama.cpp could not decode a batch of {stop - start} tokens (status {status})")
