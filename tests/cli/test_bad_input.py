@@ -59,14 +59,13 @@ def test_a_run_over_a_pack_can_be_scored_diagnosed_and_resumed_from_elsewhere(tm
     os.chdir(tmp_path)
     try:
         pack(tmp_path / "lamps.json")
-        result = runner.invoke(
-            app, ["run", "--model", "oracle", "-d", "lamps.json", "-v", "native,merge", "--run-dir", "r"]
-        )
+        result = runner.invoke(app, ["run", "-m", "oracle", "-d", "lamps.json", "-v", "native,merge", "--run-dir", "r"])
         assert result.exit_code == 0, result.output
     finally:
         os.chdir(here)
     run_dir = tmp_path / "r"
-    assert json.loads((run_dir / "header.json").read_text())["config"]["domains"] == [str(tmp_path / "lamps.json")]
+    config = json.loads((run_dir / "header.json").read_text())["config"]
+    assert config["domains"] == [str(tmp_path / "lamps.json")] and config["model"] == "oracle"  # -m is --model
     scored = runner.invoke(app, ["score", str(run_dir), "--json"])
     assert scored.exit_code == 0, scored.output
     assert all(v["success_rate"] == 1.0 for v in json.loads(scored.stdout)["variants"])

@@ -57,7 +57,8 @@ def test_mistakes_are_clear_errors_not_tracebacks(tmp_path: Path, fake: list[str
         (["-n", "0"], "--limit must be at least 1"),
     ]
     for args, message in cases:
-        result = runner.invoke(app, ["probe", "faults", *args, "--out", str(tmp_path / "x")])
+        out = [] if args[0] == "--from" else ["--out", str(tmp_path / "x")]
+        result = runner.invoke(app, ["probe", "faults", *args, *out])
         assert result.exit_code == 2, (args, result.output)
         assert message in " ".join(result.output.split()), result.output
     assert fake == []
@@ -186,4 +187,21 @@ def test_resume_refuses_what_it_would_ignore_and_another_model(
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "was scored by fake:char; fake:char differs in vocab" in text, result.output
     missing = CliRunner().invoke(app, ["probe", "faults", "--resume", str(tmp_path / "none")])
-    assert missing.exit_code == 2 and "holds no fault-arm study" in missing.output
+    assert missing.exit_code == 2 and "does not exist or is not a directory" in missing.output
+
+
+def test_from_refuses_what_it_would_ignore(tmp_path: Path, fake: list[str]) -> None:
+    """QA: --from dropped --resume, --model, --out, --all and -n without a word."""
+    out = tmp_path / "study"
+    assert CliRunner().invoke(app, ["probe", "faults", "-n", "1", "--max-k", "0", "--out", str(out)]).exit_code == 0
+    for extra, name in (
+        (["--resume", str(out)], "--resume"),
+        (["-m", "embedded"], "--model"),
+        (["--out", str(tmp_path / "y")], "--out"),
+        (["--all"], "--all"),
+        (["-n", "2"], "--limit"),
+    ):
+        result = CliRunner().invoke(app, ["probe", "faults", "--from", str(out), *extra])
+        text = " ".join(result.output.split())
+        assert result.exit_code == 2 and f"{name} cannot be given with it" in text, (extra, text)
+    assert CliRunner().invoke(app, ["probe", "faults", "--from", str(out), "--floor", "0.5"]).exit_code == 0

@@ -212,6 +212,32 @@ def test_the_stored_study_resummarises_without_the_model(tmp_path: Path) -> None
         read_study(tmp_path)
 
 
+def test_a_stored_study_with_repeated_foreign_or_missing_rows_is_not_summarised_as_it_stands(tmp_path: Path) -> None:
+    """QA: rows appended twice, a row of a task outside the study and a task with a deleted row
+    were all summarised without a word (a 3-task study counted 4 tasks)."""
+    _, config, rows = sample()
+    stored = StoredStudy(
+        config=config, scorer="fake:char", scorer_settings=CharScorer().settings(), toolprism_version="test"
+    )
+    first, second = config.task_ids[:2]
+    cases = {
+        "twice": (rows + [rows[0]], "appears twice"),
+        "foreign": (rows + [rows[0].model_copy(update={"task_id": "retail/none/0"})], "not a task of this study"),
+    }
+    for name, (written, message) in cases.items():
+        write_study(tmp_path / name, stored)
+        append_rows(tmp_path / name, written)
+        with pytest.raises(ConfigError, match=message):
+            read_study(tmp_path / name)
+    write_study(tmp_path / "partial", stored)
+    gap = next(i for i, r in enumerate(rows) if r.task_id == second and r.arm != "C")
+    append_rows(tmp_path / "partial", rows[:gap] + rows[gap + 1 :])
+    notes: list[str] = []
+    _, kept = read_study(tmp_path / "partial", notes)
+    assert kept == [r for r in rows if r.task_id == first]
+    assert notes == [f"{tmp_path / 'partial' / 'rows.jsonl'}: {second} lacks some of its rows; its rows are left out"]
+
+
 def test_the_sample_spans_templates_and_the_reread_tools_are_checked() -> None:
     every = study_sites(RETAIL)
     four = study_sites(RETAIL, limit=4)

@@ -361,8 +361,18 @@ def test_cli_curve_only_needs_no_model(saboteur: Path, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["model"] is None and [p["n"] for p in summary["curve"]] == [2, 4, 6]
+    assert summary["probed_tasks"] == []  # nothing was probed
     assert json.loads((out / "summary.json").read_text()) == summary
     assert resummarise_variants(out).model_dump() == summary
+    for args, message in (  # QA: these were accepted and ignored
+        (["-n", "5"], "--curve-only runs no probe: --limit cannot be given with it"),
+        (["--all"], "--curve-only runs no probe: --all cannot be given with it"),
+        (["-m", "embedded"], "--curve-only runs no probe: --model cannot be given with it"),
+    ):
+        refused = runner.invoke(app, ["probe", "variants", str(saboteur), "--curve-only", *args])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split()), refused.output
+    both = runner.invoke(app, ["probe", "variants", str(saboteur), "--all", "-n", "2"])
+    assert both.exit_code == 2 and "give --limit or --all, not both" in both.output
 
 
 def test_cli_needs_a_model_when_the_runs_is_not_local(saboteur: Path) -> None:

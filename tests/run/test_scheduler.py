@@ -245,6 +245,12 @@ def test_progress_in_a_log_is_one_line_with_every_count(monkeypatch) -> None:  #
         progress.update(done=done, total=49)
     progress.stop()
     assert len(quiet.getvalue().splitlines()) == 2  # the first and the last: none in between within the interval
+    every = io.StringIO()
+    progress = ProgressReport("tasks", interval_s=0, console=Console(file=every, force_terminal=False))
+    for done in range(1, 4):
+        progress.update(done=done, total=3)
+    progress.stop()
+    assert len(every.getvalue().splitlines()) == 3  # QA: the last line was printed twice when stop said nothing new
 
 
 def test_run_validate_and_export_print_progress_lines_in_a_log(tmp_path: Path) -> None:

@@ -120,6 +120,7 @@ class ProgressReport:
         self.note = ""
         self._started: float | None = None
         self._printed = 0.0
+        self._shown: tuple[object, ...] | None = None
         self._bar: Progress | None = None
         self._task: TaskID | None = None
         if self.console.is_terminal:
@@ -176,7 +177,8 @@ class ProgressReport:
         """Remove or freeze the bar, or print the last line (nothing when never started)."""
         if self._started is None:
             return
-        self._show(force=True)  # the final state
+        if self._bar is not None or self._state() != self._shown:  # the final state, unless the last line said it
+            self._show(force=True)
         if self._bar is not None:
             self._bar.stop()
         self._started = None
@@ -224,5 +226,8 @@ class ProgressReport:
                 self._bar.refresh()
             return
         if force or now - self._printed >= self.interval_s:
-            self._printed = now
+            self._printed, self._shown = now, self._state()
             self.console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def _state(self) -> tuple[object, ...]:
+        return self.done, self.total, self.note, tuple(self.counts.items())

@@ -117,6 +117,25 @@ def faults_command(
     arm's row minus the clean row of the same task and k. Writes rows.jsonl, study.json and
     summary.json under --out, and prints the table."""
     if from_dir is not None:
+        given = {
+            "--resume": resume,
+            "--model": model,
+            "--out": out,
+            "--limit": limit,
+            "--all": all_tasks or None,
+            "--domain": domain != "retail" or None,
+            "--tool": tool != SITE_TOOL or None,
+            "--seed": seed or None,
+            "--max-k": max_k != 3 or None,
+            "--reread": reread,
+        }
+        clashes = [
+            f"--from re-summarises a stored study (only --floor and --json apply): {name} cannot be given with it"
+            for name, v in given.items()
+            if v
+        ]
+        if clashes:
+            raise ConfigError(clashes, what="from")
         notes: list[str] = []
         stored, rows = read_study(from_dir, notes)
         for note in notes:
@@ -125,7 +144,7 @@ def faults_command(
         _show(summary, stored, from_dir, json_output, where="read from")
         return
     if resume is not None:
-        given = {"--from": from_dir, "--out": out, "--limit": limit, "--all": all_tasks or None}
+        given = {"--out": out, "--limit": limit, "--all": all_tasks or None}
         clashes = [
             f"--resume continues the stored study: {name} cannot be given with it" for name, v in given.items() if v
         ]
@@ -157,7 +176,11 @@ def faults_command(
         target, seed=seed, tool=tool, limit=None if all_tasks else (DEFAULT_LIMIT if limit is None else limit)
     )
     if not sites:
-        raise ConfigError(f"no {domain} task has a {tool} call at position 2 or later", what="tool")
+        raise ConfigError(
+            f"no {domain} task has a {tool} call at position 2 or later: the study is defined on retail; "
+            "another domain needs --tool naming one of its read tools",
+            what="tool",
+        )
     config = study_config(target, sites, seed=seed, tool=tool, reread=_split(reread), steps=range(max_k + 1))
     if all(set(site.arms) == {"C"} for _, site in sites):
         raise ConfigError(
@@ -287,7 +310,7 @@ def _show(
         return
     console = Console()
     if not console.is_terminal:  # logs and pipes: keep the tables' rows on one line
-        console = Console(width=max(console.width, 200))
+        console = Console(width=max(console.width, 250))
     console.print(fault_table(summary, stored))
     console.print(clean_table(summary))
     checked = (

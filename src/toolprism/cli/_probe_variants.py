@@ -62,9 +62,10 @@ def variants_command(
     variants: Annotated[
         str | None, typer.Option("--variants", "-v", help="The run's variants to use, comma-separated (default: all).")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Tasks the probes use (the run's first).")] = (
-        DEFAULT_LIMIT
-    ),
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", min=1, help=f"Tasks the probes use (the run's first; default {DEFAULT_LIMIT})."),
+    ] = None,
     all_tasks: Annotated[bool, typer.Option("--all", help="Probe every paired task of the run.")] = False,
     loglik: Annotated[bool, typer.Option(help="Run the sequence log-likelihood probe.")] = True,
     compliance: Annotated[bool, typer.Option(help="Run the compliance probe (the model generates).")] = True,
@@ -96,13 +97,20 @@ def variants_command(
     run's clean full-episode success across variants, and rho between success on n sampled
     queries and on all queries (bootstrap 95% intervals). The curve needs no model (--curve-only).
     Stores settings.json, success.json, loglik.jsonl, compliance.jsonl and summary.json."""
+    if all_tasks and limit is not None:
+        raise ConfigError("give --limit or --all, not both", what="limit")
+    if curve_only:
+        given = {"--limit": limit, "--all": all_tasks or None, "--model": model, "--base-url": base_url}
+        clashes = [f"--curve-only runs no probe: {name} cannot be given with it" for name, v in given.items() if v]
+        if clashes:
+            raise ConfigError(clashes, what="curve-only")
     curve_sizes = _sizes(sizes)
     target = out or run_dir / "probe-variants"
     probes.check_variant_out(target)  # before any model time is spent
     chosen = None if variants is None else [v.strip() for v in variants.split(",") if v.strip()]
     table = probes.run_success(run_dir, chosen)  # tasks paired over the chosen variants only
     setup = probes.run_setup(run_dir)
-    plan = probes.plan_variant_probes(table, None if all_tasks else limit)
+    plan = probes.plan_variant_probes(table, 0 if curve_only else None if all_tasks else limit or DEFAULT_LIMIT)
     loglik = loglik and not curve_only
     compliance = compliance and not curve_only
     scorer = backend = None
@@ -177,10 +185,9 @@ def _print(summary: probes.VariantProbeSummary, target: Path) -> None:
     console = Console()
     if not console.is_terminal:  # logs and pipes: keep the tables' rows on one line
         console = Console(width=max(console.width, 200))
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 160))
     table = Table(
-        title=f"variant probes: {summary.run_dir} ({summary.tasks} paired tasks; probes on {len(summary.probed_tasks)})"
+        title=f"variant probes: {summary.run_dir} ({summary.tasks} paired tasks; "
+        + (f"probes on {len(summary.probed_tasks)})" if summary.probed_tasks else "no probes)")
     )
     for column in ("variant", "spec", "success", "log-lik (nats/token)", "tokens", "compliance", "instructions"):
         table.add_column(column, justify="left" if column in ("variant", "spec") else "right", overflow="fold")

@@ -80,6 +80,8 @@ def run(
     model: Annotated[
         str,
         typer.Option(
+            "--model",
+            "-m",
             envvar="TOOLPRISM_MODEL",
             help="Backend: embedded, embedded:smollm2, embedded:qwen2.5-coder-0.5b, oracle, openai:<model>, hf:<dir>. "
             f"Default: {MAIN_JOB['model']} in the main job, else {DEFAULT_MODEL} (SmolLM2-135M).",

@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -604,12 +605,15 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
 
     A last line of ``rows.jsonl`` cut off mid-write (no newline after it, as a killed process
     leaves it) is not an error: that task's rows (written together) are left out, and a line
-    saying so is appended to ``notes``.
+    saying so is appended to ``notes``. So are the rows of a task that lack some of its rows
+    (every arm of a task has a row at every k from 0 up to the task's largest).
 
     Raises:
-        ConfigError: ``directory`` holds no fault study, or a file does not parse (naming the
-            line of ``rows.jsonl``).
+        ConfigError: ``directory`` holds no fault study, a file does not parse (naming the line of
+            ``rows.jsonl``), a row belongs to no task of the study, or a row appears twice.
     """
+    if not directory.is_dir():
+        raise ConfigError(f"{directory} does not exist or is not a directory", what="stored study")
     path = directory / STUDY_FILE
     if not path.is_file():
         raise ConfigError(f"{directory} holds no fault-arm study ({STUDY_FILE} is missing)", what="stored study")
@@ -643,4 +647,39 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
                     )
                 break
             raise ConfigError(f"{rows_path} line {number}: not a stored row ({e})", what="stored study") from None
-    return stored, rows
+    return stored, _whole_tasks(rows, stored.config.task_ids, rows_path, notes)
+
+
+def _whole_tasks(
+    rows: list[FaultRow], task_ids: Sequence[str], rows_path: Path, notes: list[str] | None
+) -> list[FaultRow]:
+    """``rows`` without the tasks that lack rows (noted); refuses rows of other tasks and repeats."""
+    problems: list[str] = []
+    seen: set[tuple[str, str, int]] = set()
+    grids: dict[str, tuple[set[str], set[int]]] = {}
+    for row in rows:
+        key = (row.task_id, row.arm, row.k)
+        if row.task_id not in task_ids:
+            problems.append(f"{rows_path}: a row of {row.task_id}, which is not a task of this study")
+        elif key in seen:
+            problems.append(f"{rows_path}: the row of {row.task_id} arm {row.arm} at k = {row.k} appears twice")
+        seen.add(key)
+        arms, ks = grids.setdefault(row.task_id, (set(), set()))
+        arms.add(row.arm)
+        ks.add(row.k)
+    if problems:
+        raise ConfigError(problems, what="stored study")
+    counts = Counter(r.task_id for r in rows)
+    partial = [
+        task
+        for task in task_ids
+        if task in grids
+        and (
+            "C" not in grids[task][0]
+            or grids[task][1] != set(range(max(grids[task][1]) + 1))
+            or counts[task] != len(grids[task][0]) * len(grids[task][1])
+        )
+    ]
+    if notes is not None:
+        notes.extend(f"{rows_path}: {task} lacks some of its rows; its rows are left out" for task in partial)
+    return [r for r in rows if r.task_id not in partial]
