@@ -185,7 +185,7 @@ def test_resume_refuses_what_it_would_ignore_and_another_model(
     monkeypatch.setattr(_probe_faults, "create_scorer", lambda model, **_: Other())
     result = CliRunner().invoke(app, ["probe", "faults", "--resume", str(out)])
     text = " ".join(result.output.split())
-    assert result.exit_code == 2 and "was scored by fake:char; fake:char differs in vocab" in text, result.output
+    assert result.exit_code == 2 and "was scored by fake:char with other settings in vocab" in text, result.output
     missing = CliRunner().invoke(app, ["probe", "faults", "--resume", str(tmp_path / "none")])
     assert missing.exit_code == 2 and "does not exist or is not a directory" in missing.output
 

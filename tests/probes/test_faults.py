@@ -210,6 +210,11 @@ def test_the_stored_study_resummarises_without_the_model(tmp_path: Path) -> None
         write_study(tmp_path / "s", stored)
     with pytest.raises(ConfigError, match="holds no fault-arm study"):
         read_study(tmp_path)
+    (tmp_path / "s" / "study.json").write_text('{"kind": "faults", "config": {}, "scorer": 3}')
+    with pytest.raises(
+        ConfigError, match=r"cannot read the stored study \(config.domain: Field required; .* and \d+ more\)"
+    ):
+        read_study(tmp_path / "s")
 
 
 def test_a_stored_study_with_repeated_foreign_or_missing_rows_is_not_summarised_as_it_stands(tmp_path: Path) -> None:

@@ -237,7 +237,11 @@ def _continue(
             k for k in {*settings, *stored.scorer_settings} if settings.get(k) != stored.scorer_settings.get(k)
         )
         raise ConfigError(
-            f"{directory} was scored by {stored.scorer}; {scorer.name} differs"
+            (
+                f"{directory} was scored by {stored.scorer}; {scorer.name} differs"
+                if scorer.name != stored.scorer
+                else f"{directory} was scored by {stored.scorer} with other settings"
+            )
             + (f" in {', '.join(differ)}" if differ else "")
             + ": a study is scored by one model",
             what="model",

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.backends import Message
 from toolprism.domains import Domain, Task
@@ -620,7 +620,7 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
     try:
         stored = StoredStudy.model_validate_json(path.read_text(encoding="utf-8"))
     except (ValueError, OSError) as e:
-        raise ConfigError(f"{path}: cannot read the stored study ({e})", what="stored study") from None
+        raise ConfigError(f"{path}: cannot read the stored study ({_brief(e)})", what="stored study") from None
     rows_path = directory / ROWS_FILE
     try:
         text = rows_path.read_text(encoding="utf-8")
@@ -646,8 +646,19 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
                         + (f"the rows of {cut} are left out" if cut else "it is left out")
                     )
                 break
-            raise ConfigError(f"{rows_path} line {number}: not a stored row ({e})", what="stored study") from None
+            raise ConfigError(
+                f"{rows_path} line {number}: not a stored row ({_brief(e)})", what="stored study"
+            ) from None
     return stored, _whole_tasks(rows, stored.config.task_ids, rows_path, notes)
+
+
+def _brief(error: Exception) -> str:
+    """A parse error in a line or two: pydantic's first problems and how many there are."""
+    if not isinstance(error, ValidationError):
+        return str(error)
+    problems = error.errors()
+    shown = "; ".join(f"{'.'.join(map(str, p['loc'])) or 'the document'}: {p['msg']}" for p in problems[:3])
+    return shown + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
 
 
 def _whole_tasks(
