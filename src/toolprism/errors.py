@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class ToolprismError(Exception):
@@ -32,6 +36,14 @@ class ConfigError(ToolprismError):
         self.what = what
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"invalid {what} ({len(self.problems)} problem(s)):\n{lines}")
+
+
+def validation_problems(error: ValidationError, *, limit: int = 10, root: str = "the document") -> list[str]:
+    """A pydantic validation error as :class:`ConfigError` problems: ``"<field path>: <message>"`` for
+    the first ``limit`` (``root`` names a problem of the whole document), then ``"... and N more"``."""
+    errors = error.errors()
+    lines = [f"{'.'.join(map(str, e['loc'])) or root}: {e['msg']}" for e in errors[:limit]]
+    return lines + ([f"... and {len(errors) - limit} more"] if len(errors) > limit else [])
 
 
 class RejectionKind(StrEnum):

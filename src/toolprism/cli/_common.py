@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from toolprism.errors import ToolprismError
+from toolprism.errors import ConfigError, ToolprismError
 from toolprism.score import PerturbationSummary
 
 stderr = Console(stderr=True)
@@ -41,6 +41,14 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(2) from None
 
     return wrapper
+
+
+def refuse_given(given: dict[str, object], why: str, *, what: str) -> None:
+    """Refuse the options of ``given`` (name -> value; falsy: not given) that ``why`` excludes:
+    ConfigError ``"<why>: <name> cannot be given with it"``, one problem per option given."""
+    clashes = [f"{why}: {name} cannot be given with it" for name, value in given.items() if value]
+    if clashes:
+        raise ConfigError(clashes, what=what)
 
 
 def print_json(document: Any) -> None:

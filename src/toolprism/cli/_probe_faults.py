@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolprism._version import __version__
-from toolprism.cli._common import ProgressReport, friendly_errors, print_json, stderr
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json, refuse_given, stderr
 from toolprism.domains import Domain, Task, get_domain
 from toolprism.errors import ConfigError
 from toolprism.perturb import InjectionSite
@@ -122,20 +122,14 @@ def faults_command(
             "--model": model,
             "--out": out,
             "--limit": limit,
-            "--all": all_tasks or None,
-            "--domain": domain != "retail" or None,
-            "--tool": tool != SITE_TOOL or None,
-            "--seed": seed or None,
-            "--max-k": max_k != 3 or None,
+            "--all": all_tasks,
+            "--domain": domain != "retail",
+            "--tool": tool != SITE_TOOL,
+            "--seed": seed,
+            "--max-k": max_k != 3,
             "--reread": reread,
         }
-        clashes = [
-            f"--from re-summarises a stored study (only --floor and --json apply): {name} cannot be given with it"
-            for name, v in given.items()
-            if v
-        ]
-        if clashes:
-            raise ConfigError(clashes, what="from")
+        refuse_given(given, "--from re-summarises a stored study (only --floor and --json apply)", what="from")
         notes: list[str] = []
         stored, rows = read_study(from_dir, notes)
         for note in notes:
@@ -144,12 +138,8 @@ def faults_command(
         _show(summary, stored, from_dir, json_output, where="read from")
         return
     if resume is not None:
-        given = {"--out": out, "--limit": limit, "--all": all_tasks or None}
-        clashes = [
-            f"--resume continues the stored study: {name} cannot be given with it" for name, v in given.items() if v
-        ]
-        if clashes:
-            raise ConfigError(clashes, what="resume")
+        given = {"--out": out, "--limit": limit, "--all": all_tasks}
+        refuse_given(given, "--resume continues the stored study", what="resume")
         stored, rows = _resumable(resume)
         shaping = {
             "--domain": (domain, "retail", stored.config.domain),

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from toolprism import probes
 from toolprism._version import __version__
-from toolprism.cli._common import ProgressReport, friendly_errors, print_json
+from toolprism.cli._common import ProgressReport, friendly_errors, print_json, refuse_given
 from toolprism.errors import ConfigError
 from toolprism.run import RunStore
 
@@ -100,10 +100,8 @@ def variants_command(
     if all_tasks and limit is not None:
         raise ConfigError("give --limit or --all, not both", what="limit")
     if curve_only:
-        given = {"--limit": limit, "--all": all_tasks or None, "--model": model, "--base-url": base_url}
-        clashes = [f"--curve-only runs no probe: {name} cannot be given with it" for name, v in given.items() if v]
-        if clashes:
-            raise ConfigError(clashes, what="curve-only")
+        given = {"--limit": limit, "--all": all_tasks, "--model": model, "--base-url": base_url}
+        refuse_given(given, "--curve-only runs no probe", what="curve-only")
     curve_sizes = _sizes(sizes)
     target = out or run_dir / "probe-variants"
     probes.check_variant_out(target)  # before any model time is spent

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolprism.backends import Message
 from toolprism.domains import Domain, Task
-from toolprism.errors import ConfigError
+from toolprism.errors import ConfigError, validation_problems
 from toolprism.perturb import ARMS, InjectionSite, fault_arms
 from toolprism.probes._channels import REPLY, ActionDistribution, Surprisal, action_distribution, schema_only
 from toolprism.probes._scorer import LogprobScorer, ProbeError, scored_tokens, turn_span
@@ -653,12 +652,8 @@ def read_study(directory: Path, notes: list[str] | None = None) -> tuple[StoredS
 
 
 def _brief(error: Exception) -> str:
-    """A parse error in a line or two: pydantic's first problems and how many there are."""
-    if not isinstance(error, ValidationError):
-        return str(error)
-    problems = error.errors()
-    shown = "; ".join(f"{'.'.join(map(str, p['loc'])) or 'the document'}: {p['msg']}" for p in problems[:3])
-    return shown + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+    """A parse error in a line: pydantic's first three problems and how many more there are."""
+    return "; ".join(validation_problems(error, limit=3)) if isinstance(error, ValidationError) else str(error)
 
 
 def _whole_tasks(
@@ -666,31 +661,24 @@ def _whole_tasks(
 ) -> list[FaultRow]:
     """``rows`` without the tasks that lack rows (noted); refuses rows of other tasks and repeats."""
     problems: list[str] = []
-    seen: set[tuple[str, str, int]] = set()
-    grids: dict[str, tuple[set[str], set[int]]] = {}
+    cells: dict[str, set[tuple[str, int]]] = {}
     for row in rows:
-        key = (row.task_id, row.arm, row.k)
+        cell = (row.arm, row.k)
         if row.task_id not in task_ids:
             problems.append(f"{rows_path}: a row of {row.task_id}, which is not a task of this study")
-        elif key in seen:
+        elif cell in cells.get(row.task_id, ()):
             problems.append(f"{rows_path}: the row of {row.task_id} arm {row.arm} at k = {row.k} appears twice")
-        seen.add(key)
-        arms, ks = grids.setdefault(row.task_id, (set(), set()))
-        arms.add(row.arm)
-        ks.add(row.k)
+        cells.setdefault(row.task_id, set()).add(cell)
     if problems:
         raise ConfigError(problems, what="stored study")
-    counts = Counter(r.task_id for r in rows)
-    partial = [
-        task
-        for task in task_ids
-        if task in grids
-        and (
-            "C" not in grids[task][0]
-            or grids[task][1] != set(range(max(grids[task][1]) + 1))
-            or counts[task] != len(grids[task][0]) * len(grids[task][1])
-        )
-    ]
+    partial = [task for task in task_ids if task in cells and not _whole_grid(cells[task])]
     if notes is not None:
         notes.extend(f"{rows_path}: {task} lacks some of its rows; its rows are left out" for task in partial)
     return [r for r in rows if r.task_id not in partial]
+
+
+def _whole_grid(cells: set[tuple[str, int]]) -> bool:
+    """Every arm of a task (the clean one among them) has a row at every k from 0 to its largest."""
+    arms = {arm for arm, _ in cells}
+    steps = range(max(k for _, k in cells) + 1)
+    return "C" in arms and cells == {(arm, k) for arm in arms for k in steps}

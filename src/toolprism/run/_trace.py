@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from toolprism.domains import TaskRecord
-from toolprism.errors import ConfigError, RejectionKind
+from toolprism.errors import ConfigError, RejectionKind, validation_problems
 from toolprism.perturb import Injection, Instance
 from toolprism.schema import ActionRecord, ToolCallRecord
 from toolprism.shaping import Control, upgrade_spec
@@ -282,7 +282,7 @@ class Trace(Record):
         try:
             return cls.model_validate(data)
         except ValidationError as e:
-            raise ConfigError(_problems(e), what=f"trace (version {version})") from None
+            raise ConfigError(validation_problems(e, root="trace"), what=f"trace (version {version})") from None
 
 
 OVERFLOW_NOTE = re.compile(r"prompt of \d+ tokens exceeds n_ctx \d+")
@@ -343,9 +343,3 @@ def _overflowed(data: dict[str, Any]) -> dict[str, Any]:
 def _is_int(value: object) -> bool:
     """A JSON integer: an int, not a bool (``true == 1``) nor a float (``1.0 == 1``)."""
     return type(value) is int
-
-
-def _problems(error: ValidationError) -> list[str]:
-    errors = error.errors()
-    lines = [f"{'.'.join(map(str, e['loc'])) or 'trace'}: {e['msg']}" for e in errors[:10]]
-    return lines + ([f"... and {len(errors) - 10} more"] if len(errors) > 10 else [])
