@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import socket
+import zlib
 from pathlib import Path
 
 import pytest
 
+SAMPLE = 24
+"""Tasks an end-to-end oracle test checks by default (``task_sample``); ``-m slow`` checks all."""
 SHARED_EXTERNAL = Path(__file__).resolve().parents[1].parent / "shared" / "external"
 
 
@@ -43,21 +47,23 @@ def _assert_oracle_scores_every_task(
     """The end-to-end proof for one variant: the oracle succeeds on every task of the domain with no
     rejected call, and the native replies it sees equal the reference trace's. A hard form shares
     its easy twin's gold and reference, so easy forms cover every distinct trace. ``sample``: check
-    about that many tasks, spread evenly over the templates, instead of all."""
+    about that many tasks instead of all: one of each template in turn (a template is the task id
+    without its number), starting at a template chosen by ``spec``'s CRC-32, so a sample at least as
+    large as the template count covers every one and smaller ones cover different templates under
+    different variants."""
     import asyncio
 
     from toolprism.backends import OracleBackend
-    from toolprism.domains import get_domain
     from toolprism.evaluation import score_episode
     from toolprism.run import EpisodeSpec, run_episode
     from toolprism.shaping import Variant
 
-    domain = get_domain(domain_name)
+    domain = _shared_domain(domain_name)
     variant = Variant.build(spec, domain.action_space())
     tasks = [t for t in domain.tasks(0) if t.form == "easy"]
     assert len(tasks) >= 40
     if sample is not None:
-        tasks = tasks[:: max(1, len(tasks) // sample)]
+        tasks = _one_of_each_template_in_turn(tasks, zlib.crc32(spec.encode()))[:sample]
 
     async def run_all() -> list:
         backend = OracleBackend()
@@ -71,6 +77,35 @@ def _assert_oracle_scores_every_task(
         replies = [c.reply for t in trace.turns for c in t.calls if c.outcome == "executed"]
         assert replies == [s.reply for s in task.reference], task.id
     assert not failures, failures[:3]
+
+
+@functools.cache
+def _shared_domain(name: str):  # noqa: ANN202
+    """One domain object per name and test process, so its tasks are generated once (they are
+    immutable; the domain caches them per seed): the end-to-end oracle tests ask for them hundreds
+    of times."""
+    from toolprism.domains import get_domain
+
+    return get_domain(name)
+
+
+def _one_of_each_template_in_turn(tasks: list, start: int = 0) -> list:
+    """``tasks`` reordered: the first task of each template, then the second of each, and so on;
+    the templates in their order, rotated to begin at index ``start`` (modulo their count)."""
+    templates: dict[str, list] = {}
+    for task in tasks:
+        templates.setdefault(task.id.rsplit("/", 1)[0], []).append(task)
+    groups = list(templates.values())
+    start %= len(groups)
+    rounds = itertools.zip_longest(*groups[start:], *groups[:start])
+    return [task for round_ in rounds for task in round_ if task is not None]
+
+
+@pytest.fixture(params=[pytest.param(SAMPLE, id="sample"), pytest.param(None, id="every-task", marks=pytest.mark.slow)])
+def task_sample(request: pytest.FixtureRequest) -> int | None:
+    """How many tasks an operator's end-to-end oracle test checks: a sample of ``SAMPLE`` (one of
+    each template in turn) by default, every task under ``-m slow``."""
+    return request.param
 
 
 @pytest.fixture

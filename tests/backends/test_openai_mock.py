@@ -153,11 +153,13 @@ def test_pool_bounds_connections_and_requests_in_flight():
 
 
 def test_backend_survives_every_transport_fault():
-    # every first attempt of every request fails (one kind each), the second is answered
+    # every first attempt of every request fails (one kind each), the second is answered; the
+    # timeout leaves a loaded machine time to connect (0.1 s failed a retry's connect under a full
+    # test run on 2 cores), the hang outlasts it
     mix = dict.fromkeys(TRANSPORT_FAULTS, 1.0)
-    with MockOpenAIServer(fault_rate=1.0, fault_mix=mix, hang_s=0.3) as mock:
+    with MockOpenAIServer(fault_rate=1.0, fault_mix=mix, hang_s=2.0) as mock:
         mock.fault_for = lambda key, attempt: None if attempt else sorted(mix)[int(key, 16) % len(mix)]
-        backend = OpenAIBackend("m", base_url=mock.base_url, timeout_s=0.1, backoff_s=0, max_attempts=2)
+        backend = OpenAIBackend("m", base_url=mock.base_url, timeout_s=1.0, backoff_s=0, max_attempts=2)
 
         async def many():
             turns = await asyncio.gather(*(backend.agent(Ctx(seed=i)).respond(MESSAGES, TOOLS) for i in range(30)))

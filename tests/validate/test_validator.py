@@ -275,3 +275,20 @@ def test_full_suite_is_equivalent() -> None:
     report = validate(seeds=(0, 1), jobs=2)
     assert report.passed, [f.model_dump() for f in report.failures[:3]]
     assert report.checks > 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "found"),
+    [
+        ({"a": [1, {"b": "x"}]}, {"a": [1, {"b": "x"}]}, None),
+        ({"a": [1, {"b": "x"}]}, {"a": [1, {"b": "y"}]}, ("$.a[1].b", "x", "y")),
+        ({"on": True}, {"on": 1}, ("$.on", True, 1)),  # equal in Python, not in JSON
+        ({"t": 1}, {"t": 1.0}, ("$.t", 1, 1.0)),
+        ({"t": 0.0}, {"t": -0.0}, ("$.t", 0.0, -0.0)),
+        ({"t": float("nan")}, {"t": float("nan")}, None),  # written alike
+    ],
+)
+def test_first_difference_compares_as_json(expected: Any, actual: Any, found: Any) -> None:
+    from toolprism.validate._core import _first_difference
+
+    assert _first_difference(expected, actual) == found

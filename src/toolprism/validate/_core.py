@@ -308,10 +308,13 @@ class _Run:
         native = suite.native_hashes(task)
         log: Log = []
         expected = [s.action for s in task.reference]
+        native_after: dict[int, JSON] = {}  # the native world's snapshot after a number of steps
 
         def fail(kind: str, message: str, steps: int, state_world: World | None = None) -> None:
             decoded = [d.action for _, d in log if d is not None and d.action is not None]
-            diff = _first_difference(snapshot(suite.native_world(task, steps)), snapshot(state_world or world))
+            if steps not in native_after:
+                native_after[steps] = snapshot(suite.native_world(task, steps))
+            diff = _first_difference(native_after[steps], snapshot(state_world or world))
             path, want, got = diff if diff else (None, None, None)
             self._fail(
                 kind, task.id, message, list(log), task.world_seed,
@@ -453,7 +456,11 @@ def _first_mismatch(a: list[Action], b: list[Action]) -> int:
 
 def _first_difference(expected: JSON, actual: JSON, path: str = "$") -> tuple[str, JSON, JSON] | None:
     """The first JSON path (keys in sorted order, then list indices) where two values differ, with
-    the expected and actual values there; None when they are equal."""
+    the expected and actual values there; None when they are equal. Values are compared as their
+    canonical JSON text (``1`` is not ``1.0`` nor ``true``), a whole subtree at once, so only the
+    branches on the way to the difference are walked."""
+    if canonical_json(expected) == canonical_json(actual):
+        return None
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in sorted(set(expected) | set(actual), key=str):
             sub = f"{path}.{key}" if str(key).isidentifier() else f"{path}[{json.dumps(key)}]"
@@ -475,7 +482,5 @@ def _first_difference(expected: JSON, actual: JSON, path: str = "$") -> tuple[st
                 expected[i] if i < len(expected) else _ABSENT,
                 actual[i] if i < len(actual) else _ABSENT,
             )
-        return None
-    if canonical_json(expected) == canonical_json(actual):
         return None
     return path, expected, actual
