@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _signals import ctrl_c_enabled  # tests/_signals.py
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 
@@ -43,7 +44,13 @@ def _session(sid: int) -> list[int]:
 def test_a_stop_signal_ends_validate_and_its_workers(signum: int, group: bool) -> None:
     env = {**os.environ, "PYTHONPATH": str(SRC), "TOOLPRISM_PROGRESS_INTERVAL": "0"}
     proc = subprocess.Popen(
-        COMMAND, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+        COMMAND,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        preexec_fn=ctrl_c_enabled,
     )
     lines: list[str] = []
     progressed = threading.Event()

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from _signals import ctrl_c_enabled  # tests/_signals.py
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -335,7 +336,11 @@ that honour a stop flag (``honour``; 120 s), or for 300 s in one sleep (anything
 def _start(script: str, run_dir: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
     return subprocess.Popen(
-        [sys.executable, "-c", script, str(run_dir), *args], stderr=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", script, str(run_dir), *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=ctrl_c_enabled,
     )
 
 
