@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import socket
-import zlib
 from pathlib import Path
 
 import pytest
+from _sampling import sample_tasks  # tests/_sampling.py
 
 SAMPLE = 24
 """Tasks an end-to-end oracle test checks by default (``task_sample``); ``-m slow`` checks all."""
@@ -47,10 +46,7 @@ def _assert_oracle_scores_every_task(
     """The end-to-end proof for one variant: the oracle succeeds on every task of the domain with no
     rejected call, and the native replies it sees equal the reference trace's. A hard form shares
     its easy twin's gold and reference, so easy forms cover every distinct trace. ``sample``: check
-    about that many tasks instead of all: one of each template in turn (a template is the task id
-    without its number), starting at a template chosen by ``spec``'s CRC-32, so a sample at least as
-    large as the template count covers every one and smaller ones cover different templates under
-    different variants."""
+    that many tasks instead of all (:func:`_sampling.sample_tasks`: one of each template in turn)."""
     import asyncio
 
     from toolprism.backends import OracleBackend
@@ -63,7 +59,7 @@ def _assert_oracle_scores_every_task(
     tasks = [t for t in domain.tasks(0) if t.form == "easy"]
     assert len(tasks) >= 40
     if sample is not None:
-        tasks = _one_of_each_template_in_turn(tasks, zlib.crc32(spec.encode()))[:sample]
+        tasks = sample_tasks(tasks, sample, spec)
 
     async def run_all() -> list:
         backend = OracleBackend()
@@ -87,18 +83,6 @@ def _shared_domain(name: str):  # noqa: ANN202
     from toolprism.domains import get_domain
 
     return get_domain(name)
-
-
-def _one_of_each_template_in_turn(tasks: list, start: int = 0) -> list:
-    """``tasks`` reordered: the first task of each template, then the second of each, and so on;
-    the templates in their order, rotated to begin at index ``start`` (modulo their count)."""
-    templates: dict[str, list] = {}
-    for task in tasks:
-        templates.setdefault(task.id.rsplit("/", 1)[0], []).append(task)
-    groups = list(templates.values())
-    start %= len(groups)
-    rounds = itertools.zip_longest(*groups[start:], *groups[:start])
-    return [task for round_ in rounds for task in round_ if task is not None]
 
 
 @pytest.fixture(params=[pytest.param(SAMPLE, id="sample"), pytest.param(None, id="every-task", marks=pytest.mark.slow)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from _sampling import sample_tasks  # tests/_sampling.py
 
 from toolprism.backends import OracleBackend
 from toolprism.domains import domain_names, get_domain
@@ -25,8 +26,8 @@ COMPOSITIONS = [
 """Stacked protocols need more turns than one operator: these run with a larger turn limit."""
 SAMPLE = 8
 """Tasks per domain checked under each variant in the default suite, one of each of 8 templates
-chosen by the variant (about a third of a device domain's; across the 64 variants every template is
-checked); the ``slow`` suite checks every task."""
+chosen by the variant (about a third of a device domain's; across the variants every template is
+met, ``test_the_variants_samples_meet_every_template``); the ``slow`` suite checks every task."""
 
 
 def _pairs() -> list[tuple[str, str]]:
@@ -67,6 +68,15 @@ def test_oracle_scores_every_task_under_every_variant(
 
 def test_every_registered_domain_is_covered() -> None:
     assert {"smart_home", "retail"} <= set(domain_names())
+
+
+@pytest.mark.parametrize("domain_name", domain_names())
+def test_the_variants_samples_meet_every_template(domain_name: str) -> None:
+    # what makes the default suite's SAMPLE per variant enough: over the variants run on a domain,
+    # the samples reach every template of its tasks
+    tasks = [t for t in get_domain(domain_name).tasks(0) if t.form == "easy"]
+    met = {t.id.rsplit("/", 1)[0] for d, v in _pairs() if d == domain_name for t in sample_tasks(tasks, SAMPLE, v)}
+    assert met == {t.id.rsplit("/", 1)[0] for t in tasks}
 
 
 def test_transaction_oracle_uses_the_id_it_was_given() -> None:
